@@ -1,0 +1,94 @@
+"""SplitLab entry point: page config, global settings in the sidebar, navigation, landing page."""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages import common
+
+st.set_page_config(page_title="SplitLab — distributed training, explained", page_icon="🧩",
+                   layout="wide")
+
+# (file, title, icon, the question the page answers). Order = the course order.
+PAGES = [
+    ("pages/collectives.py", "Collectives", "🔁",
+     "How do N GPUs sum one tensor, and why does the ring scale?"),
+    ("pages/data_parallel.py", "Data parallel", "🧮",
+     "Why is averaging gradients the same as one big batch, and when does it stop scaling?"),
+    ("pages/tensor_parallel.py", "Tensor parallel", "🔪",
+     "How does one layer's math split across GPUs, and why does TP stay inside a node?"),
+    ("pages/pipeline.py", "Pipeline", "🚰",
+     "Where does a pipeline sit idle, and what do micro-batches and smarter schedules buy?"),
+    ("pages/memory.py", "Memory", "🧠",
+     "Will this model train on these GPUs, and what does each parallelism choice save?"),
+    ("pages/planner.py", "Planner", "🗺️",
+     "Which DP × TP × PP × ZeRO layout trains fastest on this cluster, and does it fit?"),
+]
+
+
+def _available() -> list[tuple[str, str, str, str]]:
+    """Pages whose file exists (pages land one issue at a time)."""
+    from pathlib import Path
+
+    root = Path(__file__).parent
+    return [p for p in PAGES if (root / p[0]).exists()]
+
+
+def landing() -> None:
+    """What SplitLab answers, the concept map, and a card per page."""
+    st.title("SplitLab")
+    st.session_state["_notice_slot"] = st.empty()
+    st.markdown("#### See how a training run is cut across a cluster — and what every cut costs "
+                "in memory, communication and idle time.")
+    st.markdown(
+        "Every chart here is computed live: the ring animation replays a real numpy all-reduce, the "
+        "Gantt charts come from a dependency-respecting schedule simulator, and the memory bars add "
+        "up exact parameter counts. Move a slider, copy the URL, and anyone who opens it sees the "
+        "same view.")
+    st.subheader("The map")
+    st.code(
+        "  one GPU can't hold it (≈16 bytes per parameter to train)  →  split it\n"
+        "     │ split the DATA   │ split a LAYER     │ split the LAYERS   │ shard the STATE\n"
+        "     ▼                  ▼                   ▼                    ▼\n"
+        "  data parallel     tensor parallel    pipeline parallel     ZeRO / FSDP\n"
+        "  all-reduce grads  all-reduce inside  bubble while the      all-gather params,\n"
+        "                    every block        pipe fills & drains   reduce-scatter grads\n"
+        "     └──────────────┴─── glued by collectives ─────────────────┘\n"
+        "                          (all-reduce = reduce-scatter + all-gather)\n"
+        "                                      ▼\n"
+        "        3D parallelism on a topology: TP inside a node (NVLink), PP across nodes,\n"
+        "        DP outermost — the planner maps it and proves it fits", language=None)
+    st.subheader("Pages")
+    cols = st.columns(3)
+    for i, (path, title, icon, question) in enumerate(_available()):
+        with cols[i % 3].container(border=True):
+            st.page_link(path, label=f"**{title}**", icon=icon)
+            st.caption(question)
+    common.show_url_notices()
+
+
+def sidebar_settings() -> None:
+    """Global display conventions every page obeys; bound to the URL like every control."""
+    with st.sidebar:
+        st.markdown("**Units**")
+        mem = common.select("Memory", {"binary": "GiB", "decimal": "GB"}, "binary", key="mem",
+                            radio=True, horizontal=True,
+                            help="GiB = 2^30 bytes (what nvidia-smi and PyTorch report); "
+                                 "GB = 10^9 bytes (datasheets).")
+        bw = common.select("Bandwidth", {"decimal": "GB/s", "binary": "GiB/s"}, "decimal", key="bw",
+                           radio=True, horizontal=True,
+                           help="GB/s = 10^9 bytes/s, the nccl-tests and datasheet convention.")
+        st.session_state["mem_units_value"] = mem
+        st.session_state["bw_units_value"] = bw
+
+
+pages = [st.Page(landing, title="Home", icon="🏠", default=True)]
+pages += [st.Page(path, title=title, icon=icon) for path, title, icon, _ in _available()]
+nav = st.navigation(pages)
+common.begin_run()
+sidebar_settings()
+try:
+    nav.run()
+except Exception as err:  # last line of defence: never show a traceback to a learner
+    st.error(f"Something went wrong on this page ({type(err).__name__}: {err}). Reset the controls "
+             "or open the page without URL parameters; please report the link that caused it.",
+             icon="🚫")

@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m benchmarks` measures every page's budgets on this machine."""

@@ -1,0 +1,158 @@
+"""Shared page helpers: URL-bound widgets with invalid-value notices, errors, charts, self-checks."""
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import streamlit as st
+
+from core.units import ByteSystem
+
+_NOTICES = "_url_notices"
+_BIND = "query-params"
+
+
+def _raw(key: str) -> str | None:
+    """The URL's value for a key before the widget reads it (None if absent)."""
+    try:
+        return st.query_params.get(key)
+    except Exception:  # a malformed query string must never break a page
+        return None
+
+
+def _note(key: str, raw: str, rule: str, value: Any) -> None:
+    st.session_state.setdefault(_NOTICES, []).append(
+        f"URL value `{key}={raw[:40]}` was ignored ({rule}); using {value}.")
+
+
+def _same_number(raw: str, value: float) -> bool:
+    try:
+        parsed = float(raw)
+    except ValueError:
+        return False
+    return math.isfinite(parsed) and math.isclose(parsed, value, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def slider(label: str, lo: int | float, hi: int | float, default: int | float, *, key: str,
+           step: int | float | None = None, help: str | None = None, where: Any = st) -> Any:
+    """A URL-bound slider; an out-of-range or malformed URL value falls back with a notice."""
+    raw = _raw(key)
+    value = where.slider(label, lo, hi, default, step=step, key=key, help=help, bind=_BIND)
+    if raw is not None and not _same_number(raw, value):
+        _note(key, raw, f"must be a number from {lo} to {hi}", value)
+    return value
+
+
+def number(label: str, lo: float | None, hi: float | None, default: float | None, *, key: str,
+           step: float | None = None, fmt: str | None = None, help: str | None = None,
+           where: Any = st) -> Any:
+    """A URL-bound number input with the same fallback rule as `slider`."""
+    raw = _raw(key)
+    value = where.number_input(label, min_value=lo, max_value=hi, value=default, step=step,
+                               format=fmt, key=key, help=help, bind=_BIND)
+    if raw is not None and raw != "" and (value is None or not _same_number(raw, value)):
+        _note(key, raw, f"must be a number from {lo} to {hi}", value)
+    return value
+
+
+def select(label: str, choices: dict[str, str], default: str, *, key: str, help: str | None = None,
+           horizontal: bool = False, radio: bool = False, where: Any = st) -> str:
+    """A URL-bound choice among {internal key: short label}; returns the internal key.
+
+    Streamlit writes the displayed label into the URL, so labels are kept short and stable.
+    """
+    labels = list(choices.values())
+    raw = _raw(key)
+    index = list(choices).index(default)
+    if radio:
+        shown = where.radio(label, labels, index=index, key=key, help=help, horizontal=horizontal,
+                            bind=_BIND)
+    else:
+        shown = where.selectbox(label, labels, index=index, key=key, help=help, bind=_BIND)
+    if raw is not None and raw != shown:
+        _note(key, raw, f"must be one of {', '.join(labels)}", shown)
+    return next(k for k, v in choices.items() if v == shown)
+
+
+def toggle(label: str, default: bool, *, key: str, help: str | None = None, where: Any = st) -> bool:
+    """A URL-bound on/off switch; anything but true/false in the URL falls back with a notice."""
+    raw = _raw(key)
+    value = where.toggle(label, value=default, key=key, help=help, bind=_BIND)
+    if raw is not None and raw.lower() != str(value).lower():
+        _note(key, raw, "must be true or false", value)
+    return value
+
+
+def begin_run() -> None:
+    """Reset the notices of the previous run (app.py calls this before any widget)."""
+    st.session_state[_NOTICES] = []
+    st.session_state["_notice_slot"] = None
+
+
+def start_page(title: str, question: str) -> None:
+    """Title, the page's one question, and a slot for URL notices (filled by `show_url_notices`)."""
+    st.title(title)
+    st.markdown(f"**Question:** {question}")
+    st.session_state["_notice_slot"] = st.empty()
+
+
+def show_url_notices() -> None:
+    """Show every ignored URL value collected so far, in the slot under the title."""
+    notes = st.session_state.get(_NOTICES) or []
+    slot = st.session_state.get("_notice_slot")
+    if notes and slot is not None:
+        slot.warning("\n\n".join(notes), icon="⚠️")
+
+
+@contextmanager
+def explain_errors() -> Iterator[None]:
+    """Show a core ValueError (which states the rule and the fix) as a page error, then stop."""
+    try:
+        yield
+    except ValueError as err:
+        show_url_notices()
+        st.error(str(err), icon="🚫")
+        st.stop()
+
+
+def memory_units() -> ByteSystem:
+    """The global memory-unit choice (GiB by default), set in the sidebar by app.py."""
+    return ByteSystem(st.session_state.get("mem_units_value", ByteSystem.BINARY.value))
+
+
+def bandwidth_units() -> ByteSystem:
+    """The global bandwidth-unit choice (GB/s by default), set in the sidebar by app.py."""
+    return ByteSystem(st.session_state.get("bw_units_value", ByteSystem.DECIMAL.value))
+
+
+_CHART_CONFIG = {"displaylogo": False, "responsive": True,
+                 "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
+def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> None:
+    """Draw a Plotly figure (dict or go.Figure) full width with PNG export in its toolbar."""
+    if height is not None:
+        if isinstance(fig, dict):
+            fig.setdefault("layout", {})["height"] = height
+        else:
+            fig.update_layout(height=height)
+    st.plotly_chart(fig, width="stretch", key=key, config=_CHART_CONFIG)
+
+
+def takeaway(text: str) -> None:
+    """The page's one-line lesson."""
+    st.success(f"**Takeaway.** {text}", icon="💡")
+
+
+def self_check(question: str, answer: float, *, key: str, rel_tol: float = 0.02,
+               explanation: str = "", unit: str = "") -> None:
+    """A numeric question; the learner's answer is checked within a relative tolerance."""
+    guess = number(question + (f" ({unit})" if unit else ""), None, None, None, key=key)
+    if guess is None:
+        return
+    if math.isclose(guess, answer, rel_tol=rel_tol, abs_tol=1e-12):
+        st.success(f"Correct: {answer:,.6g}{' ' + unit if unit else ''}. {explanation}")
+    else:
+        st.error(f"Not quite: you said {guess:,.6g}; the answer is {answer:,.6g}"
+                 f"{' ' + unit if unit else ''}. {explanation}")

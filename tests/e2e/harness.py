@@ -1,0 +1,115 @@
+"""Start the app on loopback and drive Debian's Chromium with Playwright (tests and benchmarks)."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+# --no-sandbox: tests run as root; the rest stop Chromium calling Google hosts on a closed network.
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_app(log_path: Path | None = None, extra_args: tuple[str, ...] = ()) -> Iterator[str]:
+    """`streamlit run app.py` headless on 127.0.0.1; yields the base URL once healthy."""
+    port = free_port()
+    log = open(log_path or os.devnull, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.headless", "true",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *extra_args],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"streamlit did not become healthy (exit code {proc.poll()})")
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def launch_browser(playwright):
+    """Headless Debian Chromium (never a Playwright-downloaded browser)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+
+
+def wait_for_app_run(page, timeout_ms: int = 30_000) -> None:
+    """Connected, script finished, no status widget: the rerun is done."""
+    from playwright.sync_api import expect
+
+    app = page.get_by_test_id("stApp")
+    expect(app).to_have_attribute("data-test-connection-state", "CONNECTED", timeout=timeout_ms)
+    expect(app).to_have_attribute("data-test-script-state", "notRunning", timeout=timeout_ms)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout_ms)
+
+
+def wait_for_charts(page, timeout_ms: int = 30_000) -> int:
+    """Wait until every Plotly chart on the page has drawn its SVG; return how many there are."""
+    page.wait_for_function(
+        """() => { const c = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
+                   return c.length > 0 && c.every(e => e.querySelector('.main-svg')); }""",
+        timeout=timeout_ms)
+    return page.locator("[data-testid='stPlotlyChart']").count()
+
+
+# Installed before a key press: records when the key went down and every later change inside a chart.
+LATENCY_PROBE = """() => {
+  window.__t_key = null; window.__t_last = null;
+  document.addEventListener('keydown', () => { if (window.__t_key === null) window.__t_key = performance.now(); },
+                            {capture: true, once: true});
+  const obs = new MutationObserver((muts) => {
+    if (window.__t_key === null) return;
+    if (muts.some(m => m.target.closest && m.target.closest("[data-testid='stPlotlyChart']")))
+      window.__t_last = performance.now();
+  });
+  obs.observe(document.querySelector("[data-testid='stMain']") || document.body,
+              {subtree: true, childList: true, characterData: true, attributes: true});
+  window.__probe_obs = obs;
+}"""
+
+
+def slider_to_chart_ms(page, thumb, key: str = "ArrowRight") -> float:
+    """Press a key on a slider thumb; ms from keydown to the last chart change of that rerun."""
+    page.evaluate(LATENCY_PROBE)
+    thumb.focus()
+    thumb.press(key)
+    page.wait_for_function("window.__t_last !== null", timeout=30_000)
+    wait_for_app_run(page)
+    # Plotly paints after the script finishes: let the last draw land, then read the newest change.
+    settled, last = 0, None
+    while settled < 3:
+        time.sleep(0.1)
+        now = page.evaluate("window.__t_last")
+        settled = settled + 1 if now == last else 0
+        last = now
+    page.evaluate("window.__probe_obs.disconnect()")
+    return page.evaluate("window.__t_last - window.__t_key")

@@ -1,0 +1,96 @@
+"""AppTest: every page renders at defaults, at extreme control values, and with a hostile URL."""
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app_pages import ROOT, registered_pages
+
+PAGES = [p for p, _ in registered_pages()]
+CRASH = "Something went wrong"
+
+
+def run_app(page: str | None = None, params: dict[str, str] | None = None) -> AppTest:
+    """Run app.py (navigation + sidebar) then switch to a page, with URL params seeded."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    return at
+
+
+def run_page(page: str, params: dict[str, str] | None = None) -> AppTest:
+    """Run one page file on its own: any exception surfaces as at.exception (no safety net)."""
+    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
+    for k, v in (params or {}).items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    crashes = [e.value for e in at.error if CRASH in e.value]
+    assert not crashes
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_every_page_file_is_registered():
+    files = {f"pages/{f.name}" for f in (ROOT / "pages").glob("*.py") if f.name != "common.py"}
+    assert files == set(PAGES)
+
+
+def test_landing_page_links_every_page():
+    at = run_app()
+    assert_clean(at)
+    assert at.title[0].value == "SplitLab"
+    assert len(at.get("page_link")) == len(PAGES)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_with_charts_at_defaults(page):
+    at = run_app(page)
+    assert_clean(at)
+    assert not at.error, [e.value for e in at.error]
+    assert chart_specs(at), "no chart drawn"
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("end", ["min", "max"])
+def test_page_survives_every_slider_at_an_extreme(page, end):
+    at = run_page(page)
+    assert_clean(at)
+    for s in at.slider:
+        lo, hi = s.proto.min, s.proto.max
+        s.set_value(type(s.value)(lo if end == "min" else hi))
+    at.run()
+    assert_clean(at)
+    assert chart_specs(at) or at.error, "neither a chart nor an explanation"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_survives_every_choice(page):
+    at = run_page(page)
+    for i in range(len(at.selectbox)):
+        for option in at.selectbox[i].options:
+            at.selectbox[i].set_value(option).run()
+            assert_clean(at)
+            assert chart_specs(at) or at.error
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_hostile_url_values_fall_back_with_a_notice(page):
+    keys = [s.key for s in run_page(page).slider][:3]
+    if not keys:
+        pytest.skip("page has no sliders")
+    hostile = dict(zip(keys, ["abc", "1e308", "<script>alert(1)</script>"]))
+    at = run_page(page, hostile)
+    assert_clean(at)
+    notices = " ".join(w.value for w in at.warning)
+    for k in keys:
+        assert f"`{k}=" in notices, notices
