@@ -1,0 +1,258 @@
+"""Event simulator for pipeline schedules: times per-rank orders under stage dependencies."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from numbers import Real
+from typing import Iterator, NamedTuple
+
+import numpy as np
+
+from core.pipeline_export import to_chrome_trace, to_csv, to_dataframe
+from core.pipeline_metrics import (
+    BUBBLE_METRICS, CLOSED_FORMS, BubbleSweep, bubble_ratio, bubble_share, bubble_sweep,
+    closed_form_bubble_share, closed_form_idle_s, closed_form_makespan_s,
+    closed_form_peak_activations, peak_activations, span_bubble)
+from core.schedules import SCHEDULES, ScheduleOrder, build_order, format_action, stage_chunks
+
+__all__ = [  # the simulator plus re-exported metrics, closed forms and exports
+    "BUBBLE_METRICS", "CLOSED_FORMS", "KINDS", "SCHEDULES", "BubbleSweep", "Op", "OpTable",
+    "PipelineResult", "bubble_ratio", "bubble_share", "bubble_sweep", "closed_form_bubble_share",
+    "closed_form_idle_s", "closed_form_makespan_s", "closed_form_peak_activations", "simulate",
+    "simulate_order", "span_bubble", "to_chrome_trace", "to_csv", "to_dataframe"]
+
+KINDS = ("F", "B", "I", "W")  # kind codes 0..3 in OpTable.kind
+
+
+class Op(NamedTuple):
+    """One timed op; `overlapped` marks the two halves of a DualPipeV forward+backward pair."""
+
+    rank: int
+    stage: int
+    chunk: int
+    microbatch: int
+    kind: str
+    start_s: float
+    end_s: float
+    overlapped: bool
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class OpTable:
+    """All ops as read-only numpy columns, sorted by rank then start; iterates as Op tuples."""
+
+    rank: np.ndarray
+    stage: np.ndarray
+    chunk: np.ndarray
+    microbatch: np.ndarray
+    kind: np.ndarray  # int8 code into KINDS
+    start_s: np.ndarray
+    end_s: np.ndarray
+    overlapped: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rank)
+
+    def __getitem__(self, i: int) -> Op:
+        return Op(int(self.rank[i]), int(self.stage[i]), int(self.chunk[i]),
+                  int(self.microbatch[i]), KINDS[self.kind[i]], float(self.start_s[i]),
+                  float(self.end_s[i]), bool(self.overlapped[i]))
+
+    def __iter__(self) -> Iterator[Op]:
+        cols = (self.rank.tolist(), self.stage.tolist(), self.chunk.tolist(),
+                self.microbatch.tolist(), [KINDS[k] for k in self.kind.tolist()],
+                self.start_s.tolist(), self.end_s.tolist(), self.overlapped.tolist())
+        return (Op(*row) for row in zip(*cols))
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class PipelineResult:
+    """A simulated schedule: timeline, idle time and activation memory per rank."""
+
+    schedule: str
+    num_stages: int  # P, pipeline ranks
+    num_microbatches: int
+    num_chunks: int
+    forward_s: float
+    backward_input_s: float
+    backward_weight_s: float
+    p2p_s: float
+    overlap_s: float
+    makespan_s: float
+    ops: OpTable = field(repr=False)
+    busy_s: tuple[float, ...]
+    idle_s: tuple[float, ...]
+    bubble_fraction: float  # metric A: Σ idle / (P · makespan)
+    peak_activations: tuple[int, ...]  # (chunk, micro-batch) activations held at once, per rank
+
+    @property
+    def label(self) -> str:
+        info = SCHEDULES.get(self.schedule)
+        return info.label if info else self.schedule
+
+    @property
+    def peak_activation_stages(self) -> tuple[float, ...]:
+        """Peak activations in full-stage equivalents (a chunk holds 1/v of a stage's)."""
+        return tuple(k / self.num_chunks for k in self.peak_activations)
+
+    @property
+    def bubble_ratio(self) -> float:
+        return bubble_ratio(self)
+
+    @property
+    def span_bubble(self) -> float:
+        return span_bubble(self)
+
+
+def _positive(name: str, value: float, allow_zero: bool = False) -> float:
+    ok = isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < 0 or (value == 0 and not allow_zero):
+        rule = "≥ 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be a finite number {rule} seconds: got {value!r}; "
+                         f"use e.g. {0.0 if allow_zero else 1.0}")
+    return float(value)
+
+
+def simulate(schedule: str, num_stages: int, num_microbatches: int, num_chunks: int = 1,
+             forward_s: float = 1.0, backward_input_s: float = 1.0,
+             backward_weight_s: float = 1.0, p2p_s: float = 0.0,
+             overlap_s: float | None = None) -> PipelineResult:
+    """Build a schedule's per-rank orders and time them (durations per full stage and mb)."""
+    order = build_order(schedule, num_stages, num_microbatches, num_chunks)
+    return simulate_order(order, forward_s=forward_s, backward_input_s=backward_input_s,
+                          backward_weight_s=backward_weight_s, p2p_s=p2p_s, overlap_s=overlap_s)
+
+
+def simulate_order(order: ScheduleOrder, *, forward_s: float = 1.0, backward_input_s: float = 1.0,
+                   backward_weight_s: float = 1.0, p2p_s: float = 0.0,
+                   overlap_s: float | None = None) -> PipelineResult:
+    """Time any per-rank order; ValueError names the rank and op that would wait forever."""
+    f = _positive("forward_s", forward_s)
+    i = _positive("backward_input_s", backward_input_s)
+    w = _positive("backward_weight_s", backward_weight_s)
+    lat = _positive("p2p_s", p2p_s, allow_zero=True)
+    o = f + i + w if overlap_s is None else _positive("overlap_s", overlap_s)
+    v = order.num_chunks
+    # A chunk op costs 1/v of a full stage's op; a full backward is I + W.
+    dur = {"F": f / v, "B": (i + w) / v, "I": i / v, "W": w / v, "FB": o / v}
+    cols, busy = _run(order, dur, lat)
+    rank, kind, stage, mb, start, end, pair = (np.asarray(c) for c in cols)
+    idx = np.lexsort((start, rank))
+    p, m = order.num_ranks, order.num_microbatches
+    chunk_of = np.array(stage_chunks(order.stage_to_rank), np.int32)
+    chunk = chunk_of[stage]
+    arrays = dict(rank=rank[idx].astype(np.int32), stage=stage[idx].astype(np.int32),
+                  chunk=chunk[idx].astype(np.int32),
+                  microbatch=mb[idx].astype(np.int32), kind=kind[idx].astype(np.int8),
+                  start_s=start[idx].astype(float), end_s=end[idx].astype(float),
+                  overlapped=pair[idx].astype(bool))
+    for a in arrays.values():
+        a.flags.writeable = False
+    ops = OpTable(**arrays)
+    makespan = float(ops.end_s.max())
+    idle = tuple(makespan - b for b in busy)
+    return PipelineResult(
+        schedule=order.schedule, num_stages=p, num_microbatches=m, num_chunks=v, forward_s=f,
+        backward_input_s=i, backward_weight_s=w, p2p_s=lat, overlap_s=o, makespan_s=makespan,
+        ops=ops, busy_s=tuple(busy), idle_s=idle, bubble_fraction=sum(idle) / (p * makespan),
+        peak_activations=peak_activations(ops, p))
+
+
+def _run(order: ScheduleOrder, dur: dict, lat: float) -> tuple[tuple[list, ...], list[float]]:
+    """Dependency-ready loop: each rank runs its list in order, start = max(free, deps done)."""
+    p, m, s2r = order.num_ranks, order.num_microbatches, order.stage_to_rank
+    n_st = len(s2r)
+    # Extra latency on an edge that crosses ranks (V placement keeps stages P-1 and P together).
+    lat_prev = [lat if s and s2r[s - 1] != s2r[s] else 0.0 for s in range(n_st)]
+    lat_next = [lat if s + 1 < n_st and s2r[s + 1] != s2r[s] else 0.0 for s in range(n_st)]
+    last = n_st - 1
+    f_end = [-1.0] * (n_st * m)  # end of F(s, mb) at index s*m + mb; -1 = not yet run
+    g_end = [-1.0] * (n_st * m)  # end of the input-gradient op (B or I) of (s, mb)
+    off = n_st * m  # waiter keys: idx for f_end, off + idx for g_end
+    waiters: dict[int, list[int]] = {}
+    ptr, free, busy = [0] * p, [0.0] * p, [0.0] * p
+    c_rank, c_kind, c_stage, c_mb, c_start, c_end, c_pair = ([] for _ in range(7))
+    code = {"F": 0, "B": 1, "I": 2, "W": 3}
+    df, dfb = dur["F"], dur["FB"]
+    stack = list(range(p - 1, -1, -1))
+
+    def need(kind: str, s: int, b: int) -> tuple[int, float] | float:
+        """Ready time of an op, or the waiter key it is blocked on (as an int)."""
+        idx = s * m + b
+        if kind == "F":
+            if not s:
+                return 0.0
+            t = f_end[idx - m]
+            return idx - m if t < 0 else t + lat_prev[s]
+        if kind == "W":
+            t = g_end[idx]
+            return off + idx if t < 0 else t
+        t = f_end[idx]
+        if t < 0:
+            return idx
+        if s == last:
+            return t
+        t2 = g_end[idx + m]
+        if t2 < 0:
+            return off + idx + m
+        t2 += lat_next[s]
+        return t if t > t2 else t2
+
+    while stack:
+        r = stack.pop()
+        acts, k, t_free, n = order.rank_actions[r], ptr[r], free[r], len(order.rank_actions[r])
+        while k < n:
+            a = acts[k]
+            kind = a[0]
+            if kind == "FB":
+                ready = need("F", a[1], a[2])
+                ready2 = need("B", a[3], a[4]) if type(ready) is float else ready
+                if type(ready2) is int:
+                    waiters.setdefault(ready2, []).append(r)
+                    break
+                start = max(t_free, ready, ready2)
+                end = start + dfb
+                for kd, s, b in (("F", a[1], a[2]), ("B", a[3], a[4])):
+                    c_rank.append(r); c_kind.append(code[kd]); c_stage.append(s); c_mb.append(b)
+                    c_start.append(start); c_end.append(end); c_pair.append(True)
+                f_end[a[1] * m + a[2]] = end
+                g_end[a[3] * m + a[4]] = end
+                for key in (a[1] * m + a[2], off + a[3] * m + a[4]):
+                    if key in waiters:
+                        stack.extend(waiters.pop(key))
+                busy[r] += dfb
+            else:
+                s, b = a[1], a[2]
+                ready = need(kind, s, b)
+                if type(ready) is int:
+                    waiters.setdefault(ready, []).append(r)
+                    break
+                start = t_free if t_free > ready else ready
+                d = df if kind == "F" else dur[kind]
+                end = start + d
+                c_rank.append(r); c_kind.append(code[kind]); c_stage.append(s); c_mb.append(b)
+                c_start.append(start); c_end.append(end); c_pair.append(False)
+                key = s * m + b
+                if kind == "F":
+                    f_end[key] = end
+                elif kind != "W":
+                    g_end[key] = end
+                    key += off
+                if key in waiters:
+                    stack.extend(waiters.pop(key))
+                busy[r] += d
+            t_free = end
+            k += 1
+        ptr[r], free[r] = k, t_free
+    stuck = [r for r in range(p) if ptr[r] < len(order.rank_actions[r])]
+    if stuck:  # nothing can run but ops remain: name who waits on what
+        on = {r: key for key, ranks in waiters.items() for r in ranks}
+        parts = []
+        for r in stuck[:4]:
+            s, b = divmod(on[r] % off, m)
+            act = order.rank_actions[r][ptr[r]]
+            dep = f"{s}F{b}" if on[r] < off else f"{s}I{b}" if act[0] == "W" else f"{s}B{b}/{s}I{b}"
+            parts.append(f"rank {r} waits forever at {format_action(act)} for {dep}")
+        raise ValueError(f"deadlock: {'; '.join(parts)} ({len(stuck)} of {p} ranks stuck); "
+                         "reorder so each op's dependencies run before it")
+    return (c_rank, c_kind, c_stage, c_mb, c_start, c_end, c_pair), busy
