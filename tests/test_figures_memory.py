@@ -1,0 +1,100 @@
+"""Figure specs: stacked bars carry the core's bytes, the verdicts, formulas and units."""
+import plotly.graph_objects as go
+import pytest
+
+from core.memory import (ParallelConfig, TrainingConfig, memory_by_zero_stage, memory_per_gpu,
+                         recompute_tradeoff)
+from core.model import ParamsOnly, preset
+from figures.memory import pipeline_stages_figure, recompute_tradeoff_figure, zero_stages_figure
+
+GB = 1e9
+
+
+def _13b_at_dp8():
+    return memory_by_zero_stage(ParamsOnly(num_params=13 * 10**9), ParallelConfig(dp=8), TrainingConfig())
+
+
+def _trace(fig, name):
+    return next(t for t in fig["data"] if t["name"] == name)
+
+
+def test_zero_stages_figure_13b_on_80gb():
+    results = _13b_at_dp8()
+    fig = zero_stages_figure(results, 80 * GB, reserve_bytes=2 * GB, units="decimal", capacity_label="H100")
+    go.Figure(fig)  # a valid Plotly spec
+    assert fig["layout"]["barmode"] == "stack"
+    assert _trace(fig, "Parameters")["x"] == ["DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3"]
+    # By hand, GB: params 26, 26, 26, 3.25; grads 26, 26, 3.25, 3.25; optimizer 156, 19.5, 19.5, 19.5.
+    assert _trace(fig, "Parameters")["y"] == pytest.approx([26, 26, 26, 3.25])
+    assert _trace(fig, "Gradients")["y"] == pytest.approx([26, 26, 3.25, 3.25])
+    assert _trace(fig, "Optimizer states")["y"] == pytest.approx([156, 19.5, 19.5, 19.5])
+    assert _trace(fig, "Reserve")["y"] == pytest.approx([2] * 4)
+    verdicts = [a["text"].split("<br>")[0] for a in fig["layout"]["annotations"][:4]]
+    assert verdicts == ["OOM", "fits", "fits", "fits"]  # 208 + 2, 71.5 + 2, 48.75 + 2, 26 + 2 GB
+    line = fig["layout"]["shapes"][0]
+    assert line["y0"] == line["y1"] == 80
+    assert "H100 80 GB" in fig["layout"]["annotations"][-1]["text"]
+
+
+def test_zero1_verdict_by_hand():
+    # ZeRO-1 at dp = 8: 26 + 26 + 19.5 = 71.5 GB: OOM with a 9 GB reserve (80.5), fits with 8 (79.5).
+    results = _13b_at_dp8()
+    fig = zero_stages_figure(results, 80 * GB, reserve_bytes=9 * GB, units="decimal")
+    verdicts = [a["text"].split("<br>")[0] for a in fig["layout"]["annotations"][:4]]
+    assert verdicts == ["OOM", "OOM", "fits", "fits"]  # ZeRO-2: 48.75 + 9 fits
+    fig = zero_stages_figure(results, 80 * GB, reserve_bytes=8 * GB, units="decimal")
+    verdicts = [a["text"].split("<br>")[0] for a in fig["layout"]["annotations"][:4]]
+    assert verdicts == ["OOM", "fits", "fits", "fits"]
+
+
+def test_hover_shows_formula_and_exact_bytes():
+    results = _13b_at_dp8()
+    fig = zero_stages_figure(results, 80 * GB, units="binary")
+    params = _trace(fig, "Parameters")["customdata"]
+    assert "2 B/param × Ψ = 2 × 13,000,000,000 (not sharded)" in params[0]
+    assert "26,000,000,000 B (24.2 GiB)" in params[0]
+    assert "⌈13,000,000,000 / 8⌉" in params[3] and "3,250,000,000 B" in params[3]
+    opt = _trace(fig, "Optimizer states")["customdata"]
+    assert "12 B/param × ⌈Ψ / N_d⌉" in opt[1] and "12 B/param × Ψ" in opt[0]
+
+
+def test_units_switch_scales_the_axis():
+    results = memory_by_zero_stage(ParamsOnly(num_params=10**9), ParallelConfig(dp=4), TrainingConfig())
+    dec = zero_stages_figure(results, 80 * GB, units="decimal")
+    binr = zero_stages_figure(results, 80 * GB, units="binary")
+    assert "(GB)" in dec["layout"]["yaxis"]["title"]["text"]
+    assert "(GiB)" in binr["layout"]["yaxis"]["title"]["text"]
+    assert _trace(dec, "Optimizer states")["y"][0] == pytest.approx(12.0)
+    assert _trace(binr, "Optimizer states")["y"][0] == pytest.approx(12e9 / 2**30)
+    assert binr["layout"]["shapes"][0]["y0"] == pytest.approx(80e9 / 2**30)
+    with pytest.raises(ValueError, match="unknown byte system"):
+        zero_stages_figure(results, 80 * GB, units="furlongs")
+
+
+def test_pipeline_stages_figure():
+    m = preset("Llama-2 7B")
+    r = memory_per_gpu(m, ParallelConfig(pp=4, tp=2, sequence_parallel=True),
+                       TrainingConfig(num_microbatches=8, seq_len=4096))
+    fig = pipeline_stages_figure(r, 80 * GB, units="decimal")
+    go.Figure(fig)
+    acts = _trace(fig, "Activations")
+    assert acts["x"] == ["stage 0", "stage 1", "stage 2", "stage 3"]
+    assert acts["y"] == pytest.approx([s.activations_bytes / GB for s in r.stages])
+    assert acts["y"][0] > acts["y"][1] > acts["y"][2]  # 1F1B: 4, 3, 2 micro-batches in flight
+    assert "layers in flight" in acts["customdata"][0]
+    assert "PP=4" in fig["layout"]["title"]["text"]
+    assert "Reserve" not in [t["name"] for t in fig["data"]]
+
+
+def test_recompute_tradeoff_figure():
+    m = preset("GPT-3 175B")
+    opts = recompute_tradeoff(m, ParallelConfig(tp=8, pp=8, sequence_parallel=True),
+                              TrainingConfig(num_microbatches=8))
+    fig = recompute_tradeoff_figure(opts, units="binary")
+    go.Figure(fig)
+    mem, flops = fig["data"]
+    assert mem["x"] == flops["x"] == ["No recompute", "Selective", "Full"]
+    assert mem["y"] == pytest.approx([o.activations_bytes / 2**30 for o in opts])
+    assert flops["y"][0] == 0 and flops["y"][2] == pytest.approx(100 / 3, abs=0.5)
+    assert flops["xaxis"] == "x2" and flops["yaxis"] == "y2"
+    assert "saved vs none" in mem["customdata"][1]
