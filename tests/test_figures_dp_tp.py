@@ -1,0 +1,144 @@
+"""Figure builders for the data- and tensor-parallel pages: valid Plotly, titles, data from core."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from core.data_parallel import equal_shards, make_problem, prove_data_parallel, sgd_curves
+from core.dp_scaling import DpJob, cluster_for, dp_step, scaling_curve
+from core.dp_scenario import scenario_cluster, slower_at_scale
+from core.hardware import gpu, make_cluster
+from core.model import preset
+from core.stragglers import straggler_curve
+from core.tensor_parallel import (attention_ownership, mlp_ownership, prove_sequence_parallel_mlp,
+                                  prove_tp_attention, prove_tp_mlp)
+from core.tp_comm import link_comparison, tp_sweep
+from figures import data_parallel as fdp
+from figures import tensor_parallel as ftp
+
+
+def _valid(spec: dict) -> go.Figure:
+    """Plotly validates every property: a typo in a key or a bad value raises here."""
+    return go.Figure(spec)
+
+
+def _title(spec: dict) -> str:
+    return spec["layout"]["title"]["text"]
+
+
+def test_gradient_proof_figure_equal_and_unequal():
+    problem = make_problem(num_samples=64, seed=0)
+    eq = prove_data_parallel(problem, equal_shards(64, 8))
+    spec = fdp.gradient_proof_figure(eq)
+    _valid(spec)
+    assert _title(spec) == "Data parallel · N=8 · gradient proof"
+    assert len(spec["data"]) == 3                      # full, ring, ring − full
+    assert np.allclose(spec["data"][0]["y"], np.round(eq.full_grad[:40], 12))
+    assert np.max(np.abs(spec["data"][2]["y"])) < 1e-14
+    uneq = prove_data_parallel(problem, (4, 12, 16, 32))
+    spec = fdp.gradient_proof_figure(uneq)
+    assert len(spec["data"]) == 5 and "weighted" in spec["data"][2]["name"]
+    assert f"{uneq.ring_max_abs_diff:.1e}" in spec["layout"]["title"]["subtitle"]["text"]
+
+
+def test_loss_curves_figure():
+    problem = make_problem(num_samples=64, seed=0)
+    curves = sgd_curves(problem, (4, 12, 16, 32), num_steps=10)
+    spec = fdp.loss_curves_figure(curves, (4, 12, 16, 32))
+    _valid(spec)
+    assert _title(spec) == "SGD · N=4 · loss curves"
+    assert [len(t["y"]) for t in spec["data"]] == [11, 11, 11]
+    assert spec["data"][1]["y"] == curves.ring_average_loss.tolist()
+
+
+def test_straggler_figure_has_closed_form_and_points():
+    c = straggler_curve(rank_counts=(1, 8, 64), num_trials=50, seed=1)
+    spec = fdp.straggler_figure(c)
+    _valid(spec)
+    assert _title(spec) == "Stragglers · μ=100 ms · σ=5 ms"
+    assert spec["data"][0]["y"][1] == pytest.approx(107.118, abs=1e-3)   # 100 + 5 x 1.42360
+    assert spec["data"][1]["mode"] == "markers" and len(spec["data"][1]["y"]) == 3
+
+
+def test_step_time_and_efficiency_figures():
+    job = DpJob(num_params=1.3e9, tokens_per_gpu=2048, bucket_bytes=None)
+    c = scaling_curve(job, scenario_cluster(), (8, 64, 512))
+    spec = fdp.step_time_figure(c)
+    _valid(spec)
+    assert _title(spec) == "Data parallel · N=512 · weak scaling"
+    assert spec["data"][0]["x"] == ["8", "64", "512"]
+    assert spec["data"][1]["y"][1] == pytest.approx(c.steps[1].exposed_comm_s * 1e3, abs=1e-4)
+    eff = fdp.efficiency_figure({"flat ring": c})
+    _valid(eff)
+    assert eff["data"][0]["y"] == c.column("efficiency").tolist()
+
+
+def test_bucket_timeline_splits_hidden_and_exposed():
+    job = DpJob(num_params=1.3e9, tokens_per_gpu=16384, all_reduce="hierarchical")
+    step = dp_step(job, cluster_for(scenario_cluster(), 64))
+    spec = fdp.bucket_timeline_figure(step)
+    _valid(spec)
+    assert _title(spec) == f"Bucket timeline · N=64 · {len(step.bucket_bytes)} buckets"
+    hidden, exposed = spec["data"][2], spec["data"][3]
+    # after backward every bucket is ready, so the stream never idles: exposed bars sum to the exposure
+    assert sum(exposed["x"]) == pytest.approx(step.exposed_comm_s * 1e3, rel=1e-6)
+    assert sum(hidden["x"]) + sum(exposed["x"]) <= step.comm_s * 1e3 + 1e-6
+    assert spec["layout"]["shapes"][0]["x0"] == pytest.approx(step.compute_s * 1e3)
+    many = dp_step(DpJob(num_params=70e9, tokens_per_gpu=2048), cluster_for(make_cluster(num_nodes=1), 8))
+    assert len(many.bucket_bytes) > 10_000
+    spec = fdp.bucket_timeline_figure(many, max_bars=100)
+    assert sum(len(t["x"]) for t in spec["data"][2:]) <= 2 * 100 + 2
+
+
+def test_scenario_figure_rows_and_title():
+    s = slower_at_scale()
+    spec = fdp.scenario_figure(s)
+    _valid(spec)
+    assert _title(spec).startswith("Scaled 8 → 64 GPUs · step 158.4 ms → 948.8 ms")
+    assert len(spec["data"][0]["y"]) == 2 + len(s.fixes)
+    assert "24× less bandwidth" in spec["layout"]["title"]["subtitle"]["text"]
+
+
+def test_ownership_heatmaps():
+    own = mlp_ownership(tp=4, tokens=8, hidden=8, ffn=32)
+    spec = ftp.ownership_figure(own, tp=4)
+    _valid(spec)
+    assert _title(spec) == "Tensor parallel · TP=4 · who holds what (MLP)"
+    heat = [t for t in spec["data"] if t["type"] == "heatmap"]
+    assert len(heat) == 5
+    assert np.array_equal(np.array(heat[1]["z"]), own["W1 (split by columns)"] + 1)
+    legend = [t["name"] for t in spec["data"] if t["type"] == "scatter"]
+    assert legend == ["all GPUs (replicated)", "GPU 0", "GPU 1", "GPU 2", "GPU 3"]
+    _valid(ftp.ownership_figure(attention_ownership(tp=2), tp=2, what="attention"))
+
+
+def test_tp_proof_figure():
+    spec = ftp.proof_figure([prove_tp_mlp(tp=4), prove_tp_attention(tp=4),
+                             prove_sequence_parallel_mlp(tp=4)])
+    _valid(spec)
+    assert [t["name"] for t in spec["data"]] == ["mlp", "attention", "mlp + sequence parallel"]
+    assert _title(spec) == "Tensor parallel · TP=4 · sharded = unsharded"
+    assert all(v >= ftp.FLOOR for t in spec["data"] for v in t["y"])
+    with pytest.raises(ValueError, match="no proofs"):
+        ftp.proof_figure([])
+
+
+def test_comm_vs_compute_and_sweep_figures():
+    m = preset("Llama-2 7B")
+    times = link_comparison(m, gpu("H100 SXM"), tp=8, micro_batch=1, seq_len=4096)
+    spec = ftp.comm_vs_compute_figure(times, tp=8)
+    _valid(spec)
+    assert _title(spec) == "Tensor parallel · TP=8 · comm vs compute per layer"
+    assert spec["data"][0]["x"] == ["NVLink 4", "PCIe 5 x16", "InfiniBand NDR"]
+    pts = tp_sweep(m, make_cluster(num_nodes=4), micro_batch=1, seq_len=4096)
+    spec = ftp.tp_sweep_figure(pts, gpus_per_node=8)
+    _valid(spec)
+    assert _title(spec) == "TP sweep · 8 GPUs per node"
+    assert spec["layout"]["shapes"][0]["x0"] == 3.5          # between TP=8 (index 3) and TP=16
+    assert "TP=8 → TP=16" in spec["layout"]["title"]["subtitle"]["text"]
+    bad = ftp.tp_sweep_figure(tp_sweep(preset("Llama-3.1 70B"), make_cluster(num_nodes=4),
+                                       micro_batch=1, seq_len=4096), gpus_per_node=8)
+    _valid(bad)
+    assert [a["text"] for a in bad["layout"]["annotations"]].count("invalid") == 2
+    assert bad["data"][0]["y"][4] is None
