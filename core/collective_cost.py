@@ -1,0 +1,236 @@
+"""Alpha-beta-gamma times of collectives (flat, two-level, flat ring on a Cluster) and of a trace.
+
+t = a·alpha + b·n·beta + c·n·gamma, alpha = per-message latency, beta = 1/B (B = bytes/s per link
+direction), gamma = seconds per byte reduced. Coefficients: Thakur, Rabenseifner & Gropp, IJHPCA
+19(1) 2005, as in the pmodels/mpich src/mpi/coll/ comments (shared/reference/collectives.md §3).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.collectives_busbw import check_nonnegative, check_positive, check_ranks
+from core.hardware import Cluster
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostBreakdown:
+    """The three terms of an alpha-beta-gamma time, in seconds."""
+
+    latency_s: float
+    bandwidth_s: float
+    reduction_s: float
+
+    @property
+    def time_s(self) -> float:
+        return self.latency_s + self.bandwidth_s + self.reduction_s
+
+
+def _lg_floor(p: int) -> int:
+    return p.bit_length() - 1
+
+
+def _lg_ceil(p: int) -> int:
+    return (p - 1).bit_length()
+
+
+def _rabenseifner(p: int) -> tuple[float, float, float]:
+    q = 1 << _lg_floor(p)
+    if q == p:  # MPICH allreduce comments: 2 lg p alpha + 2 (p-1)/p n beta + (p-1)/p n gamma
+        return 2 * _lg_floor(p), 2 * (p - 1) / p, (p - 1) / p
+    # Non-power-of-two: fold + unfold steps of the whole vector around the pof2 = q core. MPICH's
+    # comment writes (p-1)/p here; the exact schedule moves (q-1)/q (equal when p is a power of two).
+    return 2 * _lg_floor(p) + 2, 2 * (q - 1) / q + 2, 1 + (q - 1) / q
+
+
+def _recursive_doubling(p: int) -> tuple[float, float, float]:
+    k = _lg_floor(p) + (0 if p & (p - 1) == 0 else 2)  # fold/unfold steps when p is not a power of 2
+    return k, k, k - (0 if p & (p - 1) == 0 else 1)
+
+
+# name -> (label, formula, coefficients(p) -> (alpha count, beta factor, gamma factor))
+ALL_REDUCE_MODELS = {
+    "ring": ("Ring", "2(p−1)·α + 2(p−1)/p·n·β + (p−1)/p·n·γ",
+             lambda p: (2 * (p - 1), 2 * (p - 1) / p, (p - 1) / p)),
+    "halving_doubling": ("Recursive halving-doubling (Rabenseifner)",
+                         "2·lg p·α + 2(p−1)/p·n·β + (p−1)/p·n·γ (p a power of 2)", _rabenseifner),
+    "recursive_doubling": ("Recursive doubling", "lg p·α + lg p·n·β + lg p·n·γ (p a power of 2)",
+                           _recursive_doubling),
+    "tree": ("Binomial tree reduce + broadcast", "2⌈lg p⌉·α + 2⌈lg p⌉·n·β + ⌈lg p⌉·n·γ",
+             lambda p: (2 * _lg_ceil(p), 2 * _lg_ceil(p), _lg_ceil(p))),
+    "naive": ("Naive (gather to root, broadcast)", "2(p−1)·α + 2(p−1)·n·β + (p−1)·n·γ",
+              lambda p: (2 * (p - 1), 2 * (p - 1), p - 1)),
+}
+
+
+def all_reduce_coefficients(algorithm: str, num_ranks: int) -> tuple[float, float, float]:
+    """(alpha count, beta factor, gamma factor) of an all-reduce algorithm on num_ranks ranks."""
+    if algorithm not in ALL_REDUCE_MODELS:
+        raise ValueError(f"unknown all-reduce algorithm {algorithm!r}: choose one of "
+                         f"{', '.join(ALL_REDUCE_MODELS)}")
+    return ALL_REDUCE_MODELS[algorithm][2](check_ranks(num_ranks))
+
+
+def all_reduce_cost(algorithm: str, num_ranks: int, message_bytes: float,
+                    bandwidth_bytes_per_s: float, latency_s: float = 0.0, *,
+                    gamma_s_per_byte: float = 0.0) -> CostBreakdown:
+    """Latency, bandwidth and reduction terms of one all-reduce of message_bytes per rank."""
+    a, b, c = all_reduce_coefficients(algorithm, num_ranks)
+    n = check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
+    bw = check_positive(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "450e9 (NVLink 4, per direction)")
+    alpha = check_nonnegative(latency_s, "latency_s", "5e-6 (5 µs)")
+    gamma = check_nonnegative(gamma_s_per_byte, "gamma_s_per_byte", "1e-12")
+    return CostBreakdown(latency_s=a * alpha, bandwidth_s=b * n / bw, reduction_s=c * n * gamma)
+
+
+def all_reduce_time_s(algorithm: str, num_ranks: int, message_bytes: float,
+                      bandwidth_bytes_per_s: float, latency_s: float = 0.0, *,
+                      gamma_s_per_byte: float = 0.0) -> float:
+    """Alpha-beta(-gamma) time of one all-reduce (message_bytes = each rank's buffer)."""
+    return all_reduce_cost(algorithm, num_ranks, message_bytes, bandwidth_bytes_per_s, latency_s,
+                           gamma_s_per_byte=gamma_s_per_byte).time_s
+
+
+def crossover_message_bytes(algorithm_a: str, algorithm_b: str, num_ranks: int,
+                            bandwidth_bytes_per_s: float, latency_s: float) -> float | None:
+    """Message size where two all-reduce algorithms take equal time (gamma = 0), or None if never."""
+    a1, b1, _ = all_reduce_coefficients(algorithm_a, num_ranks)
+    a2, b2, _ = all_reduce_coefficients(algorithm_b, num_ranks)
+    beta = 1 / check_positive(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "50e9")
+    alpha = check_nonnegative(latency_s, "latency_s", "10e-6")
+    if b1 == b2:
+        return None
+    n = (a1 - a2) * alpha / ((b2 - b1) * beta)
+    return n if n > 0 else None
+
+
+def _rs_ag_coefficients(algorithm: str, p: int) -> tuple[float, float]:
+    if algorithm == "ring":
+        return p - 1, (p - 1) / p
+    if algorithm == "recursive":
+        if p & (p - 1):
+            raise ValueError(f"recursive halving/doubling needs a power-of-two rank count, got {p}; "
+                             "use algorithm='ring' or a power of two")
+        return _lg_floor(p), (p - 1) / p
+    raise ValueError(f"unknown algorithm {algorithm!r}: choose 'ring' or 'recursive'")
+
+
+def reduce_scatter_time_s(num_ranks: int, message_bytes: float, bandwidth_bytes_per_s: float,
+                          latency_s: float = 0.0, *, algorithm: str = "ring",
+                          gamma_s_per_byte: float = 0.0) -> float:
+    """Reduce-scatter time; message_bytes = the whole vector (nccl-tests convention, ref §1)."""
+    a, b = _rs_ag_coefficients(algorithm, check_ranks(num_ranks))
+    n = check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
+    bw = check_positive(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "450e9")
+    return (a * check_nonnegative(latency_s, "latency_s", "5e-6") + b * n / bw
+            + b * n * check_nonnegative(gamma_s_per_byte, "gamma_s_per_byte", "1e-12"))
+
+
+def all_gather_time_s(num_ranks: int, message_bytes: float, bandwidth_bytes_per_s: float,
+                      latency_s: float = 0.0, *, algorithm: str = "ring") -> float:
+    """All-gather time; message_bytes = the whole gathered vector (nccl-tests convention)."""
+    a, b = _rs_ag_coefficients(algorithm, check_ranks(num_ranks))
+    n = check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
+    bw = check_positive(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "450e9")
+    return a * check_nonnegative(latency_s, "latency_s", "5e-6") + b * n / bw
+
+
+@dataclass(frozen=True, kw_only=True)
+class HierarchicalCost:
+    """The three phases of the two-level all-reduce (ref §3.2), seconds."""
+
+    intra_reduce_scatter_s: float
+    inter_all_reduce_s: float
+    intra_all_gather_s: float
+
+    @property
+    def time_s(self) -> float:
+        return self.intra_reduce_scatter_s + self.inter_all_reduce_s + self.intra_all_gather_s
+
+    @property
+    def pipelined_time_s(self) -> float:
+        return max(self.intra_reduce_scatter_s + self.intra_all_gather_s, self.inter_all_reduce_s)
+
+
+def _tiers(cluster: Cluster, intra_latency_s, inter_latency_s):
+    a_in = cluster.intra_link.latency_s if intra_latency_s is None else intra_latency_s
+    a_net = cluster.inter_link.latency_s if inter_latency_s is None else inter_latency_s
+    return (check_nonnegative(a_in, "intra_latency_s", "3.4e-6"),
+            check_nonnegative(a_net, "inter_latency_s", "14e-6"))
+
+
+def hierarchical_all_reduce_cost(cluster: Cluster, message_bytes: float, *,
+                                 intra_latency_s: float | None = None,
+                                 inter_latency_s: float | None = None,
+                                 gamma_s_per_byte: float = 0.0) -> HierarchicalCost:
+    """Intra-node ring RS, inter-node ring AR of each GPU's n/g shard, intra-node ring AG (ref §3.2).
+
+    All g GPUs of a node run their inter-node rings at once, so each gets nics·B_nic/g of the
+    network. Latencies default to the cluster's link presets.
+    """
+    g, m = cluster.gpus_per_node, cluster.num_nodes
+    n = check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
+    gamma = check_nonnegative(gamma_s_per_byte, "gamma_s_per_byte", "1e-12")
+    a_in, a_net = _tiers(cluster, intra_latency_s, inter_latency_s)
+    b_in, b_net = cluster.intra_link.bandwidth_bytes_per_s, cluster.inter_bandwidth_per_gpu_bytes_per_s
+    rs = (g - 1) * a_in + (g - 1) / g * n / b_in + (g - 1) / g * n * gamma
+    ar = 2 * (m - 1) * a_net + 2 * (m - 1) / m * (n / g) / b_net + (m - 1) / m * (n / g) * gamma
+    ag = (g - 1) * a_in + (g - 1) / g * n / b_in
+    return HierarchicalCost(intra_reduce_scatter_s=rs, inter_all_reduce_s=ar, intra_all_gather_s=ag)
+
+
+def hierarchical_all_reduce_time_s(cluster: Cluster, message_bytes: float, *,
+                                   intra_latency_s: float | None = None,
+                                   inter_latency_s: float | None = None,
+                                   gamma_s_per_byte: float = 0.0, pipelined: bool = False) -> float:
+    """Two-level all-reduce time on a Cluster (sequential phases, or overlapped if pipelined)."""
+    c = hierarchical_all_reduce_cost(cluster, message_bytes, intra_latency_s=intra_latency_s,
+                                     inter_latency_s=inter_latency_s, gamma_s_per_byte=gamma_s_per_byte)
+    return c.pipelined_time_s if pipelined else c.time_s
+
+
+def flat_ring_bottleneck_bytes_per_s(cluster: Cluster) -> float:
+    """Per-rank ring bandwidth across nodes: min(intra link, NICs per node x NIC bandwidth).
+
+    NCCL runs one ring channel per NIC, each carrying 1/nics of the data, so a step's node-crossing
+    traffic is spread over all NICs (ref §3.2 "busbw ~ min(NVLink, NICs/node x per-NIC)"; DGX A100
+    8x HDR measured 192 GB/s busbw, nccl #812).
+    """
+    if cluster.num_nodes == 1:
+        return cluster.intra_link.bandwidth_bytes_per_s
+    return min(cluster.intra_link.bandwidth_bytes_per_s, cluster.node_injection_bytes_per_s)
+
+
+def flat_ring_all_reduce_time_s(cluster: Cluster, message_bytes: float, *,
+                                intra_latency_s: float | None = None,
+                                inter_latency_s: float | None = None,
+                                gamma_s_per_byte: float = 0.0) -> float:
+    """One flat ring over all GPUs: every step waits for the slowest link it crosses."""
+    p = cluster.num_gpus
+    a_in, a_net = _tiers(cluster, intra_latency_s, inter_latency_s)
+    alpha = a_in if cluster.num_nodes == 1 else max(a_in, a_net)
+    return all_reduce_time_s("ring", p, message_bytes, flat_ring_bottleneck_bytes_per_s(cluster),
+                             alpha, gamma_s_per_byte=gamma_s_per_byte)
+
+
+def step_times_s(trace, bandwidth_bytes_per_s: float, latency_s: float = 0.0, *,
+                 gamma_s_per_byte: float = 0.0, inter_bandwidth_bytes_per_s: float | None = None,
+                 inter_latency_s: float | None = None, bytes_scale: float = 1.0) -> np.ndarray:
+    """Seconds per step of a simulated trace: alpha + largest message·beta + largest reduction·gamma.
+
+    All of a step's transfers run at once on separate links, so the largest one sets its pace.
+    Steps on the "inter" tier use the inter_* values (default: the same link). bytes_scale > 1 lets a
+    small simulated tensor stand for a message bytes_scale times larger.
+    """
+    bw = check_positive(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "450e9")
+    alpha = check_nonnegative(latency_s, "latency_s", "5e-6")
+    gamma = check_nonnegative(gamma_s_per_byte, "gamma_s_per_byte", "1e-12")
+    scale = check_positive(bytes_scale, "bytes_scale", "message_bytes / trace.message_bytes")
+    bw_net = bw if inter_bandwidth_bytes_per_s is None else check_positive(
+        inter_bandwidth_bytes_per_s, "inter_bandwidth_bytes_per_s", "50e9")
+    a_net = alpha if inter_latency_s is None else check_nonnegative(inter_latency_s, "inter_latency_s",
+                                                                     "14e-6")
+    return np.array([(a_net if s.tier == "inter" else alpha)
+                     + scale * s.max_bytes / (bw_net if s.tier == "inter" else bw)
+                     + scale * s.max_reduced_bytes * gamma for s in trace.steps], dtype=float)
