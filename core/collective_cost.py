@@ -206,10 +206,16 @@ def flat_ring_all_reduce_time_s(cluster: Cluster, message_bytes: float, *,
                                 intra_latency_s: float | None = None,
                                 inter_latency_s: float | None = None,
                                 gamma_s_per_byte: float = 0.0) -> float:
-    """One flat ring over all GPUs: every step waits for the slowest link it crosses."""
-    p = cluster.num_gpus
+    """One flat ring over all GPUs, paced by its slowest link.
+
+    Latency follows NCCL's ring tuner (NVIDIA/nccl src/graph/tuning.cc): NCCL pipelines chunks round
+    the ring, so of the 2(p-1) steps only 2(m-1) pay the network latency and the rest the intra-node
+    one — not every step the slowest link's alpha.
+    """
+    p, m = cluster.num_gpus, cluster.num_nodes
     a_in, a_net = _tiers(cluster, intra_latency_s, inter_latency_s)
-    alpha = a_in if cluster.num_nodes == 1 else max(a_in, a_net)
+    steps = 2 * (p - 1)
+    alpha = 0.0 if steps == 0 else ((steps - 2 * (m - 1)) * a_in + 2 * (m - 1) * a_net) / steps
     return all_reduce_time_s("ring", p, message_bytes, flat_ring_bottleneck_bytes_per_s(cluster),
                              alpha, gamma_s_per_byte=gamma_s_per_byte)
 

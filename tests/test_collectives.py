@@ -257,8 +257,13 @@ def test_flat_ring_on_a_cluster():
     assert flat_ring_all_reduce_time_s(two, 1e9, intra_latency_s=0.0, inter_latency_s=0.0) == \
         pytest.approx(2 * 15 / 16 / 400)
     few_nics = make_cluster(num_nodes=2, gpus_per_node=8, nics_per_node=2)  # 100 GB/s
-    assert flat_ring_all_reduce_time_s(few_nics, 1e9, inter_latency_s=14e-6) == \
-        pytest.approx(30 * 14e-6 + 2 * 15 / 16 / 100)
+    # NCCL's ring tuner: 2(m-1) = 2 of the 30 steps pay the network latency, 28 the NVLink one.
+    assert flat_ring_all_reduce_time_s(few_nics, 1e9, intra_latency_s=3.4e-6, inter_latency_s=14e-6) \
+        == pytest.approx(28 * 3.4e-6 + 2 * 14e-6 + 2 * 15 / 16 / 100)
+    # 8 nodes x 8 GPUs: 14 network steps of 126 (NCCL: nInterSteps = 2(nNodes-1)).
+    eight = make_cluster(num_nodes=8, gpus_per_node=8)
+    assert flat_ring_all_reduce_time_s(eight, 8e6, intra_latency_s=1e-6, inter_latency_s=10e-6) \
+        == pytest.approx(112e-6 + 140e-6 + 2 * 63 / 64 * 8e6 / 400e9)
 
 
 def test_single_rank_costs_nothing():

@@ -95,7 +95,7 @@ def test_scenario_figure_rows_and_title():
     s = slower_at_scale()
     spec = fdp.scenario_figure(s)
     _valid(spec)
-    assert _title(spec).startswith("Scaled 8 → 64 GPUs · step 158.4 ms → 948.8 ms")
+    assert _title(spec).startswith("Scaled 8 → 64 GPUs · step 158.4 ms → 947.6 ms")
     assert len(spec["data"][0]["y"]) == 2 + len(s.fixes)
     assert "24× less bandwidth" in spec["layout"]["title"]["subtitle"]["text"]
 

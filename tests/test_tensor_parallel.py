@@ -237,10 +237,12 @@ def test_tp_sweep_jumps_at_the_node_boundary():
     pts = {p.tp: p for p in tp_sweep(LLAMA7, cluster, micro_batch=1, seq_len=4096)}
     assert pts[1].comm_s == 0.0
     assert pts[8].comm_s == pytest.approx(4 * (14 * 3.4e-6 + 2 * 7 / 8 * M / 450e9), rel=1e-12)
-    # TP=16 spans 2 nodes: flat ring at min(450, 8 x 50 = 400) GB/s, each of 30 steps waits 14 µs
-    assert pts[16].comm_s == pytest.approx(4 * (30 * 14e-6 + 2 * 15 / 16 * M / 400e9), rel=1e-12)
+    # TP=16 spans 2 nodes: flat ring at min(450, 8 x 50 = 400) GB/s; NCCL's ring tuner charges
+    # 2(m-1) = 2 of the 30 steps the 14 µs network latency and 28 the 3.4 µs NVLink one
+    assert pts[16].comm_s == pytest.approx(
+        4 * (28 * 3.4e-6 + 2 * 14e-6 + 2 * 15 / 16 * M / 400e9), rel=1e-12)
     assert not pts[8].crosses_node and pts[16].crosses_node and "InfiniBand NDR" in pts[16].link_label
-    assert pts[16].comm_s > 3 * pts[8].comm_s
+    assert pts[16].comm_s > 1.5 * pts[8].comm_s   # more comm on half the compute per GPU
     assert pts[16].compute_s == pytest.approx(pts[8].compute_s / 2)
     assert pts[8].comm_to_compute < 1 < pts[16].comm_to_compute
 
