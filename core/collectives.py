@@ -16,14 +16,14 @@ from core.collective_cost import (ALL_REDUCE_MODELS, CostBreakdown, Hierarchical
                                   reduce_scatter_time_s, step_times_s)
 from core.collectives_busbw import (BUS_BANDWIDTH_FACTORS, algbw_bytes_per_s, bus_bandwidth_factor,
                                     busbw_bytes_per_s)
-from core.collectives_ring import (RING_INDEXING, ring_all_gather, ring_all_reduce,
+from core.collectives_ring import (RING_INDEXING, example_inputs, ring_all_gather, ring_all_reduce,
                                    ring_reduce_scatter, shard)
 from core.collectives_trace import (MAX_STATE_ELEMENTS, MAX_TRACKED_RANKS, CollectiveTrace, Step,
                                     Transfer, chunk_offsets)
 
 __all__ = [
     "ALGORITHMS", "ALL_REDUCE_MODELS", "BUS_BANDWIDTH_FACTORS", "MAX_STATE_ELEMENTS",
-    "MAX_TRACKED_RANKS", "RING_INDEXING", "AllReduceAlgorithm", "BytesScan", "CollectiveTrace", "CostBreakdown",
+    "MAX_TRACKED_RANKS", "RING_INDEXING", "example_inputs", "AllReduceAlgorithm", "BytesScan", "CollectiveTrace", "CostBreakdown",
     "HierarchicalCost", "Step", "Transfer", "algbw_bytes_per_s", "all_gather_time_s",
     "all_reduce_coefficients", "all_reduce_cost", "all_reduce_time_s", "bus_bandwidth_factor",
     "busbw_bytes_per_s", "chunk_offsets", "crossover_message_bytes", "flat_ring_all_reduce_time_s",

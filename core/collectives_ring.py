@@ -113,3 +113,10 @@ def shard(trace: CollectiveTrace, rank: int) -> np.ndarray:
         raise ValueError(f"a {trace.collective} trace has no owned chunks; use ring_reduce_scatter")
     c = int(trace.owned_chunk[rank])
     return trace.outputs[rank, trace.chunk_offsets[c]:trace.chunk_offsets[c + 1]]
+
+
+def example_inputs(num_ranks: int, num_elements: int, seed: int = 0) -> np.ndarray:
+    """Small random integers (0-9) per rank, so a learner can check the sums by eye."""
+    if num_ranks < 1 or num_elements < 1:
+        raise ValueError(f"num_ranks={num_ranks}, num_elements={num_elements}: both must be ≥ 1")
+    return np.random.default_rng(seed).integers(0, 10, size=(num_ranks, num_elements), dtype=np.int64)

@@ -113,3 +113,13 @@ def slider_to_chart_ms(page, thumb, key: str = "ArrowRight") -> float:
         last = now
     page.evaluate("window.__probe_obs.disconnect()")
     return page.evaluate("window.__t_last - window.__t_key")
+
+
+def full_screenshot(page, path: str, max_height_px: int = 7000) -> None:
+    """Screenshot the whole page: Streamlit scrolls inside stMain, so grow the viewport to fit it."""
+    height = page.evaluate("""() => { const m = document.querySelector("[data-testid='stMain']");
+                                      return m ? m.scrollHeight : document.body.scrollHeight; }""")
+    width = page.viewport_size["width"]
+    page.set_viewport_size({"width": width, "height": min(max(height, 800), max_height_px)})
+    page.wait_for_timeout(600)  # Plotly re-lays out on resize
+    page.screenshot(path=path)

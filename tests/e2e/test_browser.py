@@ -1,0 +1,75 @@
+"""Real browser: every page draws its charts with no exception box; URL state round-trips."""
+import re
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.app_pages import registered_pages, url_path
+from tests.e2e.harness import full_screenshot, wait_for_app_run, wait_for_charts
+
+pytestmark = pytest.mark.browser
+PAGES = registered_pages()
+
+
+def _open(page, app_url, path="", query=""):
+    page.goto(f"{app_url}/{path}{query}")
+    wait_for_app_run(page)
+
+
+def _assert_no_exception(page):
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_text("Something went wrong")).to_have_count(0)
+
+
+def test_landing_page_lists_every_page(page, app_url, screenshots):
+    _open(page, app_url)
+    expect(page.get_by_role("heading", name="SplitLab")).to_be_visible()
+    links = page.get_by_test_id("stMain").get_by_test_id("stPageLink")
+    expect(links).to_have_count(len(PAGES))
+    _assert_no_exception(page)
+    full_screenshot(page, str(screenshots / "home.png"))
+
+
+@pytest.mark.parametrize("path, title", PAGES, ids=[url_path(p) for p, _ in PAGES])
+def test_page_draws_charts_without_exception(page, app_url, screenshots, path, title):
+    _open(page, app_url, url_path(path))
+    n = wait_for_charts(page)
+    assert n >= 1
+    _assert_no_exception(page)
+    expect(page.get_by_role("heading", name=title).first).to_be_visible()
+    full_screenshot(page, str(screenshots / f"{url_path(path)}.png"))
+    outside = [u for u in page.requests_seen if urlparse(u).hostname not in ("127.0.0.1", None)
+               and not u.startswith(("data:", "blob:"))]
+    assert outside == [], "the page must work offline"
+
+
+@pytest.mark.parametrize("path, title", PAGES, ids=[url_path(p) for p, _ in PAGES])
+def test_slider_moves_write_the_url_and_the_link_restores_them(page, app_url, path, title):
+    _open(page, app_url, url_path(path))
+    wait_for_charts(page)
+    slider = page.get_by_test_id("stMain").get_by_test_id("stSlider").first
+    thumb = slider.get_by_role("slider")
+    before = thumb.get_attribute("aria-valuetext")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    wait_for_app_run(page)
+    after = thumb.get_attribute("aria-valuetext")
+    assert after != before, "the first slider did not move (already at its maximum?)"
+    expect(page).to_have_url(re.compile(r"\?.+="))
+    shared = page.url
+    # A second visitor opening the copied link sees the same value.
+    other = page.context.new_page()
+    other.goto(shared)
+    wait_for_app_run(other)
+    wait_for_charts(other)
+    restored = other.get_by_test_id("stMain").get_by_test_id("stSlider").first.get_by_role("slider")
+    assert restored.get_attribute("aria-valuetext") == after
+    other.close()
+
+
+def test_invalid_url_value_shows_a_notice(page, app_url):
+    first = PAGES[0][0]
+    _open(page, app_url, url_path(first), "?mem=furlongs")
+    expect(page.get_by_text("was ignored").first).to_be_visible()
+    _assert_no_exception(page)
