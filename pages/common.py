@@ -8,6 +8,7 @@ from typing import Any, Iterator
 import streamlit as st
 
 from core.units import ByteSystem
+from figures.theme import presenter
 
 _NOTICES = "_url_notices"
 _BIND = "query-params"
@@ -127,11 +128,15 @@ def bandwidth_units() -> ByteSystem:
 
 
 _CHART_CONFIG = {"displaylogo": False, "responsive": True,
-                 "toImageButtonOptions": {"format": "png", "scale": 2}}
+                 "toImageButtonOptions": {"format": "png", "scale": 2},
+                 "modeBarButtonsToAdd": ["toImage"]}
 
 
 def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> None:
-    """Draw a Plotly figure (dict or go.Figure) full width with PNG export in its toolbar."""
+    """Draw a Plotly figure (dict or go.Figure) full width with PNG/SVG export in its toolbar."""
+    if st.session_state.get("present_value"):
+        fig = presenter(fig)
+        height = int((height or 450) * 1.25)
     if height is not None:
         if isinstance(fig, dict):
             fig.setdefault("layout", {})["height"] = height

@@ -73,3 +73,17 @@ def test_invalid_url_value_shows_a_notice(page, app_url):
     _open(page, app_url, url_path(first), "?mem=furlongs")
     expect(page.get_by_text("was ignored").first).to_be_visible()
     _assert_no_exception(page)
+
+
+def test_presenter_mode_from_the_url(page, app_url):
+    _open(page, app_url)  # the entry page first (see test_fresh_server_deep_link)
+    first = url_path(PAGES[0][0])
+    _open(page, app_url, first, "?present=true")
+    wait_for_charts(page)
+    title_px = page.evaluate("""() => parseFloat(getComputedStyle(document.querySelector(
+        "[data-testid='stPlotlyChart'] .gtitle")).fontSize)""")
+    assert title_px >= 24
+    h1_px = page.evaluate("""() => parseFloat(getComputedStyle(document.querySelector(
+        "[data-testid='stMain'] h1")).fontSize)""")
+    assert h1_px >= 48
+    _assert_no_exception(page)
