@@ -5,8 +5,18 @@ import streamlit as st
 
 from pages import common
 
+_PRESENTING = str(st.query_params.get("present", "")).lower() == "true"
 st.set_page_config(page_title="SplitLab — distributed training, explained", page_icon="🧩",
-                   layout="wide")
+                   layout="wide", initial_sidebar_state="collapsed" if _PRESENTING else "auto")
+
+# Presenter mode: type readable from the back of a lecture hall (our own CSS, no outside assets).
+PRESENTER_CSS = """<style>
+  [data-testid="stMain"] { font-size: 1.3rem; }
+  [data-testid="stMain"] h1 { font-size: 3.2rem; }
+  [data-testid="stMain"] h2, [data-testid="stMain"] h3 { font-size: 2.1rem; }
+  [data-testid="stMetricValue"] { font-size: 2.6rem; }
+  [data-testid="stWidgetLabel"] p { font-size: 1.15rem; }
+</style>"""
 
 # (file, title, icon, the question the page answers). Order = the course order.
 PAGES = [
@@ -22,6 +32,12 @@ PAGES = [
      "Will this model train on these GPUs, and what does each parallelism choice save?"),
     ("pages/planner.py", "Planner", "🗺️",
      "Which DP × TP × PP × ZeRO layout trains fastest on this cluster, and does it fit?"),
+    ("pages/reliability.py", "Reliability", "🛟",
+     "A week-long run on thousands of GPUs: what do failures cost, and how often should it checkpoint?"),
+    ("pages/scenarios.py", "Scenarios", "🧭",
+     "Six guided design exercises, each computed live and one click from its preloaded page."),
+    ("pages/self_check.py", "Self-check", "✅",
+     "Can you derive the numbers yourself? Randomised questions with the working shown."),
 ]
 
 
@@ -79,6 +95,13 @@ def sidebar_settings() -> None:
                            help="GB/s = 10^9 bytes/s, the nccl-tests and datasheet convention.")
         st.session_state["mem_units_value"] = mem
         st.session_state["bw_units_value"] = bw
+        st.markdown("**Display**")
+        present = common.toggle("Presenter mode", False, key="present",
+                                help="Large type, thick lines and a colour-blind-safe palette for "
+                                     "projectors; the sidebar starts collapsed. Kept in the URL.")
+        st.session_state["present_value"] = present
+    if present:
+        st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
 
 
 pages = [st.Page(landing, title="Home", icon="🏠", default=True)]
