@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+# Activations live in core/activations.py; re-exported so `from core.memory import ...` keeps working.
+from core.activations import RECOMPUTE_MODES, SCHEDULES, RecomputeOption, stage_activations
+from core.activations import activation_bytes_per_layer  # noqa: F401
 from core.model import ModelSpec, check_choice, check_divides, whole_number
 
 
@@ -31,8 +34,6 @@ ZERO_STAGE_LABELS = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "ZeRO-3"}
 # PyTorch FSDP strategy -> ZeRO stage (memory.md §4); HYBRID_* shard inside a node, replicate across.
 FSDP_STRATEGIES = {"NO_SHARD": 0, "SHARD_GRAD_OP": 2, "FULL_SHARD": 3, "HYBRID_SHARD": 3,
                    "_HYBRID_SHARD_ZERO2": 2}
-RECOMPUTE_MODES = ("none", "selective", "full")
-SCHEDULES = ("1f1b", "gpipe", "interleaved_1f1b")
 
 
 def get_recipe(name: str) -> Recipe:
@@ -72,25 +73,6 @@ def model_state_bytes_per_gpu(num_params, dp, zero_stage, recipe="mixed_adam") -
     return ModelStates(parameters_bytes=r.param_bytes * (shard if zero_stage >= 3 else psi),
                        gradients_bytes=r.grad_bytes * (shard if zero_stage >= 2 else psi),
                        optimizer_bytes=r.optimizer_bytes * (shard if zero_stage >= 1 else psi))
-
-
-def activation_bytes_per_layer(seq_len, micro_batch, hidden, heads, tp=1, sequence_parallel=False,
-                               recompute="none", flash_attention=False) -> float:
-    """Stored activation bytes of one layer and micro-batch on one TP rank (Korthikanti Table 2)."""
-    # 2-byte activations, 1-byte dropout masks; flash attention stores none of the s^2 tensors (5as/h).
-    # Full recompute keeps the 2sbh layer input: the table does not shard it, but under SP it is
-    # already split over TP ranks (2sbh/t), as Megatron checkpoints it.
-    s, b, h, a, t = (whole_number(n, v) for n, v in (("seq_len", seq_len), ("micro_batch", micro_batch),
-                                                     ("hidden", hidden), ("heads", heads), ("tp", tp)))
-    check_divides("TP", t, a, "attention heads", "each TP rank must own whole heads")
-    check_choice("recompute", recompute, RECOMPUTE_MODES)
-    sbh = s * b * h
-    if recompute == "full":
-        return float(2 * sbh / t if sequence_parallel else 2 * sbh)
-    stored = 34 * sbh / t if sequence_parallel else 10 * sbh + 24 * sbh / t
-    if recompute == "none" and not flash_attention:
-        stored += 5 * a * s * s * b / t  # softmax output 2, its dropout mask 1, dropout output 2
-    return float(stored)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -161,31 +143,10 @@ class MemoryResult(StageMemory):
     training: TrainingConfig
 
 
-def _layers_in_flight(r: int, L: int, p: int, m: int, schedule: str, v: int) -> float:
-    """Layers' worth of activations stage r holds at its peak (pipeline.md §5, memory.md §5-6)."""
-    if schedule == "gpipe":
-        return m * L / p  # every forward runs before the first backward
-    if schedule == "1f1b":
-        return min(p - r, m) * L / p  # warm-up of p - 1 - r forwards, then one more
-    chunks = min(2 * (p - 1 - r) + (v - 1) * p + 1, v * m)  # Megatron warm-up + 1, group size p
-    return chunks * L / (p * v)  # rank 0: L (1 + (p - 1)/(p v)) (Korthikanti et al.)
-
-
 def _stage(model, par: ParallelConfig, tr: TrainingConfig, r: int) -> StageMemory:
-    t, p, sp, s, b = par.tp, par.pp, par.sequence_parallel, tr.seq_len, tr.micro_batch
-    psi = model.params_per_gpu(t, p, r)
+    psi = model.params_per_gpu(par.tp, par.pp, r)
     states = model_state_bytes_per_gpu(psi, par.shard_degree or par.dp, par.zero_stage, tr.recipe)
-    layer = flight = extras = 0.0  # a bare parameter count has no activations
-    if isinstance(model, ModelSpec):
-        L, h = model.num_layers, model.hidden_size
-        layer = activation_bytes_per_layer(s, b, h, model.num_heads, t, sp, tr.recompute,
-                                           tr.flash_attention)
-        flight = _layers_in_flight(r, L, p, tr.num_microbatches, tr.schedule, tr.virtual_stages)
-        sbh = s * b * h / (t if sp else 1)
-        extras = sbh if r == 0 else 0.0  # embedding dropout mask, 1 B (memory.md §6 extras)
-        if r == p - 1:  # final-norm input 2sbh, LM-head input 2sbh, fp32 logits 4sbV/t
-            extras += 4 * sbh + 4 * s * b * model.vocab_size / t
-        extras *= flight * p / L  # micro-batches in flight
+    layer, flight, extras = stage_activations(model, r, par.tp, par.pp, par.sequence_parallel, tr)
     return StageMemory(stage=r, params_on_gpu=psi, parameters_bytes=states.parameters_bytes,
                        gradients_bytes=states.gradients_bytes, optimizer_bytes=states.optimizer_bytes,
                        activations_bytes=flight * layer + extras, layer_activation_bytes=layer,
@@ -232,15 +193,6 @@ def zero_comm_bytes_per_gpu(num_params, dp, zero_stage, recipe="mixed_adam") -> 
                     parameter_bytes=(0, 1, 1, 2)[zero_stage] * ring * r.param_bytes)
 
 
-@dataclass(frozen=True, kw_only=True)
-class RecomputeOption:
-    """One recompute setting: the fullest stage's activations and the extra compute they cost."""
-    recompute: str
-    activations_bytes: float
-    saved_bytes: float  # activations saved relative to no recompute
-    extra_compute_fraction: float  # extra FLOPs / model FLOPs
-
-
 def recompute_tradeoff(model: ModelSpec, parallel: ParallelConfig,
                        training: TrainingConfig) -> tuple[RecomputeOption, ...]:
     """Memory saved vs extra compute for none / selective / full recompute."""
@@ -249,6 +201,11 @@ def recompute_tradeoff(model: ModelSpec, parallel: ParallelConfig,
     return tuple(RecomputeOption(recompute=m, activations_bytes=a, saved_bytes=acts["none"] - a,
                                  extra_compute_fraction=model.recompute_flops_fraction(training.seq_len, m))
                  for m, a in acts.items())
+
+
+def layer_allgather_bytes(model: ModelSpec, tp: int = 1, recipe: str = "mixed_adam") -> int:
+    """Bytes of one layer's whole weights that ZeRO-3 / FULL_SHARD all-gathers before forward and backward."""
+    return model.layer_params_per_gpu(whole_number("tp", tp)) * get_recipe(recipe).param_bytes
 
 
 def fits(total_bytes: float, capacity_bytes: float, reserve_bytes: float = 0.0) -> bool:

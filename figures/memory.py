@@ -1,8 +1,11 @@
 """Plotly figure specs (plain dicts) for the memory page: per-GPU stacks, pipeline stages, recompute."""
 from __future__ import annotations
 
-from core.memory import (ZERO_STAGE_LABELS, MemoryResult, RecomputeOption, StageMemory, fits,
-                         get_recipe)
+from core.hardware import GPU_PRESETS
+from core.memory import (RECIPES, ZERO_STAGE_LABELS, FitRow, MemoryResult, ParallelConfig, RecomputeOption,
+                         StageMemory, TrainingConfig, ZeroComm, fits, get_recipe, layer_allgather_bytes,
+                         memory_per_gpu, model_state_bytes_per_gpu, zero_comm_bytes_per_gpu)
+from core.model import MODEL_PRESETS, preset
 from core.units import format_bytes, gib_or_gb
 
 # (field, legend name, colour, ZeRO stage from which this state is sharded)
@@ -12,6 +15,7 @@ SEGMENTS = (("parameters_bytes", "Parameters", "#4C78A8", 3),
             ("activations_bytes", "Activations", "#B279A2", None))
 RESERVE_COLOUR = "#BAB0AC"
 RECOMPUTE_LABELS = {"none": "No recompute", "selective": "Selective", "full": "Full"}
+TICK_FONT, AXIS_FONT = {"size": 13}, {"size": 14}  # legible at 1400 px (Streamlit's theme uses ~11)
 
 
 def _exact(num_bytes: float, units: str) -> str:
@@ -59,17 +63,19 @@ def _stacked(columns: list[tuple[str, StageMemory, MemoryResult]], capacity_byte
         used = st.total_bytes + reserve_bytes
         notes.append({"x": label, "y": used / unit, "yanchor": "bottom", "showarrow": False,
                       "text": f"{'fits' if ok else 'OOM'}<br>{format_bytes(used, units)}",
-                      "font": {"color": "#2E7D32" if ok else "#C62828"}})
-    notes.append({"xref": "paper", "x": 1, "y": capacity_bytes / unit, "xanchor": "right",
-                  "yanchor": "bottom", "showarrow": False,
-                  "text": f"{capacity_label} {format_bytes(capacity_bytes, units)}".strip()})
+                      "font": {"color": "#2E7D32" if ok else "#C62828"}, "bgcolor": "rgba(255,255,255,0.85)"})
+    notes.append({"xref": "paper", "x": 1.01, "y": capacity_bytes / unit, "xanchor": "left",  # right margin
+                  "yanchor": "middle", "showarrow": False, "align": "left", "font": {"color": "#C62828"},
+                  "text": f"{capacity_label}<br>{format_bytes(capacity_bytes, units)}".strip()})
     top = max([capacity_bytes] + [st.total_bytes + reserve_bytes for _, st, _ in columns])
     layout = {"title": {"text": title}, "barmode": "stack", "hovermode": "closest",
-              "yaxis": {"title": {"text": f"Memory per GPU ({unit_name})"}, "range": [0, 1.18 * top / unit]},
-              "legend": {"orientation": "h", "y": -0.15}, "annotations": notes,
+              "yaxis": {"title": {"text": f"Memory per GPU ({unit_name})", "font": AXIS_FONT},
+                        "range": [0, 1.18 * top / unit], "tickfont": TICK_FONT},
+              "xaxis": {"tickfont": {"size": 15}}, "legend": {"orientation": "h", "y": -0.12, "font": TICK_FONT},
+              "annotations": notes,
               "shapes": [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": capacity_bytes / unit,
                           "y1": capacity_bytes / unit, "line": {"color": "#C62828", "dash": "dash"}}],
-              "margin": {"t": 60, "b": 40}}
+              "margin": {"t": 60, "b": 40, "r": 120}, "font": {"size": 14}}
     return {"data": data, "layout": layout}
 
 
@@ -98,16 +104,147 @@ def recompute_tradeoff_figure(options: list[RecomputeOption], units: str = "bina
     flop_hover = [f"<b>{label}</b><br>extra FLOPs = {100 * o.extra_compute_fraction:.2f}% of model FLOPs"
                   " (6N + 12 L h s per token)" for label, o in zip(x, options)]
     data = [{"type": "bar", "name": "Activations", "x": x, "y": [o.activations_bytes / unit for o in options],
-             "marker": {"color": SEGMENTS[3][2]}, "customdata": mem_hover,
+             "marker": {"color": SEGMENTS[3][2]}, "customdata": mem_hover, "textposition": "outside",
+             "text": [format_bytes(o.activations_bytes, units) for o in options], "cliponaxis": False,
              "hovertemplate": "%{customdata}<extra></extra>", "xaxis": "x", "yaxis": "y"},
             {"type": "bar", "name": "Extra compute", "x": x,
              "y": [100 * o.extra_compute_fraction for o in options], "marker": {"color": "#E45756"},
+             "text": [f"+{100 * o.extra_compute_fraction:.1f}%" for o in options], "textposition": "outside",
+             "cliponaxis": False,
              "customdata": flop_hover, "hovertemplate": "%{customdata}<extra></extra>",
              "xaxis": "x2", "yaxis": "y2"}]
     layout = {"title": {"text": "Activation recompute: memory saved vs extra compute"},
               "showlegend": False, "grid": {"rows": 1, "columns": 2, "pattern": "independent"},
-              "xaxis": {"domain": [0, 0.45]}, "xaxis2": {"domain": [0.55, 1]},
-              "yaxis": {"title": {"text": f"Activations per GPU ({unit_name})"}},
-              "yaxis2": {"title": {"text": "Extra compute per step (%)"}, "anchor": "x2"},
-              "margin": {"t": 60, "b": 40}}
+              "xaxis": {"domain": [0, 0.45], "tickfont": TICK_FONT},
+              "xaxis2": {"domain": [0.55, 1], "tickfont": TICK_FONT},
+              "yaxis": {"title": {"text": f"Activations per GPU ({unit_name})", "font": AXIS_FONT},
+                        "tickfont": TICK_FONT},
+              "yaxis2": {"title": {"text": "Extra compute per step (%)", "font": AXIS_FONT}, "anchor": "x2",
+                         "tickfont": TICK_FONT},
+              "margin": {"t": 60, "b": 40}, "font": {"size": 14}}
     return {"data": data, "layout": layout}
+
+
+# --- Labels, tables and formula text for the memory page (strings and rows; no Streamlit here) ---
+FSDP_NAMES = {0: "NO_SHARD (DDP)", 1: "ZeroRedundancyOptimizer", 2: "SHARD_GRAD_OP", 3: "FULL_SHARD"}
+# Short, stable labels: Streamlit writes the label into the URL.
+MODEL_LABELS = {n: n.split(" (")[0] for n in MODEL_PRESETS} | {"custom": "custom shape",
+                                                                "params": "N parameters"}
+RECIPE_LABELS = {k: f"{RECIPES[k].bytes_per_param} B {v}" for k, v in [
+    ("mixed_adam", "mixed Adam"), ("megatron_fp32_grads", "Megatron"), ("fp32_adam", "fp32 Adam"),
+    ("bf16_no_master", "bf16 no master"), ("sgd_momentum", "SGD")]}
+RECIPE_HELP = "\n\n".join(f"**{RECIPE_LABELS[k]}**: {r.source}" for k, r in RECIPES.items())
+
+
+def fits_rows(rows: list[FitRow], dp: int, tp: int, pp: int, max_micro_batch: int = 4096) -> list[dict]:
+    """The what-fits table: per ZeRO stage, the fewest GPUs and the largest micro-batch that fit."""
+    out = []
+    for r in rows:
+        gpus = (f"{r.min_gpus:,} = DP {r.min_dp:,} × TP {tp} × PP {pp}" if r.min_dp
+                else "none (DP does not help)" if r.zero_stage == 0 else "none up to DP 65,536")
+        mb = r.max_micro_batch
+        mb = ("— (no layer shape)" if mb is None else "none: 1 does not fit" if mb == 0
+              else f"≥ {mb:,}" if mb >= max_micro_batch else f"{mb:,}")
+        out.append({"ZeRO stage": ZERO_STAGE_LABELS[r.zero_stage], "PyTorch": FSDP_NAMES[r.zero_stage],
+                    "fewest GPUs that fit": gpus, f"largest micro-batch at DP={dp:,}": mb})
+    return out
+
+
+def activation_formula(recompute: str, flash_attention: bool, sequence_parallel: bool) -> str:
+    """LaTeX of the Korthikanti et al. (2022) Table 2 row that the core applies to these settings."""
+    if recompute == "full":
+        return r"2\,sbh/t" if sequence_parallel else r"2\,sbh"
+    score = r" + \frac{5as}{ht}" if recompute == "none" and not flash_attention else ""
+    return (rf"sbh\left(\frac{{34}}{{t}}{score}\right)" if sequence_parallel
+            else rf"sbh\left(10 + \frac{{24}}{{t}}{score}\right)")
+
+
+def how_computed_markdown(results: list[MemoryResult], chosen: MemoryResult, comm: tuple[ZeroComm, ZeroComm],
+                          gather_bytes: int | None, label: str, units: str = "binary", model=None) -> str:
+    """The formulas behind the bars, each with this run's numbers beside it (markdown with KaTeX)."""
+    def b(x):
+        return format_bytes(x, units)
+
+    rec = get_recipe(chosen.training.recipe)
+    w, g, o = rec.param_bytes, rec.grad_bytes, rec.optimizer_bytes
+    forms = {0: f"{w + g + o} Ψ", 1: f"{w + g} Ψ + {o} Ψ / N_d", 2: f"{w} Ψ + {g + o} Ψ / N_d",
+             3: f"{w + g + o} Ψ / N_d"}
+    n_d = chosen.parallel.shard_degree or chosen.parallel.dp
+    text = [f"**Model states** (ZeRO paper, Sec. 5; recipe {RECIPE_LABELS[rec.name]} = {w} weights + {g} "
+            f"gradients + {o} optimizer bytes per parameter). Ψ = parameters on the fullest GPU after TP and PP "
+            "(Megatron: layers / PP, weight matrices / TP, embedding on the first stage, head on the last); "
+            f"N_d = sharding degree = {n_d:,}.", "",
+            "| stage | PyTorch | model states per GPU | Ψ | = this run |", "|---|---|---|---|---|"]
+    for r in results:
+        z = r.parallel.zero_stage
+        states = r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes
+        text.append(f"| {ZERO_STAGE_LABELS[z]} | {FSDP_NAMES[z]} | {forms[z]} | {r.params_on_gpu:,} "
+                    f"| {_exact(states, units)} |")
+    if chosen.layers_in_flight:
+        tr, par = chosen.training, chosen.parallel
+        form = activation_formula(tr.recompute, tr.flash_attention, par.sequence_parallel)
+        text += ["", "**Activations** per layer and micro-batch (Korthikanti et al. 2022, Table 2: 2-byte values, "
+                 f"1-byte dropout masks; s = {tr.seq_len:,}, b = {tr.micro_batch}, "
+                 + (f"h = {model.hidden_size:,}, a = {model.num_heads}, " if model is not None else "")
+                 + f"t = {par.tp}"
+                 f"{', flash attention drops 5as/ht' if tr.flash_attention else ''}):", "",
+                 f"$$ {form} = {f'{chosen.layer_activation_bytes:,.0f}'.replace(',', '{,}')}\\ \\text{{B}} $$",
+                 "",
+                 f"× {chosen.layers_in_flight:g} layers in flight on stage {chosen.stage} (1F1B: (PP − r) "
+                 f"micro-batches × L / PP layers) + {chosen.extra_activation_bytes:,.0f} B of embedding / logits "
+                 f"= **{b(chosen.activations_bytes)}**."]
+    d, z3 = comm
+    ratio = f" = {z3.total_bytes / d.total_bytes:.2g}× DDP" if d.total_bytes else ""
+    text += ["", "**Traffic per GPU per step** (ZeRO paper Sec. 7; a ring sends (N−1)/N of each tensor): "
+             f"DDP all-reduces gradients, {b(d.total_bytes)} (2Ψ elements); {label} sends "
+             f"{b(z3.total_bytes)}{ratio}."]
+    if gather_bytes:
+        text.append(f"ZeRO-3 / FULL_SHARD pays by all-gathering each layer's weights ({b(gather_bytes)}) before "
+                    "its forward and again before its backward (3Ψ elements per step).")
+    return "\n".join(text)
+
+
+def sizing_questions(units: str = "binary", gpu: str = "H100 SXM", reserve_fraction: float = 0.05,
+                     seq_len: int = 4096) -> list[tuple[str, str]]:
+    """(question, answer computed by the core) for the seeds' three sizing questions."""
+    def b(x):
+        return format_bytes(x, units)
+
+    def states(r):
+        return r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes
+
+    def both(x):  # the seed's question is asked in TB; show the other convention beside it
+        return f"{b(x)} ({format_bytes(x, 'binary' if units == 'decimal' else 'decimal')})"
+
+    cap = GPU_PRESETS[gpu].hbm_bytes
+    reserve, card = reserve_fraction * cap, f"{gpu} ({format_bytes(cap, 'decimal')})"
+
+    def verdict(r):
+        used, ok = r.total_bytes + reserve, fits(r.total_bytes, cap, reserve)
+        return (f"{b(used)} of {b(cap)}: **{'fits' if ok else 'OOM'}** "
+                f"({b(abs(cap - used))} {'to spare' if ok else 'over'})")
+
+    m70, m13 = preset("Llama-2 70B"), preset("Llama-2 13B")
+    tr = TrainingConfig(seq_len=seq_len, flash_attention=True)
+    full = TrainingConfig(seq_len=seq_len, flash_attention=True, recompute="full")
+    z3_16 = ParallelConfig(dp=16, zero_stage=3)
+    r70, r70_none = memory_per_gpu(m70, z3_16, full), memory_per_gpu(m70, z3_16, tr)
+    ddp13, z3_13 = (memory_per_gpu(m13, ParallelConfig(dp=8, zero_stage=z), tr) for z in (0, 3))
+    c0, c3 = (zero_comm_bytes_per_gpu(m13.num_params, 8, z) for z in (0, 3))
+    return [
+        ("How much memory do a 70B model's states need at 16 bytes/param?",
+         f"70e9 × 16 B = **{both(model_state_bytes_per_gpu(70e9, 1, 0).total_bytes)}**; Llama-2 70B's "
+         f"exact {m70.num_params:,} parameters × 16 B = "
+         f"**{both(model_state_bytes_per_gpu(m70.num_params, 1, 0).total_bytes)}**, before activations, "
+         "buffers and fragmentation."),
+        (f"Does ZeRO-3 over 16 × {card} fit Llama-2 70B?",
+         f"16 Ψ / 16 = Ψ bytes = **{b(states(r70))}** of model states per GPU. Full recompute at {seq_len:,} "
+         f"tokens adds {b(r70.activations_bytes)} of activations, the reserve {b(reserve)}: {verdict(r70)}. "
+         f"Without recompute (flash attention still on): {verdict(r70_none)}."),
+        (f"Does a 13B model train on {card} cards under DDP, and under FULL_SHARD?",
+         f"DDP: 16 Ψ = {b(states(ddp13))} of states per GPU → {verdict(ddp13)}. FULL_SHARD over 8: "
+         f"{b(states(z3_13))} of states → {verdict(z3_13)}. The price: before each of the {m13.num_layers} "
+         f"layers' forward, and again before its backward, every GPU all-gathers that layer's weights "
+         f"({b(layer_allgather_bytes(m13))}), so each GPU sends {b(c3.total_bytes)} per step instead of DDP's "
+         f"{b(c0.total_bytes)} ({c3.total_bytes / c0.total_bytes:.2g}×)."),
+    ]

@@ -22,9 +22,14 @@ def _raw(key: str) -> str | None:
         return None
 
 
+def _inert(raw: str, limit: int = 40) -> str:
+    """A URL value made safe to quote inside a markdown code span (no backticks, no control chars)."""
+    return "".join(ch for ch in raw[:limit] if ch.isprintable() and ch != "`")
+
+
 def _note(key: str, raw: str, rule: str, value: Any) -> None:
     st.session_state.setdefault(_NOTICES, []).append(
-        f"URL value `{key}={raw[:40]}` was ignored ({rule}); using {value}.")
+        f"URL value `{key}={_inert(raw)}` was ignored ({rule}); using {value}.")
 
 
 def _same_number(raw: str, value: float) -> bool:
@@ -137,11 +142,12 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
     if st.session_state.get("present_value"):
         fig = presenter(fig)
         height = int((height or 450) * 1.25)
-    if height is not None:
+    if height is not None:  # never mutate the caller's (possibly cached) figure
         if isinstance(fig, dict):
-            fig.setdefault("layout", {})["height"] = height
+            fig = {**fig, "layout": {**fig.get("layout", {}), "height": height}}
         else:
-            fig.update_layout(height=height)
+            fig = fig.to_dict()
+            fig["layout"]["height"] = height
     st.plotly_chart(fig, width="stretch", key=key, config=_CHART_CONFIG)
 
 

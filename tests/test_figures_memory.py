@@ -3,7 +3,7 @@ import plotly.graph_objects as go
 import pytest
 
 from core.memory import (ParallelConfig, TrainingConfig, memory_by_zero_stage, memory_per_gpu,
-                         recompute_tradeoff)
+                         recompute_tradeoff, zero_comm_bytes_per_gpu)
 from core.model import ParamsOnly, preset
 from figures.memory import pipeline_stages_figure, recompute_tradeoff_figure, zero_stages_figure
 
@@ -33,7 +33,7 @@ def test_zero_stages_figure_13b_on_80gb():
     assert verdicts == ["OOM", "fits", "fits", "fits"]  # 208 + 2, 71.5 + 2, 48.75 + 2, 26 + 2 GB
     line = fig["layout"]["shapes"][0]
     assert line["y0"] == line["y1"] == 80
-    assert "H100 80 GB" in fig["layout"]["annotations"][-1]["text"]
+    assert fig["layout"]["annotations"][-1]["text"] == "H100<br>80 GB"
 
 
 def test_zero1_verdict_by_hand():
@@ -98,3 +98,26 @@ def test_recompute_tradeoff_figure():
     assert flops["y"][0] == 0 and flops["y"][2] == pytest.approx(100 / 3, abs=0.5)
     assert flops["xaxis"] == "x2" and flops["yaxis"] == "y2"
     assert "saved vs none" in mem["customdata"][1]
+
+
+def test_fits_rows_and_formula_text():
+    from core.memory import FitRow
+    from figures.memory import activation_formula, fits_rows, how_computed_markdown
+
+    rows = fits_rows([FitRow(zero_stage=0, min_dp=None, min_gpus=None, max_micro_batch=0),
+                      FitRow(zero_stage=3, min_dp=5, min_gpus=40, max_micro_batch=4096)], dp=8, tp=4, pp=2)
+    assert rows[0]["fewest GPUs that fit"] == "none (DP does not help)"
+    assert rows[0]["largest micro-batch at DP=8"] == "none: 1 does not fit"
+    assert rows[1]["fewest GPUs that fit"] == "40 = DP 5 × TP 4 × PP 2"
+    assert rows[1]["largest micro-batch at DP=8"] == "≥ 4,096" and rows[1]["PyTorch"] == "FULL_SHARD"
+    # Korthikanti Table 2 rows.
+    assert activation_formula("none", False, False) == r"sbh\left(10 + \frac{24}{t} + \frac{5as}{ht}\right)"
+    assert activation_formula("selective", False, True) == r"sbh\left(\frac{34}{t}\right)"
+    assert activation_formula("none", True, False) == r"sbh\left(10 + \frac{24}{t}\right)"
+    assert activation_formula("full", False, False) == r"2\,sbh"
+    results = _13b_at_dp8()
+    comm = (zero_comm_bytes_per_gpu(13 * 10**9, 8, 0), zero_comm_bytes_per_gpu(13 * 10**9, 8, 3))
+    text = how_computed_markdown(results, results[3], comm, None, "ZeRO-3", units="decimal")
+    # By hand: ZeRO-2 = 2 Psi + 14 Psi / 8 = 48.75e9 B; traffic 1.5x DDP.
+    assert "| ZeRO-2 | SHARD_GRAD_OP | 2 Ψ + 14 Ψ / N_d | 13,000,000,000 | 48,750,000,000 B" in text
+    assert "= 1.5× DDP" in text and "Activations" not in text  # a bare parameter count

@@ -6,7 +6,7 @@ import pytest
 
 from core.memory import (FSDP_STRATEGIES, RECIPES, ParallelConfig, TrainingConfig, activation_bytes_per_layer,
                          fits, fsdp_to_zero, memory_by_zero_stage, memory_per_gpu, model_state_bytes_per_gpu,
-                         recompute_tradeoff, what_fits, zero_comm_bytes_per_gpu)
+                         layer_allgather_bytes, recompute_tradeoff, what_fits, zero_comm_bytes_per_gpu)
 from core.model import ParamsOnly, preset
 
 GB = 1e9
@@ -339,3 +339,31 @@ def test_parallel_and_model_state_validation():
         fsdp_to_zero("ZERO", 8)
     assert math.isfinite(memory_per_gpu(preset("Mistral 7B"), ParallelConfig(tp=8, pp=4),
                                         TrainingConfig()).total_bytes)
+
+
+def test_layer_allgather_bytes_is_one_layers_weights():
+    m = preset("Llama-2 13B")
+    layer = 4 * 5120 * 5120 + 3 * 5120 * 13824 + 2 * 5120  # by hand, as above
+    assert layer_allgather_bytes(m) == 2 * layer == 634_408_960  # bf16 weights
+    assert layer_allgather_bytes(m, recipe="fp32_adam") == 4 * layer
+    assert layer_allgather_bytes(m, tp=2) == 2 * ((layer - 2 * 5120) // 2 + 2 * 5120)
+    with pytest.raises(ValueError, match="tp=0 must be a whole number"):
+        layer_allgather_bytes(m, tp=0)
+
+
+def test_activations_module_is_reexported_and_sized_by_hand():
+    from core import activations, memory
+
+    assert memory.activation_bytes_per_layer is activations.activation_bytes_per_layer
+    assert memory.RECOMPUTE_MODES == activations.RECOMPUTE_MODES == ("none", "selective", "full")
+    # 1F1B, p = 4, m = 8, L = 32: stage r holds (4 - r) micro-batches of 8 layers; GPipe holds all 8.
+    assert [activations.layers_in_flight(r, 32, 4, 8) for r in range(4)] == [32, 24, 16, 8]
+    assert activations.layers_in_flight(3, 32, 4, 8, "gpipe") == 64
+    assert activations.layers_in_flight(0, 32, 4, 2) == 16  # fewer micro-batches than stages
+    # Interleaved, v = 2: rank 0 holds L (1 + (p - 1)/(p v)) = 32 x 11/8 = 44 layers' worth.
+    assert activations.layers_in_flight(0, 32, 4, 8, "interleaved_1f1b", 2) == 44
+    s, b, h, v = 1024, 2, 512, 1000
+    assert activations.edge_activation_bytes(0, 2, s, b, h, v) == s * b * h  # dropout mask only
+    assert activations.edge_activation_bytes(1, 2, s, b, h, v, tp=2) == 4 * s * b * h + 4 * s * b * v / 2
+    assert activations.edge_activation_bytes(0, 1, s, b, h, v, tp=2, sequence_parallel=True) == (
+        5 * s * b * h / 2 + 4 * s * b * v / 2)

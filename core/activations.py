@@ -1,0 +1,75 @@
+"""Stored activations per GPU: Korthikanti et al. 2022's per-layer forms and the pipeline in-flight factor."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.model import ModelSpec, check_choice, check_divides, whole_number
+
+RECOMPUTE_MODES = ("none", "selective", "full")
+SCHEDULES = ("1f1b", "gpipe", "interleaved_1f1b")
+
+
+def activation_bytes_per_layer(seq_len, micro_batch, hidden, heads, tp=1, sequence_parallel=False,
+                               recompute="none", flash_attention=False) -> float:
+    """Stored activation bytes of one layer and micro-batch on one TP rank (Korthikanti Table 2)."""
+    # 2-byte activations, 1-byte dropout masks; flash attention stores none of the s^2 tensors (5as/h).
+    # Full recompute keeps the 2sbh layer input: the table does not shard it, but under SP it is
+    # already split over TP ranks (2sbh/t), as Megatron checkpoints it.
+    s, b, h, a, t = (whole_number(n, v) for n, v in (("seq_len", seq_len), ("micro_batch", micro_batch),
+                                                     ("hidden", hidden), ("heads", heads), ("tp", tp)))
+    check_divides("TP", t, a, "attention heads", "each TP rank must own whole heads")
+    check_choice("recompute", recompute, RECOMPUTE_MODES)
+    sbh = s * b * h
+    if recompute == "full":
+        return float(2 * sbh / t if sequence_parallel else 2 * sbh)
+    stored = 34 * sbh / t if sequence_parallel else 10 * sbh + 24 * sbh / t
+    if recompute == "none" and not flash_attention:
+        stored += 5 * a * s * s * b / t  # softmax output 2, its dropout mask 1, dropout output 2
+    return float(stored)
+
+
+def layers_in_flight(stage: int, num_layers: int, pp: int, num_microbatches: int, schedule: str = "1f1b",
+                     virtual_stages: int = 1) -> float:
+    """Layers' worth of activations pipeline stage `stage` holds at its peak (memory.md §5-6)."""
+    r, L, p, m, v = stage, num_layers, pp, num_microbatches, virtual_stages
+    check_choice("schedule", schedule, SCHEDULES)
+    if schedule == "gpipe":
+        return m * L / p  # every forward runs before the first backward
+    if schedule == "1f1b":
+        return min(p - r, m) * L / p  # warm-up of p - 1 - r forwards, then one more
+    chunks = min(2 * (p - 1 - r) + (v - 1) * p + 1, v * m)  # Megatron warm-up + 1, group size p
+    return chunks * L / (p * v)  # rank 0: L (1 + (p - 1)/(p v)) (Korthikanti et al.)
+
+
+def edge_activation_bytes(stage: int, pp: int, seq_len: int, micro_batch: int, hidden: int, vocab: int,
+                          tp: int = 1, sequence_parallel: bool = False) -> float:
+    """Embedding / logits activation bytes of one micro-batch on a stage's GPU (memory.md §6 extras)."""
+    s, b, t = seq_len, micro_batch, tp
+    sbh = s * b * hidden / (t if sequence_parallel else 1)
+    extras = sbh if stage == 0 else 0.0  # embedding dropout mask, 1 B
+    if stage == pp - 1:  # final-norm input 2sbh, LM-head input 2sbh, fp32 logits 4sbV/t
+        extras += 4 * sbh + 4 * s * b * vocab / t
+    return extras
+
+
+def stage_activations(model, stage: int, tp: int, pp: int, sequence_parallel: bool,
+                      training) -> tuple[float, float, float]:
+    """(bytes per layer and micro-batch, layers in flight, embedding/logits bytes) of one stage's GPU."""
+    if not isinstance(model, ModelSpec):
+        return 0.0, 0.0, 0.0  # a bare parameter count has no layer shape, hence no activations
+    tr, h = training, model.hidden_size
+    layer = activation_bytes_per_layer(tr.seq_len, tr.micro_batch, h, model.num_heads, tp, sequence_parallel,
+                                       tr.recompute, tr.flash_attention)
+    flight = layers_in_flight(stage, model.num_layers, pp, tr.num_microbatches, tr.schedule, tr.virtual_stages)
+    extras = edge_activation_bytes(stage, pp, tr.seq_len, tr.micro_batch, h, model.vocab_size, tp,
+                                   sequence_parallel)
+    return layer, flight, extras * flight * pp / model.num_layers  # x micro-batches in flight
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecomputeOption:
+    """One recompute setting: the fullest stage's activations and the extra compute they cost."""
+    recompute: str
+    activations_bytes: float
+    saved_bytes: float  # activations saved relative to no recompute
+    extra_compute_fraction: float  # extra FLOPs / model FLOPs

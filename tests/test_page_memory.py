@@ -1,0 +1,168 @@
+"""AppTest for the memory page: deep links reproduce the seeds' sizing numbers, rules show, units switch."""
+import json
+import re
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.app_pages import ROOT
+
+GB, GIB = 1e9, 2**30
+# Parameter counts by hand from the Hugging Face configs (Llama: 2h^2(1 + g/a) + 3hf + 2h per layer,
+# + h final norm + 2Vh untied embeddings); the published 6.74B / 13.0B / 69.0B.
+P7 = 32 * (2 * 4096**2 * 2 + 3 * 4096 * 11008 + 2 * 4096) + 4096 + 2 * 32000 * 4096
+P13 = 40 * (2 * 5120**2 * 2 + 3 * 5120 * 13824 + 2 * 5120) + 5120 + 2 * 32000 * 5120
+P70 = 80 * (2 * 8192**2 + 2 * 8192**2 * 8 // 64 + 3 * 8192 * 28672 + 2 * 8192) + 8192 + 2 * 32000 * 8192
+
+
+def run(params: dict | None = None, units: str = "decimal") -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "memory.py"), default_timeout=60)
+    at.session_state["mem_units_value"] = units  # the sidebar's global choice (app.py sets it)
+    for k, v in (params or {}).items():
+        at.query_params[k] = str(v)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label.split(",")[0]: m.value for m in at.metric}
+
+
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def trace(spec: dict, name: str) -> dict:
+    return next(t for t in spec["data"] if t["name"] == name)
+
+
+def verdicts(spec: dict) -> list[str]:
+    return [a["text"].split("<br>")[0] for a in spec["layout"]["annotations"][:4]]
+
+
+def seed_links(at: AppTest) -> list[dict]:
+    """The query of every 'Open this setting' link in the sizing questions, as the browser would read it."""
+    hrefs = [h for md in at.markdown for h in re.findall(r"\]\((memory\?[^)]+)\)", md.value)]
+    return [dict(parse_qsl(urlsplit(h).query)) for h in hrefs]
+
+
+def test_defaults_render_charts_and_a_verdict():
+    at = run()
+    assert not at.error
+    m = metrics(at)
+    assert m["Verdict"] == "fits"
+    # 13B, ZeRO-3 over 8: 16 x P13 / 8 = 2 P13 bytes of states = 26.0 GB.
+    assert m["States / GPU"] == f"{2 * P13 / GB:.3g} GB" == "26 GB"
+    bars = specs(at)[0]
+    assert trace(bars, "Parameters")["x"] == ["DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3"]
+    assert verdicts(bars)[0] == "OOM" and verdicts(bars)[3] == "fits"
+
+
+def test_seed_links_are_relative_and_three():
+    links = seed_links(run())
+    assert len(links) == 3
+    assert links[1] == {"model": "Llama-2 70B", "dp": "16", "zero": "3", "rc": "full", "mem": "GB"}
+
+
+def test_seed_70b_needs_about_1_1_tb_of_model_states():
+    at = run(seed_links(run())[0])
+    # 70e9 params x 16 B = 1.12e12 B; under DDP on one GPU the bar is all of it.
+    assert metrics(at)["Whole model"] == "1.12 TB"
+    bars = specs(at)[0]
+    ddp = sum(trace(bars, n)["y"][0] for n in ("Parameters", "Gradients", "Optimizer states"))
+    assert ddp == pytest.approx(70e9 * 16 / GB)
+    text = " ".join(md.value for md in at.markdown)
+    assert f"{P70:,} parameters × 16 B = **{16 * P70 / 1e12:.3g} TB" in text  # Llama-2 70B: 1.1 TB
+
+
+def test_seed_zero3_over_16_gpus_just_fits_70b():
+    at = run(seed_links(run())[1])
+    m = metrics(at)
+    assert m["States / GPU"] == f"{16 * P70 / 16 / GB:.3g} GB" == "69 GB"
+    # Full recompute keeps each layer's 2sbh input; + embedding mask sbh, final norm and head
+    # inputs 4sbh, fp32 logits 4sbV (Korthikanti et al. 2022).
+    s, h, v = 4096, 8192, 32000
+    acts = 80 * 2 * s * h + 5 * s * h + 4 * s * v
+    assert m["Activations / GPU"] == f"{acts / GB:.3g} GB"
+    used = 16 * P70 / 16 + acts + 0.05 * 80e9
+    assert 78e9 < used <= 80e9  # just barely
+    assert m["Verdict"] == "fits"
+    assert m["ZeRO-3"] == f"{used / GB:.3g} GB"
+
+
+def test_seed_13b_oom_under_ddp_fits_under_full_shard_and_shows_the_gather():
+    at = run(seed_links(run())[2])
+    bars = specs(at)[0]
+    states = [sum(trace(bars, n)["y"][i] for n in ("Parameters", "Gradients", "Optimizer states"))
+              for i in range(4)]
+    assert states[0] == pytest.approx(16 * P13 / GB) and states[0] > 80
+    assert states[3] == pytest.approx(16 * P13 / 8 / GB)
+    assert verdicts(bars)[0] == "OOM" and verdicts(bars)[3] == "fits"
+    # FULL_SHARD all-gathers one layer's bf16 weights before its forward and its backward.
+    layer = 2 * (2 * 5120**2 * 2 + 3 * 5120 * 13824 + 2 * 5120)
+    text = " ".join(md.value for md in at.markdown)
+    assert f"weights ({layer / 1e6:.3g} MB)" in text
+
+
+def test_units_switch_changes_every_number():
+    dec, binr = run(units="decimal"), run(units="binary")
+    assert metrics(dec)["Whole model"] == f"{16 * P13 / GB:.3g} GB" == "208 GB"
+    assert metrics(binr)["Whole model"] == f"{16 * P13 / GIB:.3g} GiB" == "194 GiB"
+    assert "(GB)" in specs(dec)[0]["layout"]["yaxis"]["title"]["text"]
+    assert "(GiB)" in specs(binr)[0]["layout"]["yaxis"]["title"]["text"]
+    assert trace(specs(binr)[0], "Parameters")["y"][0] == pytest.approx(2 * P13 / GIB)
+    assert "mem=GB" not in " ".join(md.value for md in binr.markdown)
+
+
+def test_tp_not_dividing_heads_names_the_rule():
+    at = run({"model": "Llama-2 7B", "tp": 3})
+    (err,) = at.error
+    assert "TP=3 does not divide 32 attention heads" in err.value
+    assert "use TP in {1, 2, 4, 8, 16, 32}" in err.value
+    assert not at.get("plotly_chart")
+
+
+def test_pp_not_dividing_layers_names_the_rule():
+    at = run({"model": "Llama-2 13B", "pp": 3})
+    assert "PP=3 does not divide 40 layers" in at.error[0].value
+
+
+def test_micro_batch_zero_in_url_falls_back_with_a_notice():
+    at = run({"mb": 0})
+    assert "`mb=0` was ignored" in " ".join(w.value for w in at.warning)
+    assert specs(at)
+
+
+def test_custom_shape_with_bad_heads_names_the_rule():
+    at = run({"model": "custom shape", "h": 4100, "a": 32, "kv": 32})
+    assert "hidden_size=4100 is not divisible by num_heads=32" in at.error[0].value
+
+
+def test_pipeline_stages_first_holds_most_activations():
+    at = run({"model": "Llama-2 7B", "pp": 4, "dp": 2})
+    stages = specs(at)[1]
+    acts = trace(stages, "Activations")["y"]
+    assert trace(stages, "Activations")["x"] == ["stage 0", "stage 1", "stage 2", "stage 3"]
+    # 1F1B: 4, 3, 2, 1 micro-batches of 8 layers in flight; the last adds the logits.
+    assert acts[0] > acts[1] > acts[2]
+    assert acts[0] / acts[1] == pytest.approx(4 / 3, rel=0.01)
+
+
+def test_hybrid_shard_shards_within_a_node():
+    at = run({"model": "Llama-2 7B", "dp": 32, "zero": "HSDP"})
+    bars = specs(at)[0]
+    assert trace(bars, "Parameters")["y"][3] == pytest.approx(2 * P7 / 8 / GB, rel=1e-6)  # shard over 8, not 32
+
+
+def test_params_only_has_no_activations_or_recompute_chart():
+    at = run({"model": "N parameters", "n": 13})
+    assert metrics(at)["Activations / GPU"] == "0 B"
+    assert len(specs(at)) == 1
+
+
+def test_self_check_accepts_the_independent_answer():
+    at = run(units="binary")
+    at.number_input(key="q").set_value(round(P7 * (2 + 14 / 8) / GIB, 2)).run()
+    assert any("Correct" in s.value for s in at.success)
