@@ -34,6 +34,7 @@ PAGES = [
      "Which DP × TP × PP × ZeRO layout trains fastest on this cluster, and does it fit?"),
     ("pages/reliability.py", "Reliability", "🛟",
      "A week-long run on thousands of GPUs: what do failures cost, and how often should it checkpoint?"),
+    ("pages/trace.py", "Plan vs trace", "🔬", "Does the simulated plan match a real profiler trace?"),
     ("pages/scenarios.py", "Scenarios", "🧭",
      "Six guided design exercises, each computed live and one click from its preloaded page."),
     ("pages/self_check.py", "Self-check", "✅",

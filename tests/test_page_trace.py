@@ -1,0 +1,115 @@
+"""AppTest for the plan-vs-trace page: the demo, uploads (good, broken, hostile), deep links."""
+import gzip
+import json
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.trace_import import analyze, load_trace
+from tests.app_pages import ROOT
+
+DEMO = sorted((ROOT / "data" / "traces").glob("ddp_gloo_rank*.json.gz"))
+
+
+def run(**params: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "trace.py"), default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def upload(files: list[tuple[str, bytes]]) -> AppTest:
+    at = run(demo="false")
+    at.file_uploader(key="files").set_value([(n, d, "application/octet-stream") for n, d in files]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def ms(text: str) -> float:
+    value, unit = re.fullmatch(r"([\d.]+) (ms|µs|s)", text).groups()
+    return float(value) * {"ms": 1e-3, "µs": 1e-6, "s": 1.0}[unit]
+
+
+def test_demo_renders_both_ranks_and_the_plan():
+    at = run()
+    assert not at.error and not at.warning
+    timeline, bars = specs(at)
+    rows = {y for t in timeline["data"] for y in t["y"]}
+    assert rows == {"trace · rank 0", "trace · rank 1", "plan · rank 0", "plan · rank 1"}
+    assert bars["data"][0]["y"] == ["trace · rank 0", "trace · rank 1", "plan · every rank"]
+    # The displayed step time is the mean traced span over the 3 profiled steps.
+    spans = [r.span_s for r in analyze([load_trace(p.read_bytes(), name=p.name) for p in DEMO]).ranks]
+    assert ms(metric(at, "Step time: trace")) == pytest.approx(sum(spans) / 2 / 3, rel=2e-3)
+    names = at.dataframe[1].value["op"].tolist()
+    assert set(names) == {"gloo:all_reduce", "c10d::allreduce_"}
+    assert [b.label for b in at.get("download_button")] == ["Analysis (CSV)",
+                                                            "Simulated plan (Chrome trace JSON)"]
+
+
+def test_deep_link_sets_the_plan_ranks():
+    at = run(n="4", fit="false", gf="100")
+    rows = {y for t in specs(at)[0]["data"] for y in t["y"] if y.startswith("plan")}
+    assert rows == {f"plan · rank {r}" for r in range(4)}
+    assert at.slider(key="gf").value == 100
+
+
+def test_no_upload_asks_for_files():
+    at = run(demo="false")
+    assert not at.error and "Upload one trace per rank" in at.info[0].value
+    assert not at.get("plotly_chart")
+
+
+def test_uploading_the_demo_files_gives_the_demo_view():
+    at = upload([(p.name, p.read_bytes()) for p in DEMO])
+    assert not at.error
+    assert metric(at, "Step time: trace") == metric(run(), "Step time: trace")
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("bad.json", b'{"traceEvents": [', "ends early"),
+    ("cut.json.gz", DEMO[0].read_bytes()[:-50], "gzip stream ends early"),
+    ("list.json", b"[1, 2]", "no complete"),
+    ("nan.json", b'[{"ph": "X", "ts": NaN, "dur": 1}]', "NaN is not standard JSON"),
+    ("zero.json", b'[{"ph": "X", "ts": 5, "dur": 0, "cat": "cpu_op", "name": "aten::mm"}]', "span 0"),
+])
+def test_broken_upload_shows_an_error_not_a_traceback(name, data, message):
+    at = upload([(name, data)])
+    assert len(at.error) == 1 and name.split(".")[0] in at.error[0].value and message in at.error[0].value
+    assert not at.get("plotly_chart")
+
+
+def test_hostile_names_stay_plain_text():
+    raw = json.loads(gzip.decompress(DEMO[0].read_bytes()))
+    evil = "<img src=x onerror=alert(1)> all_reduce ![x](http://e.vil/p.png)"
+    for e in raw["traceEvents"]:
+        if e.get("name") == "gloo:all_reduce":
+            e["name"] = evil
+    at = upload([("<script>alert(1)</script>.json", json.dumps(raw).encode()), (DEMO[1].name,
+                                                                             DEMO[1].read_bytes())])
+    assert not at.error
+    assert evil in at.dataframe[1].value["op"].tolist()            # shown as data, verbatim
+    assert at.dataframe[0].value["file"][0] == "_script_alert_1___script_.json"
+    shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "<img" not in shown and "e.vil" not in shown and "<script" not in shown
+    assert "e.vil" not in json.dumps(specs(at))                       # no file text in the charts
+
+
+def test_one_rank_cannot_fit_a_bandwidth_and_says_so():
+    at = upload([(DEMO[0].name, DEMO[0].read_bytes())])
+    assert "≥ 2 ranks" in at.warning[0].value and len(specs(at)) == 2
+
+
+def test_page_never_renders_html():
+    for f in ("pages/trace.py", "figures/trace.py"):
+        assert "unsafe_allow_html" not in (ROOT / f).read_text()
