@@ -122,6 +122,8 @@ def optimal_interval_s(*, checkpoint_s: float, mtbf_s: float) -> float:
     lo, hi = 0.0, 1.0
     for _ in range(200):
         mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:  # converged to adjacent floats; for delta ≳ 36 M the root rounds to 1
+            break
         lo, hi = (mid, hi) if math.log1p(-mid) + mid + d / m > 0 else (lo, mid)
     return 0.5 * (lo + hi) * m
 

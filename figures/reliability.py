@@ -1,10 +1,14 @@
 """Reliability figures: goodput vs checkpoint interval, waste breakdown, interruptions, stragglers."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence
 
+import plotly.graph_objects as go
+import plotly.io as pio
+
 from core.reliability import (LLAMA3_GPUS, LLAMA3_SNAPSHOT_S, LLAMA3_UNEXPECTED, GoodputCurve,
-                              Interruptions, MonteCarloGoodput, UsefulDevices)
+                              Interruptions, MonteCarloGoodput, UsefulDevices, Waste)
 from core.stragglers import StragglerCurve
 from core.units import format_seconds
 
@@ -13,6 +17,22 @@ _COLORS = {"curve": "#1f77b4", "young": "#ff7f0e", "daly": "#2ca02c", "optimum":
 # Candidate tick positions (seconds) for log time axes, labelled by units.format_seconds.
 _TICKS_S = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 14400,
             21600, 28800, 43200, 86400, 172800, 259200, 604800, 1209600, 2592000]
+
+
+@lru_cache(maxsize=4)
+def _template(name: str) -> dict:
+    return pio.templates[name].to_plotly_json()
+
+
+def as_figure(spec: dict) -> go.Figure:
+    """The spec as a go.Figure without plotly's per-property validation (same JSON, ~1 ms not ~20)."""
+    # st.plotly_chart validates a dict by building go.Figure(spec) on every rerun (10-25 ms per chart
+    # here); a go.Figure skips that. The tests validate these specs with go.Figure(...) and check that
+    # this path serialises to the same JSON (named template expanded, as validation does).
+    layout = dict(spec.get("layout", {}))
+    if isinstance(layout.get("template"), str):
+        layout["template"] = _template(layout["template"])
+    return go.Figure({**spec, "layout": layout}, _validate=False)
 
 
 def _time_axis(title: str, lo_s: float, hi_s: float) -> dict:
@@ -34,7 +54,8 @@ def _params(curve: GoodputCurve) -> str:
             f"restart R = {format_seconds(p.restart_s)}, job MTBF M = {format_seconds(p.mtbf_s)}")
 
 
-def goodput_figure(curve: GoodputCurve, monte_carlo: Sequence[MonteCarloGoodput] = ()) -> dict:
+def goodput_figure(curve: GoodputCurve, monte_carlo: Sequence[MonteCarloGoodput] = (),
+                   chosen: Waste | None = None) -> dict:
     """Goodput vs interval (exact and first-order), Young/Daly/optimum marked, Monte Carlo on top."""
     xs = [p.interval_s for p in curve.points]
     hover = [format_seconds(x) for x in xs]
@@ -57,6 +78,14 @@ def goodput_figure(curve: GoodputCurve, monte_carlo: Sequence[MonteCarloGoodput]
                                 "line": {"width": 1, "color": "white"}},
                      "hovertemplate": f"{label}<br>interval {format_seconds(w.interval_s)}"
                                       "<br>goodput %{y:.3%}<extra></extra>"})
+    if chosen is not None:  # the user's interval: a dashed drop line to its closed-form goodput
+        data.append({"type": "scatter", "mode": "lines+markers", "x": [chosen.interval_s] * 2,
+                     "y": [min(p.goodput for p in curve.points + (chosen,)), chosen.goodput],
+                     "name": f"your τ: {format_seconds(chosen.interval_s)}, {chosen.goodput:.1%}",
+                     "line": {"color": _COLORS["mc"], "dash": "dash", "width": 1},
+                     "marker": {"size": [0, 11], "color": _COLORS["mc"], "symbol": "square"},
+                     "hovertemplate": f"your interval {format_seconds(chosen.interval_s)}"
+                                      "<br>goodput %{y:.2%}<extra></extra>"})
     if monte_carlo:
         runs = {m.num_runs for m in monte_carlo}
         data.append({"type": "scatter", "mode": "markers", "x": [m.interval_s for m in monte_carlo],
@@ -69,8 +98,8 @@ def goodput_figure(curve: GoodputCurve, monte_carlo: Sequence[MonteCarloGoodput]
                      "hovertemplate": "Monte Carlo: %{customdata[0]} runs × %{customdata[1]} intervals"
                                       "<br>%{customdata[2]:.1f} failures per run"
                                       "<br>goodput %{y:.2%}<extra></extra>"})
-    lo = min(xs + [m.interval_s for m in monte_carlo])
-    hi = max(xs + [m.interval_s for m in monte_carlo])
+    extra = [m.interval_s for m in monte_carlo] + ([chosen.interval_s] if chosen else [])
+    lo, hi = min(xs + extra), max(xs + extra)
     title = f"Goodput vs checkpoint interval<br><sup>{_params(curve)}</sup>"
     return {"data": data, "layout": _layout(
         title, xaxis=_time_axis("checkpoint interval τ (log)", lo, hi),
@@ -121,8 +150,8 @@ def interruptions_figure(points: Sequence[Interruptions], show_llama3: bool = Tr
     title = (f"Expected interruptions in a {format_seconds(run_s)} run<br><sup>per-GPU MTBF "
              f"{format_seconds(gpu_mtbf_s)}; independent exponential failures</sup>")
     return {"data": data, "layout": _layout(
-        title, xaxis={"title": {"text": "GPUs (log)"}, "type": "log"},
-        yaxis={"title": {"text": "expected interruptions (log)"}, "type": "log"})}
+        title, xaxis={"title": {"text": "GPUs (log)"}, "type": "log", "dtick": 1},
+        yaxis={"title": {"text": "expected interruptions (log)"}, "type": "log", "dtick": 1})}
 
 
 def stragglers_figure(curve: StragglerCurve) -> dict:
@@ -144,7 +173,8 @@ def stragglers_figure(curve: StragglerCurve) -> dict:
          "hovertemplate": "%{x} ranks<br>P(step slow) %{y:.3f}<extra></extra>"},
     ]
     title = (f"Straggler slowdown vs GPU count<br><sup>per-rank step N(μ = {format_seconds(mu)}, "
-             f"σ = {format_seconds(curve.jitter_s)}); seed {curve.seed}</sup>")
+             f"σ = {format_seconds(curve.jitter_s)}, σ/μ = {curve.jitter_s / mu:.1%}); "
+             f"seed {curve.seed}</sup>")
     return {"data": data, "layout": _layout(
         title, xaxis={"title": {"text": "ranks in the synchronous step (log)"}, "type": "log"},
         yaxis={"title": {"text": "E[step] / μ"}},
@@ -159,7 +189,7 @@ def useful_devices_figure(devices: UsefulDevices) -> dict:
              "text": [f"{v:,.0f}" for v in values], "textposition": "outside",
              "hovertemplate": "%{x}<br>%{y:,.1f} GPUs<extra></extra>"}]
     share = values[-1] / values[0]
-    title = (f"GPUs doing useful work at the same instant: {values[-1]:,.0f} of "
-             f"{values[0]:,.0f} ({share:.1%})")
+    title = (f"GPUs doing useful work at the same instant<br><sup>{values[-1]:,.0f} of "
+             f"{values[0]:,.0f} ({share:.1%}) on average</sup>")
     yaxis = {"title": {"text": "GPUs (average)"}, "rangemode": "tozero"}
     return {"data": data, "layout": _layout(title, showlegend=False, yaxis=yaxis)}
