@@ -8,7 +8,7 @@ from typing import Any, Iterator
 import streamlit as st
 
 from core.units import ByteSystem
-from figures.theme import presenter
+from figures.theme import presenter, unvalidated
 
 _NOTICES = "_url_notices"
 _BIND = "query-params"
@@ -148,6 +148,8 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
         else:
             fig = fig.to_dict()
             fig["layout"]["height"] = height
+    if isinstance(fig, dict):
+        fig = unvalidated(fig)  # builders' specs are validated by the figure tests, not per rerun
     st.plotly_chart(fig, width="stretch", key=key, config=_CHART_CONFIG)
 
 

@@ -35,3 +35,15 @@ def test_type_and_lines_grow_and_input_is_not_mutated():
 def test_accepts_graph_objects_figures():
     out = presenter(go.Figure(go.Scatter(x=[1], y=[2], line={"color": "#123456"})))
     assert out["data"][0]["line"]["color"] == OKABE_ITO[0]
+
+
+def test_unvalidated_figure_serialises_like_the_validated_one():
+    import json
+
+    from figures.theme import unvalidated
+
+    spec = {"data": [{"type": "scatter", "x": [1, 2], "y": [3, 4], "line": {"color": "#123456"}}],
+            "layout": {"title": {"text": "t"}, "template": "plotly_white", "xaxis": {"type": "log"}}}
+    checked = json.dumps(go.Figure(spec).to_plotly_json(), sort_keys=True, default=str)
+    fast = json.dumps(unvalidated(spec).to_plotly_json(), sort_keys=True, default=str)
+    assert fast == checked
