@@ -78,6 +78,28 @@ def equal_shards(num_samples: int, num_ranks: int) -> tuple[int, ...]:
     return (num_samples // num_ranks,) * num_ranks
 
 
+def skewed_shards(num_samples: int, num_ranks: int) -> tuple[int, ...]:
+    """Unequal shards growing with the rank (rank r ∝ r+1, ≥ 1 sample each) that cover the batch.
+
+    Stands in for ranks whose local losses average over different counts (variable-length
+    sequences, an uneven last batch); largest-remainder rounding keeps the sum exact.
+    """
+    if isinstance(num_ranks, bool) or int(num_ranks) != num_ranks or num_ranks < 2:
+        raise ValueError(f"num_ranks={num_ranks!r}: unequal shards need ≥ 2 ranks; use e.g. 4")
+    if int(num_samples) != num_samples or num_samples <= num_ranks:
+        raise ValueError(f"a batch of {num_samples} samples over {num_ranks} ranks leaves at most one "
+                         "sample per rank, so shards cannot differ: unequal shards need more samples "
+                         f"than ranks; use ≥ {num_ranks + 1} samples (≥ 2 per rank)")
+    n, extra = int(num_ranks), int(num_samples) - int(num_ranks)
+    share = extra * np.arange(1, n + 1) / (n * (n + 1) / 2)
+    sizes = 1 + np.floor(share).astype(int)
+    short = int(num_samples) - int(sizes.sum())
+    sizes[np.argsort(-(share - np.floor(share)), kind="stable")[:short]] += 1
+    if sizes.min() == sizes.max():  # rounding evened them out (e.g. 4 over 2): move one sample
+        sizes[0], sizes[-1] = sizes[0] - 1, sizes[-1] + 1
+    return tuple(int(v) for v in sizes)
+
+
 def _local_grads(problem: Problem, params: np.ndarray, shard_sizes: tuple[int, ...]) -> np.ndarray:
     """(ranks, params) matrix: row r = gradient of the mean loss over rank r's shard."""
     bounds = shard_bounds(len(problem.y), shard_sizes)

@@ -98,13 +98,18 @@ def cluster_for(base: Cluster, num_gpus: int) -> Cluster:
     return replace(base, num_nodes=int(num_gpus) // g)
 
 
-def all_reduce_s(cluster: Cluster, message_bytes: float, kind: AllReduceKind) -> float:
-    """One gradient all-reduce over every GPU of the cluster, by the collectives cost model."""
+def all_reduce_s(cluster: Cluster, message_bytes: float, kind: AllReduceKind, *,
+                 with_latency: bool = True) -> float:
+    """One gradient all-reduce over every GPU of the cluster, by the collectives cost model.
+
+    with_latency=False sets every link's α to 0: what is left is the bytes-over-bandwidth part.
+    """
     if cluster.num_gpus == 1:
         return 0.0
+    alphas = {} if with_latency else {"intra_latency_s": 0.0, "inter_latency_s": 0.0}
     if AllReduceKind(kind) is AllReduceKind.HIERARCHICAL:
-        return hierarchical_all_reduce_time_s(cluster, message_bytes)
-    return flat_ring_all_reduce_time_s(cluster, message_bytes)
+        return hierarchical_all_reduce_time_s(cluster, message_bytes, **alphas)
+    return flat_ring_all_reduce_time_s(cluster, message_bytes, **alphas)
 
 
 def bottleneck(cluster: Cluster, kind: AllReduceKind) -> tuple[str, float]:
@@ -138,6 +143,7 @@ class DpStep:
     bottleneck_link: str
     bottleneck_bytes_per_s: float
     comm_s: float                    # all buckets' all-reduces back to back
+    comm_latency_s: float            # the part of comm_s that is per-message latency (α terms)
     exposed_comm_s: float            # what the step waits for after backward ends
     bucket_bytes: np.ndarray
     bucket_ready_s: np.ndarray       # from the start of forward
@@ -179,6 +185,8 @@ def dp_step(job: DpJob, cluster: Cluster, *, tokens_per_gpu: float | None = None
     # Buckets come in at most three sizes (first, full, tail): price each size once.
     unique, inverse = np.unique(sizes, return_inverse=True)
     comm = np.array([all_reduce_s(cluster, float(b), job.all_reduce) for b in unique])[inverse]
+    no_alpha = np.array([all_reduce_s(cluster, float(b), job.all_reduce, with_latency=False)
+                         for b in unique])[inverse]
     if job.bucket_bytes is None:
         ready = np.array([fwd + bwd])               # one all-reduce after loss.backward()
     else:
@@ -192,6 +200,7 @@ def dp_step(job: DpJob, cluster: Cluster, *, tokens_per_gpu: float | None = None
                   backward_s=bwd, grad_bytes=job.grad_bytes,
                   bytes_sent_per_rank=all_reduce_coefficients("ring", p)[1] * job.grad_bytes,
                   bottleneck_link=name, bottleneck_bytes_per_s=bw, comm_s=float(comm.sum()),
+                  comm_latency_s=float((comm - no_alpha).sum()),
                   exposed_comm_s=exposed, bucket_bytes=sizes, bucket_ready_s=ready,
                   bucket_start_s=start, bucket_finish_s=finish)
 

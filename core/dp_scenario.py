@@ -52,6 +52,16 @@ class SlowerAtScale:
         return self.large.tokens_per_s / self.small.tokens_per_s
 
     @property
+    def strong_throughput_ratio(self) -> float:
+        """Tokens/s at scale with the small run's global batch split over large_gpus, over the small run."""
+        return self.large_strong.tokens_per_s / self.small.tokens_per_s
+
+    @property
+    def gpu_ratio(self) -> float:
+        """The ideal throughput ratio: large_gpus / small_gpus."""
+        return self.large.num_gpus / self.small.num_gpus
+
+    @property
     def bandwidth_drop(self) -> float:
         """Bottleneck bandwidth inside the node over the bottleneck at scale."""
         return self.small.bottleneck_bytes_per_s / self.large.bottleneck_bytes_per_s
@@ -87,3 +97,35 @@ def slower_at_scale(*, job: DpJob | None = None, base: Cluster | None = None, sm
         large_strong=dp_step(job, large_c, tokens_per_gpu=job.tokens_per_gpu * small_gpus / large_gpus),
         sim_bytes_sent_per_rank_small=float(scan.max_bytes_sent["ring"][0]),
         sim_bytes_sent_per_rank_large=float(scan.max_bytes_sent["ring"][1]), fixes=fixes)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FixEffect:
+    """What one fix changes at scale, against the unfixed large run (positive = more)."""
+
+    label: str
+    tokens_per_s_gain: float       # fixed tokens/s ÷ unfixed tokens/s: > 1 helps, < 1 hurts
+    step_change_s: float
+    compute_change_s: float
+    comm_s: float                  # the fixed run's all-reduce time, all buckets back to back
+    comm_change_s: float
+    latency_change_s: float        # its per-message (α) part: more buckets, more messages
+    hidden_s: float                # all-reduce overlapped with backward
+    hide_cap_s: float              # the backward time: the most overlap can ever hide
+    num_buckets: int
+
+    @property
+    def helps(self) -> bool:
+        return self.tokens_per_s_gain > 1.0
+
+
+def fix_effects(s: SlowerAtScale) -> tuple[FixEffect, ...]:
+    """Each fix's measured effect on the large run, term by term, so a page can say why."""
+    base = s.large
+    return tuple(FixEffect(
+        label=f.label, tokens_per_s_gain=f.step.tokens_per_s / base.tokens_per_s,
+        step_change_s=f.step.step_s - base.step_s, compute_change_s=f.step.compute_s - base.compute_s,
+        comm_s=f.step.comm_s, comm_change_s=f.step.comm_s - base.comm_s,
+        latency_change_s=f.step.comm_latency_s - base.comm_latency_s,
+        hidden_s=max(0.0, f.step.hidden_comm_s), hide_cap_s=f.step.backward_s,
+        num_buckets=len(f.step.bucket_bytes)) for f in s.fixes)

@@ -107,6 +107,16 @@ class TpProof:
     def worst(self) -> float:
         return max(self.max_abs_diff.values())
 
+    @property
+    def forward_max_abs_diff(self) -> float:
+        """The output Y."""
+        return self.max_abs_diff["Y"]
+
+    @property
+    def backward_max_abs_diff(self) -> float:
+        """Every gradient: dX and the weight (and bias) gradients."""
+        return max(v for k, v in self.max_abs_diff.items() if k != "Y")
+
 
 def _diff(a, b) -> float:
     return float(np.max(np.abs(np.asarray(a) - np.asarray(b))))

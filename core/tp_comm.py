@@ -76,6 +76,21 @@ def tp_comm_plan(model: ModelSpec, *, tp: int, micro_batch: int, seq_len: int,
                       layer_input_bytes_per_gpu=m / (tp if sequence_parallel else 1))
 
 
+def plans_by_mode(model: ModelSpec, *, tp: int, micro_batch: int, seq_len: int,
+                  sequence_parallel: bool) -> dict[bool, TpCommPlan]:
+    """{sequence_parallel: plan} for both modes, to compare; raises only if the chosen mode is invalid
+    (the other is left out when its rule fails, e.g. SP needs TP to divide the sequence)."""
+    plans = {}
+    for sp in (sequence_parallel, not sequence_parallel):
+        try:
+            plans[sp] = tp_comm_plan(model, tp=tp, micro_batch=micro_batch, seq_len=seq_len,
+                                     sequence_parallel=sp)
+        except ValueError:
+            if sp == sequence_parallel:
+                raise
+    return dict(sorted(plans.items()))
+
+
 def layer_compute_s(model: ModelSpec, gpu: GpuSpec, *, tp: int, micro_batch: int, seq_len: int,
                     mfu: float = 0.5, full_recompute: bool = False) -> float:
     """One layer's forward + backward on one TP rank: layer FLOPs × (3, or 4 with recompute) / t."""

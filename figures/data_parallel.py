@@ -1,16 +1,31 @@
 """Plotly figure builders (plain dict specs) for the data-parallel page."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from core.data_parallel import DpProof, SgdCurves
-from core.dp_scaling import DpStep, ScalingCurve
-from core.dp_scenario import SlowerAtScale
+from core.dp_scaling import AllReduceKind, DpJob, DpStep, ScalingCurve
+from core.dp_scenario import FixEffect, SlowerAtScale, fix_effects
+from core.hardware import Cluster
 from core.stragglers import StragglerCurve
+from core.units import format_bandwidth, format_bytes, format_count, format_seconds
 
 FULL_COLOR, RING_COLOR, WEIGHTED_COLOR = "#1f77b4", "#ff7f0e", "#2ca02c"
 COMPUTE_COLOR, EXPOSED_COLOR, HIDDEN_COLOR = "#1f77b4", "#d62728", "#9ecae1"
 MAX_PARAMS_SHOWN = 40
+
+
+def ticks_125(values, fmt=lambda v: f"{v:g}") -> dict:
+    """Log-axis ticks at 1, 2, 5 × 10^k spanning the positive finite values, labelled in full."""
+    v = [float(x) for x in values if x is not None and x > 0 and math.isfinite(x)]
+    if not v:
+        return {}
+    lo, hi = min(v), max(v)
+    vals = [m * 10.0 ** k for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+            for m in (1, 2, 5) if lo / 2.5 <= m * 10.0 ** k <= hi * 2.5]
+    return {"tickmode": "array", "tickvals": vals, "ticktext": [fmt(x) for x in vals]}
 
 
 def _shards(sizes: tuple[int, ...]) -> str:
@@ -150,7 +165,8 @@ def efficiency_figure(curves: dict[str, ScalingCurve]) -> dict:
         "yaxis": {"title": {"text": "efficiency = compute / step"}, "range": [0, 1.05],
                   "tickformat": ".0%"},
         "yaxis2": {"overlaying": "y", "side": "right", "type": "log", "showgrid": False,
-                   "dtick": "D2", "title": {"text": "tokens/s (dotted)"}},
+                   "title": {"text": "tokens/s (dotted)"},
+                   **ticks_125([v for c in curves.values() for v in c.column("tokens_per_s")], format_count)},
         "legend": {"orientation": "h", "y": -0.2}, "height": 420,
         "margin": {"l": 70, "r": 70, "t": 60, "b": 60}}}
 
@@ -214,7 +230,7 @@ def scenario_figure(s: SlowerAtScale) -> dict:
         {"type": "bar", "orientation": "h", "name": "exposed all-reduce", "y": names,
          "x": _ms([t.exposed_comm_s for t in steps]), "marker": {"color": EXPOSED_COLOR},
          "text": [f"{t.tokens_per_s:,.0f} tok/s · eff {t.efficiency:.0%}" for t in steps],
-         "textposition": "outside"}]
+         "textposition": "outside", "cliponaxis": False}]
     return {"data": traces, "layout": {
         "title": {"text": f"Scaled {s.small.num_gpus} → {s.large.num_gpus} GPUs · step "
                           f"{s.small.step_s * 1e3:.4g} ms → {s.large.step_s * 1e3:.4g} ms",
@@ -225,3 +241,101 @@ def scenario_figure(s: SlowerAtScale) -> dict:
         "xaxis": {"title": {"text": "step time (ms)"}, "range": [0, 1.45e3 * max(t.step_s for t in steps)]},
         "yaxis": {"autorange": "reversed"}, "legend": {"orientation": "h", "y": -0.2},
         "height": 420, "margin": {"l": 330, "r": 160, "t": 80, "b": 60}}}
+
+
+def fix_notes(effects: tuple[FixEffect, ...]) -> list[str]:
+    """One markdown line per fix: the verdict on tokens/s, then the measured terms that moved."""
+    lines = []
+    for e in effects:
+        gain = e.tokens_per_s_gain
+        verdict = (f"helps: tokens/s ×{gain:.3g}" if e.helps else
+                   f"**does not help**: tokens/s ×{gain:.3g} ({gain - 1:+.1%})")
+        why = []
+        if e.hidden_s > 0:
+            cap = "all it can: backward lasts" if e.hidden_s >= 0.99 * e.hide_cap_s else "backward lasts"
+            why.append(f"overlap hides {format_seconds(e.hidden_s)} of the {format_seconds(e.comm_s)} "
+                       f"all-reduce ({cap} "
+                       f"{format_seconds(e.hide_cap_s)})")
+        if e.latency_change_s > 0:
+            why.append(f"{e.num_buckets} buckets add {format_seconds(e.latency_change_s)} of "
+                       "per-message latency")
+        bandwidth = e.comm_change_s - e.latency_change_s
+        if bandwidth < 0:
+            why.append(f"bytes over the links take {format_seconds(-bandwidth)} less")
+        if e.compute_change_s > 0:
+            why.append(f"compute grows {format_seconds(e.compute_change_s)} while the gradient "
+                       "bytes stay the same, so each step carries more tokens per byte sent")
+        lines.append(f"- **{e.label}** — {verdict}" + (": " + "; ".join(why) + "." if why else "."))
+    return lines
+
+
+def how_computed_lines(proof: DpProof | None, job: DpJob | None, step: DpStep | None,
+                       curve: StragglerCurve, units: str, bw_units: str = "decimal") -> list[str]:
+    """Markdown paragraphs: each formula of the page with the value the core measured beside it."""
+    lines = [] if proof is None else [
+        r"**Gradient.** $\nabla L = \frac{1}{B}\sum_{i=1}^{B} \nabla\ell_i = \sum_r \frac{n_r}{B}\,g_r"
+        r"\;\overset{n_r = B/N}{=}\;\frac{1}{N}\sum_r g_r$, with $g_r$ rank $r$'s mean gradient over "
+        f"its $n_r$ samples. Measured: max |ring ÷ N − full| = {proof.ring_max_abs_diff:.1e} over "
+        rf"{proof.full_grad.size} parameters; weighted $\sum_r n_r g_r / \sum_r n_r$: "
+        f"{proof.weighted_max_abs_diff:.1e} (shards {'/'.join(map(str, proof.shard_sizes))})."]
+    if job is not None and step is not None:
+        p, nb = step.num_gpus, len(step.bucket_bytes)
+        ring = (r"$t_i = 2(p-1)\,\alpha + 2\frac{p-1}{p}\frac{n_i}{B}$ (flat ring, B = the slowest "
+                "link per rank)" if job.all_reduce is AllReduceKind.FLAT_RING else
+                r"$t_i = \text{RS}_\text{node}(n_i) + \text{AR}_\text{nodes}(n_i/g) + "
+                r"\text{AG}_\text{node}(n_i)$ (hierarchical: only $1/g$ of each bucket crosses the NICs)")
+        lines += [
+            rf"**Bytes.** Each rank of a ring sends $2\frac{{p-1}}{{p}}\,n$: at p = {p}, n = "
+            f"{format_bytes(step.grad_bytes, units)} → {format_bytes(step.bytes_sent_per_rank, units)}.",
+            f"**All-reduce time**, per bucket: {ring}, α the latency charged per step by the cost model. "
+            f"Measured at p = {p}: {nb} bucket{'s' * (nb > 1)}, {format_seconds(step.comm_s)} in all = "
+            f"{format_seconds(step.comm_latency_s)} latency + "
+            f"{format_seconds(step.comm_s - step.comm_latency_s)} bytes over "
+            f"{format_bandwidth(step.bottleneck_bytes_per_s, bw_units)} ({step.bottleneck_link}).",
+            r"**Compute.** $t = \frac{6\,\Psi\,T}{\text{peak} \times \text{MFU}}$, forward ⅓ and "
+            f"backward ⅔: Ψ = {format_count(job.num_params)}, T = {step.tokens_per_gpu:,.0f} tokens, MFU "
+            f"{job.mfu:.0%} → {format_seconds(step.compute_s)} ({format_seconds(step.forward_s)} + "
+            f"{format_seconds(step.backward_s)}).",
+            r"**Overlap.** Bucket $i$ is ready at $r_i$ (gradients arrive evenly through backward); "
+            r"$\text{finish}_i = \max(r_i, \text{finish}_{i-1}) + t_i$; exposed = finish of the last "
+            f"bucket − end of backward = {format_seconds(step.exposed_comm_s)} "
+            f"({format_seconds(step.hidden_comm_s)} hidden). Step = compute + exposed = "
+            f"{format_seconds(step.step_s)}; efficiency = compute / step = {step.efficiency:.1%}."]
+    i = len(curve.rank_counts) - 1
+    lines.append(
+        r"**Stragglers.** $E[\text{step}] = \mu + \sigma\,E[\max_{r \le p} Z_r]$, "
+        r"$E[\max] = \int x\,p\,\varphi(x)\,\Phi(x)^{p-1}\,dx$ (numerical integration). At p = "
+        f"{curve.rank_counts[i]}: E[max] = {curve.expected_max_z[i]:.4f} → "
+        f"{curve.expected_step_s[i] * 1e3:.2f} ms; Monte Carlo {curve.mc_step_s[i] * 1e3:.2f} ± "
+        f"{2 * curve.mc_stderr_s[i] * 1e3:.2f} ms. A rare hiccup: $P = 1 - (1-q)^p$ = "
+        f"{curve.prob_step_slow[i]:.3f}.")
+    return lines
+
+
+def scenario_markdown(s: SlowerAtScale, cluster: Cluster, units: str, bw_units: str) -> str:
+    """The scenario in numbers: setup, small vs large run side by side, the link that changed, each fix."""
+    small, large, j = s.small, s.large, s.job
+    rows = [("bytes sent per rank (ring simulator)", format_bytes(s.sim_bytes_sent_per_rank_small, units),
+             format_bytes(s.sim_bytes_sent_per_rank_large, units)),
+            ("bottleneck link", small.bottleneck_link, large.bottleneck_link),
+            ("its bandwidth per rank", format_bandwidth(small.bottleneck_bytes_per_s, bw_units),
+             format_bandwidth(large.bottleneck_bytes_per_s, bw_units)),
+            ("compute / exposed all-reduce", f"{format_seconds(small.compute_s)} / "
+             f"{format_seconds(small.exposed_comm_s)}", f"{format_seconds(large.compute_s)} / "
+             f"{format_seconds(large.exposed_comm_s)}"),
+            ("step time", format_seconds(small.step_s), f"{format_seconds(large.step_s)} (×{s.step_ratio:.3g})"),
+            ("tokens/s", f"{small.tokens_per_s:,.0f}", f"{large.tokens_per_s:,.0f} (×{s.throughput_ratio:.3g}, "
+             f"ideal ×{s.gpu_ratio:g})"),
+            ("tokens/s, strong scaling (same global batch)", f"{small.tokens_per_s:,.0f}",
+             f"{s.large_strong.tokens_per_s:,.0f} (×{s.strong_throughput_ratio:.2g})")]
+    table = [f"| | {small.num_gpus} GPUs | {large.num_gpus} GPUs |", "|---|---|---|"]
+    table += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return "\n\n".join([
+        f"{format_count(j.num_params)} parameters, fp32 gradients ({format_bytes(j.grad_bytes, units)}), "
+        f"{j.tokens_per_gpu:,.0f} tokens per GPU, one all-reduce after backward, on nodes of "
+        f"{cluster.gpus_per_node}× {cluster.gpu.name} ({cluster.intra_link.name}) with "
+        f"{cluster.nics_per_node}× {cluster.inter_link.name} per node.", "\n".join(table),
+        f"The ring leaves {small.bottleneck_link} for **{large.bottleneck_link}**: every rank still sends "
+        f"about twice the gradient, through a link {s.bandwidth_drop:.3g}× slower. Each fix, applied at "
+        f"{large.num_gpus} GPUs (the setup is fixed; the bucketing fix uses the page's bucket size):",
+        "\n".join(fix_notes(fix_effects(s)))])

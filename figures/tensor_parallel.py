@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from core.tensor_parallel import REPLICATED, TpProof
-from core.tp_comm import LinkTime, TpPoint
+from core.tp_comm import LinkTime, TpCommPlan, TpPoint
+from core.units import format_bytes, format_seconds
+from figures.data_parallel import ticks_125
 
 # One colour per TP rank (Plotly's qualitative palette, 10 colours, repeated for TP > 10);
 # grey = a tensor every rank holds whole.
@@ -28,36 +30,47 @@ def _discrete_scale(tp: int) -> list:
     return scale
 
 
-def ownership_figure(ownership: dict[str, np.ndarray], *, tp: int, what: str = "MLP") -> dict:
-    """One heatmap per tensor: cell colour = the TP rank holding that element (grey = every rank)."""
-    names = list(ownership)
-    k = len(names)
-    gap = 0.04
+def ownership_figure(ownership: dict[str, np.ndarray], *, tp: int, what: str = "MLP",
+                     below: dict[str, np.ndarray] | None = None) -> dict:
+    """One heatmap per tensor: cell colour = the TP rank holding that element (grey = every rank).
+
+    `below` adds a second row of tensors (e.g. attention under the MLP): one chart instead of two.
+    """
+    rows = [ownership] + ([below] if below else [])
+    k, gap = max(len(r) for r in rows), 0.04
     width = (1 - gap * (k - 1)) / k
-    traces, layout = [], {}
-    for i, name in enumerate(names):
-        z = np.asarray(ownership[name])
-        ax = "" if i == 0 else str(i + 1)
-        hover = np.where(z == REPLICATED, "all GPUs", np.char.add("GPU ", z.astype(str)))
-        traces.append({
-            "type": "heatmap", "z": (z + 1).tolist(), "zmin": 0, "zmax": tp + 1,
-            "colorscale": _discrete_scale(tp), "showscale": False, "xgap": 1, "ygap": 1,
-            "text": hover.tolist(), "hovertemplate": f"{name}<br>row %{{y}}, col %{{x}}: %{{text}}"
-                                                     "<extra></extra>",
-            "xaxis": f"x{ax}", "yaxis": f"y{ax}"})
-        layout[f"xaxis{ax}"] = {"domain": [i * (width + gap), i * (width + gap) + width],
-                                "title": {"text": f"{name}<br>{z.shape[0]}×{z.shape[1]}"},
-                                "showticklabels": False, "anchor": f"y{ax}"}
-        layout[f"yaxis{ax}"] = {"autorange": "reversed", "showticklabels": False,
-                                "anchor": f"x{ax}", "scaleanchor": f"x{ax}"}
+    heights = [(0.0, 1.0)] if len(rows) == 1 else [(0.58, 1.0), (0.0, 0.36)]
+    traces, layout, i = [], {}, 0
+    gap_px = 1 if max(max(np.shape(z)) for r in rows for z in r.values()) <= 48 else 0  # keep cells visible
+    for row, (y0, y1) in zip(rows, heights):
+        first = (k - len(row)) / 2  # centre a shorter row
+        for j, (name, z) in enumerate(row.items()):
+            z, ax, x0 = np.asarray(z), "" if i == 0 else str(i + 1), (first + j) * (width + gap)
+            i += 1
+            # Small integer arrays go out as base64 typed arrays; a tensor is either replicated whole
+            # or split element by element, so one hover text per tensor suffices.
+            who = "all GPUs" if (z == REPLICATED).all() else "GPU %{customdata}"
+            traces.append({
+                "type": "heatmap", "z": (z + 1).astype(np.int8), "customdata": z.astype(np.int8),
+                "zmin": 0, "zmax": tp + 1, "colorscale": _discrete_scale(tp), "showscale": False,
+                "xgap": gap_px, "ygap": gap_px,
+                "hovertemplate": f"{name}<br>row %{{y}}, col %{{x}}: {who}<extra></extra>",
+                "xaxis": f"x{ax}", "yaxis": f"y{ax}"})
+            layout[f"xaxis{ax}"] = {"domain": [x0, x0 + width], "anchor": f"y{ax}",
+                                    "title": {"text": f"{name.replace(' (', '<br>(')}<br>{z.shape[0]}×{z.shape[1]}"},
+                                    "showticklabels": False, "showgrid": False, "zeroline": False}
+            layout[f"yaxis{ax}"] = {"domain": [y0, y1], "autorange": "reversed", "showticklabels": False,
+                                    "showgrid": False, "zeroline": False, "anchor": f"x{ax}",
+                                    "scaleanchor": f"x{ax}"}
     # Legend entries: invisible scatter points, one per rank plus "all GPUs".
     for r in [REPLICATED] + list(range(tp)):
         traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "markers",
                        "marker": {"color": rank_color(r), "size": 12, "symbol": "square"},
                        "name": "all GPUs (replicated)" if r == REPLICATED else f"GPU {r}"})
     layout.update({"title": {"text": f"Tensor parallel · TP={tp} · who holds what ({what})"},
-                   "legend": {"orientation": "h", "y": -0.25}, "height": 360,
-                   "margin": {"l": 20, "r": 20, "t": 60, "b": 90}, "plot_bgcolor": "white"})
+                   "legend": {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02,
+                              "yanchor": "bottom"}, "height": 380 if len(rows) == 1 else 700,
+                   "margin": {"l": 20, "r": 20, "t": 80, "b": 80}, "plot_bgcolor": "white"})
     return {"data": traces, "layout": layout}
 
 
@@ -72,7 +85,7 @@ def proof_figure(proofs: list[TpProof]) -> dict:
         names = list(p.max_abs_diff)
         vals = [p.max_abs_diff[n] for n in names]
         traces.append({
-            "type": "bar", "name": p.layer, "x": [f"{p.layer}: {n}" for n in names],
+            "type": "bar", "name": p.layer, "x": [[p.layer] * len(names), names],
             "y": [max(v, FLOOR) for v in vals], "text": [f"{v:.1e}" for v in vals],
             "textposition": "outside", "marker": {"color": RANK_COLORS[i % len(RANK_COLORS)]},
             "hovertemplate": "%{x}: max |diff| = %{text}<extra></extra>"})
@@ -131,7 +144,7 @@ def tp_sweep_figure(points: tuple[TpPoint, ...], *, gpus_per_node: int) -> dict:
         shapes.append({"type": "line", "x0": b, "x1": b, "y0": 0, "y1": 1, "xref": "x", "yref": "paper",
                        "line": {"dash": "dash", "color": "#333", "width": 2}})
         notes.append({"x": b, "y": 1.0, "xref": "x", "yref": "paper", "showarrow": False,
-                      "xanchor": "left", "yanchor": "top",
+                      "xanchor": "left", "yanchor": "top", "bgcolor": "rgba(255,255,255,0.85)",
                       "text": f" node boundary ({gpus_per_node} GPUs): NVLink | NIC"})
     notes += [{"x": xi, "y": 0.02, "xref": "x", "yref": "paper", "showarrow": False,
                "text": "invalid", "hovertext": p.reason} for xi, p in zip(x, points) if not p.valid]
@@ -143,8 +156,65 @@ def tp_sweep_figure(points: tuple[TpPoint, ...], *, gpus_per_node: int) -> dict:
     return {"data": traces, "layout": {
         "title": {"text": f"TP sweep · {gpus_per_node} GPUs per node", "subtitle": {"text": sub}},
         "barmode": "group", "xaxis": {"type": "category"},
-        "yaxis": {"type": "log", "title": {"text": "ms per layer per micro-batch"}, "dtick": "D2"},
+        "yaxis": {"type": "log", "title": {"text": "ms per layer per micro-batch"},
+                  **ticks_125([v for t in traces[:2] for v in t["y"]])},
         "yaxis2": {"overlaying": "y", "side": "right", "type": "log", "showgrid": False,
-                   "dtick": "D2", "title": {"text": "comm / compute"}},
+                   "title": {"text": "comm / compute"}, **ticks_125(traces[2]["y"])},
         "shapes": shapes, "annotations": notes, "legend": {"orientation": "h", "y": -0.2},
         "height": 420, "margin": {"l": 70, "r": 70, "t": 80, "b": 60}}}
+
+
+def _counts(d: dict[str, int]) -> str:
+    return " + ".join(f"{n} {k.replace('_', '-')}" for k, n in d.items())
+
+
+def comm_plan_rows(plans: list[TpCommPlan], units: str) -> list[dict]:
+    """One table row per plan: collectives per layer, bytes per collective, bytes sent per GPU."""
+    return [{"mode": "sequence parallel" if p.sequence_parallel else "plain TP",
+             "forward, per layer": _counts(p.forward), "backward, per layer": _counts(p.backward),
+             "sent per GPU per layer": format_bytes(p.bytes_sent_per_gpu_per_layer, units),
+             "per step": format_bytes(p.bytes_sent_per_gpu_per_step, units),
+             "layer input held per GPU": format_bytes(p.layer_input_bytes_per_gpu, units)}
+            for p in plans]
+
+
+def node_boundary_note(points: tuple[TpPoint, ...], gpus_per_node: int) -> str:
+    """'Inside the node … ; across nodes …': comm/compute on both sides of the boundary, in numbers."""
+    inside = [p for p in points if p.valid and p.tp <= gpus_per_node and p.tp > 1]
+    outside = [p for p in points if p.valid and p.tp > gpus_per_node]
+    parts = []
+    if inside:
+        worst = max(inside, key=lambda p: p.comm_to_compute)
+        parts.append(f"inside one node (TP ≤ {gpus_per_node}, {worst.link_label}) TP communication is "
+                     f"at most {worst.comm_to_compute:.0%} of the layer's compute (TP={worst.tp})")
+    for p in outside:
+        parts.append(f"TP={p.tp} rides {p.link_label}: communication {p.comm_to_compute:.0%} of compute")
+    bad = [p for p in points if not p.valid]
+    if bad:
+        parts.append("invalid: " + ", ".join(f"TP={p.tp}" for p in bad) + " (hover the chart for the rule)")
+    return "; ".join(parts) + "." if parts else ""
+
+
+def how_computed_lines(proof_diffs: tuple[float, float] | None, plan: TpCommPlan | None,
+                       times: tuple[LinkTime, ...] | None, mfu: float, units: str) -> list[str]:
+    """Markdown paragraphs: the split, the bytes and the times, each formula with its measured value."""
+    lines = [r"**MLP.** $Y = \mathrm{GeLU}(X W_1)\,W_2$ with $W_1 = [W_1^{(1)} \cdots W_1^{(t)}]$ (columns) "
+             r"and $W_2 = [W_2^{(1)}; \cdots; W_2^{(t)}]$ (rows): $Y = \sum_i \mathrm{GeLU}(X W_1^{(i)})"
+             r"\,W_2^{(i)}$, one all-reduce (g). Backward: $dX = \sum_i dA^{(i)} W_1^{(i)\top}$, one "
+             r"all-reduce (f). Attention: the same, each GPU owning whole heads."]
+    if proof_diffs is not None:
+        lines[0] += f" Measured: forward {proof_diffs[0]:.1e}, backward {proof_diffs[1]:.1e}."
+    if plan is not None:
+        kinds = f"forward {_counts(plan.forward)}, backward {_counts(plan.backward)}"
+        lines.append(rf"**Bytes.** $M = b\,s\,h \times 2$ B = {format_bytes(plan.message_bytes, units)}; "
+                     rf"a ring all-reduce sends $2\frac{{t-1}}{{t}}M$ per GPU (a reduce-scatter or an "
+                     rf"all-gather half of that). Per layer per step ({kinds}): "
+                     f"{format_bytes(plan.bytes_sent_per_gpu_per_layer, units)}; × {plan.num_layers} layers "
+                     f"= {format_bytes(plan.bytes_sent_per_gpu_per_step, units)}.")
+    if times:
+        lines.append(r"**Time.** $t_{AR} = 2(t-1)\,\alpha + 2\frac{t-1}{t}\frac{M}{B}$ per all-reduce "
+                     r"($B$, $\alpha$ of the link); compute $= 3 \times$ one layer's forward FLOPs $/\,t$ "
+                     f"at {mfu:.0%} MFU = {format_seconds(times[0].compute_s)}. Communication per layer: "
+                     + ", ".join(f"{x.link.name} {format_seconds(x.comm_s)} "
+                                 f"({x.comm_to_compute:.2g}× compute)" for x in times) + ".")
+    return lines
