@@ -1,0 +1,136 @@
+"""AppTest for the scenarios page: every scenario renders its computed numbers, and every link it offers
+opens its target page with exactly the stated widgets and the same headline number."""
+from urllib.parse import parse_qsl
+
+import pytest
+
+from core import scenarios as cs
+from core.units import format_bytes, format_seconds
+from tests.test_pages import assert_clean, chart_specs, run_app
+
+PAGE = "pages/scenarios.py"
+LABELS = {"size": "Size 70B", "scale": "DP scale-out", "place": "3D placement", "pipe": "GPipe vs 1F1B",
+          "fsdp": "DDP vs FSDP", "sentence": "The sentence"}
+RESULTS = {"size": cs.size_70b, "scale": cs.scale_out, "place": cs.placement, "pipe": cs.gpipe_vs_1f1b,
+           "fsdp": cs.ddp_vs_fsdp, "sentence": cs.sentence}
+
+
+def text(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def links(at) -> list[tuple[str, dict]]:
+    return [(p.proto.page, dict(parse_qsl(p.proto.query_string))) for p in at.get("page_link")
+            if p.proto.query_string]
+
+
+def widget_value(at, key: str) -> str:
+    """The value of the main-area widget with this key, as the URL would spell it."""
+    for kind in ("slider", "selectbox", "radio", "toggle", "number_input"):
+        try:
+            v = getattr(at, kind)(key=key).value
+        except (KeyError, IndexError, ValueError):
+            continue
+        if isinstance(v, bool):
+            return str(v).lower()
+        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+    raise AssertionError(f"no widget with key {key!r}")
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_defaults_show_the_70b_sizing_with_numbers_from_the_core():
+    at = run_app(PAGE)
+    assert_clean(at)
+    assert not at.error
+    s = cs.size_70b()
+    body = text(at)
+    for number in (s.states_bytes, s.states_per_gpu_bytes, s.activations_bytes["full"], s.used_bytes("full")):
+        assert format_bytes(number, "binary") in body
+    assert "1.02 TiB" in body and "65.2 GiB per GPU" in body   # 1.12e12 B and 70e9 B, by hand in GiB
+    assert chart_specs(at) and at.slider(key="nd").value == 16
+    assert links(at) == [("memory", dict(x.params)) for x in s.links]
+
+
+@pytest.mark.parametrize("kind", LABELS)
+def test_every_scenario_renders_its_steps_chart_and_links(kind):
+    at = run_app(PAGE, {"sc": LABELS[kind]})
+    assert_clean(at)
+    assert not at.error and not at.warning
+    assert len(chart_specs(at)) == 1
+    expected = RESULTS[kind]().links
+    assert links(at) == [(x.page.split("/")[1][:-3], dict(x.params)) for x in expected]
+    assert len(at.get("page_link")) == len(expected)
+
+
+def test_pipeline_scenario_deep_link_and_knob():
+    at = run_app(PAGE, {"sc": "GPipe vs 1F1B", "stages": "4"})
+    body = text(at)
+    assert "3/11 = **27.27%**" in body and "3/67 = **4.48%**" in body   # (P−1)/(M+P−1) at P = 4
+    assert all(q["p"] == "4" for _, q in links(at))
+
+
+def test_placement_knob_changes_the_network():
+    at = run_app(PAGE, {"sc": "3D placement", "net": "100 GbE"})
+    assert_clean(at)
+    assert "100 GbE" in text(at) and all(q["inter"] == "100 GbE" for _, q in links(at))
+
+
+def test_decimal_units_travel_with_the_links():
+    at = run_app(PAGE, {"mem": "GB"})
+    assert "70 GB per GPU" in text(at)
+    assert all(q.get("mem") == "GB" for _, q in links(at))
+
+
+def test_self_check_scores_a_right_answer_and_explains_a_wrong_one():
+    at = run_app(PAGE)
+    at.number_input(key="q_size").set_value(35.0 * 1e9 / 2**30).run()   # 16 × 70e9 / 32 B in GiB
+    assert any(s.value.startswith("Correct") for s in at.success)
+    at.number_input(key="q_size").set_value(70.0).run()
+    err = [e.value for e in at.error]
+    assert err and "16 Ψ / N" in err[0]
+
+
+def test_hostile_scenario_value_falls_back_with_a_notice():
+    at = run_app(PAGE, {"sc": "<script>x</script>", "nd": "1e9"})
+    assert_clean(at)
+    notes = " ".join(w.value for w in at.warning)
+    assert "`sc=" in notes and "`nd=" in notes
+    assert chart_specs(at)
+
+
+# Every link: the target page shows the stated widgets (nothing ignored) and the headline number the
+# scenario quotes. (page, metric label, the scenario's number for that link)
+def _expected_metric(kind: str, i: int) -> tuple[str, str]:
+    r = RESULTS[kind]()
+    if kind == "size":
+        return "ZeRO-3, per GPU", format_bytes(r.used_bytes(("full", "none")[i]), "binary")
+    if kind == "scale":
+        return "Step at N=64", format_seconds((r.run.large, r.run.fixes[-1].step)[i].step_s)
+    if kind == "place":
+        return "Step time", format_seconds((r.inside, r.across)[i].step_s)
+    if kind == "pipe":
+        return "A. bubble fraction", f"{r.rows['1f1b', (8, 64)[i]].simulated:.1%}"
+    if kind == "fsdp":
+        return ("DDP", "ZeRO-3")[i] + ", per GPU", format_bytes((r.ddp, r.fsdp)[i].total_bytes + r.reserve_bytes,
+                                                               "binary")
+    return "Step time", format_seconds((r.inside, r.ddp, r.across)[i].step_s)
+
+
+CASES = [(k, i) for k in LABELS for i in range(len(RESULTS[k]().links))]
+
+
+@pytest.mark.parametrize("kind, i", CASES, ids=[f"{k}-{i}" for k, i in CASES])
+def test_link_opens_its_page_with_the_stated_configuration(kind, i):
+    link = RESULTS[kind]().links[i]
+    params = dict(link.params)
+    at = run_app(link.page, params)
+    assert_clean(at)
+    notes = [w.value for w in at.warning if "was ignored" in w.value]
+    assert not notes, notes
+    for key, value in params.items():
+        assert widget_value(at, key) == value, (key, value)
+    label, value = _expected_metric(kind, i)
+    assert metrics(at)[label] == value
