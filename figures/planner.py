@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
+from dataclasses import replace
 from typing import Sequence
 
-from core.parallel import Placement
+from core.calibration import CalibrationRow, calibration_table
+from core.hardware import Cluster
+from core.parallel import DEFAULT_ORDER, ORDERS, Layout, ParallelDims, Placement, group_span
 from core.planner import Evaluation, SearchResult
-from core.units import format_count, format_seconds, gib_or_gb
+from core.units import format_bytes, format_count, format_flops, format_seconds, gib_or_gb
 from figures.memory import SEGMENTS, pipeline_stages_figure
 
 PALETTE = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#E45756", "#72B7B2", "#EECA3B", "#FF9DA6",
@@ -66,7 +70,7 @@ def cluster_figure(placement: Placement, *, colour_by: str = "tp", max_nodes: in
     across = per_row * (cols + gap)
     size = max(4, min(40, 0.8 * (width_px - 80) / across))
     trace = {"type": "scatter", "mode": "markers+text" if n <= 256 else "markers", "x": xs, "y": ys,
-             "text": [str(i) for i in ids], "textfont": {"color": "#111", "size": max(6, size / 3)},
+             "text": [str(i) for i in ids], "textfont": {"color": "#111", "size": max(7, size / 2.2)},
              "marker": {"symbol": "square", "size": size,
                         "color": [PALETTE[i % len(PALETTE)] for i in ids],
                         "line": {"color": [CROSSING_COLOUR if x else "#333" for x in crossing],
@@ -98,9 +102,10 @@ def memory_figure(ev: Evaluation, units: str = "binary") -> dict:
     t = ev.training
     fig = pipeline_stages_figure(ev.memory, ev.capacity_bytes, t.memory_headroom * ev.capacity_bytes,
                                  units, capacity_label=ev.cluster.gpu.name)
-    fig["layout"]["title"] = {"text": f"Memory per GPU · {_label(ev)}", "subtitle": {"text": (
-        f"{ev.model.name} · {t.recipe}, recompute {t.recompute} · reserve = {t.memory_headroom:.0%} "
-        f"headroom · {'fits' if ev.fits else 'does NOT fit'}")}}
+    fig["layout"]["title"] = {"text": "Memory per GPU, by pipeline stage", "subtitle": {"text": (
+        f"{_label(ev)}<br>{ev.model.name} · {t.recipe}, recompute {t.recompute} · reserve = "
+        f"{t.memory_headroom:.0%} headroom · {'fits' if ev.fits else 'does NOT fit'}")}}
+    fig["layout"]["margin"] = {**fig["layout"].get("margin", {}), "t": 90}
     return fig
 
 
@@ -113,6 +118,7 @@ def _parts_traces(evals: Sequence[Evaluation], x: list[str], xaxis: str = "x", y
         traces.append({"type": "bar", "name": label, "x": x, "y": vals, "xaxis": xaxis, "yaxis": yaxis,
                        "legendgroup": "time", "legendgrouptitle": {"text": "step time"},
                        "marker": {"color": PART_COLOURS[name]}, "customdata": hover,
+                       "showlegend": any(v > 0 for v in vals),  # a part that is zero here needs no key
                        "hovertemplate": "%{customdata}<extra></extra>"})
     return traces
 
@@ -127,8 +133,9 @@ def breakdown_figure(evals: Evaluation | Sequence[Evaluation], labels: Sequence[
     evals = [evals] if isinstance(evals, Evaluation) else list(evals)
     x = list(labels) if labels else [_label(e) for e in evals]
     one = evals[0]
-    title = (f"Step-time breakdown · {_label(one)}" if len(evals) == 1 else "Step-time breakdown")
-    sub = _headline(one) if len(evals) == 1 else " | ".join(f"{a}: {_headline(e)}" for a, e in zip(x, evals))
+    title = "Step-time breakdown"
+    sub = (f"{_label(one)}<br>{_headline(one)}" if len(evals) == 1
+           else "<br>".join(f"{a}: {_headline(e)}" for a, e in zip(x, evals)))
     notes = [{"x": a, "y": e.step_time_s, "yanchor": "bottom", "showarrow": False,
               "text": format_seconds(e.step_time_s)} for a, e in zip(x, evals)]
     return {"data": _parts_traces(evals, x),
@@ -136,7 +143,7 @@ def breakdown_figure(evals: Evaluation | Sequence[Evaluation], labels: Sequence[
                        "yaxis": {"title": {"text": "seconds per step"},
                                  "range": [0, 1.15 * max(e.step_time_s for e in evals)]},
                        "annotations": notes, "legend": {"orientation": "h", "y": -0.2},
-                       "margin": {"t": 80}, "hovermode": "closest"}}
+                       "margin": {"t": 90}, "hovermode": "closest"}}
 
 
 def compare_figure(a: Evaluation, b: Evaluation, labels: Sequence[str] = ("A", "B"),
@@ -185,3 +192,157 @@ def table_rows(result: SearchResult, limit: int | None = None) -> list[dict]:
              for r in result.rejected]
     return rows
 
+
+
+# --- Text and rows for the planner page (strings and dicts; no Streamlit here) ---
+def tp_flipped(ev: Evaluation) -> Layout | None:
+    """The same layout with TP moved across nodes (or back inside); None when no order changes it."""
+    inside = not ev.spans["tp"].crosses_node
+    for order in ORDERS if inside else (DEFAULT_ORDER,):
+        lay = replace(ev.layout, order=order)
+        if group_span(lay.dims, "tp", ev.cluster).crosses_node == inside:
+            return lay
+    return None
+
+
+def _row(label: str, formula: str, seconds: float, ev: Evaluation) -> str:
+    return f"| {label} | {formula} | {format_seconds(seconds)} | {seconds / ev.step_time_s:.1%} |"
+
+
+def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
+    """FLOP conventions, MFU vs HFU and every breakdown term, with this layout's numbers beside them."""
+    m, c, t, lay, st, bd = ev.model, ev.cluster, ev.training, ev.layout, ev.stage, ev.breakdown
+    s, B, n, mb, M = t.seq_len, t.global_batch, c.num_gpus, lay.micro_batch, ev.num_microbatches
+    peak, L = c.gpu.bf16_flops_per_s, m.num_layers
+    attn = 12 * L * m.q_width * s
+    spans = ev.spans
+    lines = [
+        r"$$\mathrm{MFU} = \frac{(6N + 12\,L\,h\,s)\,B\,s}{n_\mathrm{GPU}\;\mathrm{peak}\;t_\mathrm{step}},\qquad "
+        r"t_\mathrm{step} = \mathrm{makespan}_\mathrm{pipeline} + \mathrm{exposed\ DP} + \mathrm{optimizer}$$", "",
+        "**FLOPs (PaLM App. B; planner.md §1).** Model FLOPs per token = 6N + 12·L·(a·d_head)·s, N = "
+        f"{m.matmul_params:,} matmul weights: 6N = {format_flops(6 * m.matmul_params)}, attention "
+        f"12·{L}·{m.q_width}·{s:,} = {format_flops(attn)}; × B·s = {B:,} × {s:,} tokens → "
+        f"**F_model = {format_flops(ev.model_flops)}** per step.",
+        f"Hardware FLOPs add the recompute ({t.recompute}): **F_hw = {format_flops(ev.hardware_flops)}** "
+        f"(×{ev.hardware_flops / ev.model_flops:.3f}; full recompute of a GPT shape is Narayanan et al. "
+        "2021 Eq. 3, the 96 B s l h² form, versus 72 without).", "",
+        f"**MFU** = F_model / (GPUs × dense peak × step) = {format_flops(ev.model_flops)} / ({n:,} × "
+        f"{format_flops(peak)}/s × {format_seconds(ev.step_time_s)}) = **{ev.mfu:.1%}**; **HFU** uses F_hw: "
+        f"**{ev.hfu:.1%}**. MFU does not reward recomputation; HFU does.", "",
+        f"**Step time** = simulated pipeline makespan of {M} micro-batches (B / (DP × mb) = {B:,} / ({lay.dp} × "
+        f"{mb})) on the slowest stage + exposed DP sync + optimizer. Per micro-batch t_F = "
+        f"{format_seconds(st.forward_s)}, t_B = {format_seconds(st.backward_s)}.", "",
+        "| part | how | value | share |", "|---|---|---|---|",
+        _row("compute", f"{M} × 3 × GEMM forward FLOPs / ({format_flops(peak)}/s × matmul eff. "
+             f"{t.efficiency.matmul})", bd.compute_s, ev),
+        _row("memory-bound ops", f"{M} × norm/dropout/softmax/GeLU bytes / (HBM × {t.efficiency.hbm})",
+             bd.memory_bound_s, ev),
+        _row("recompute", f"{M} × the forward work {t.recompute} recompute repeats", bd.recompute_s, ev),
+        _row("exposed TP", f"{M} × {L // lay.pp} layers × all-reduces of b·s·h·2 B = "
+             f"{format_bytes(mb * s * m.hidden_size * 2, units)} over TP={lay.tp} on {spans['tp'].link} "
+             f"(ring: 2(t−1)/t × bytes / bw)", bd.tp_s, ev),
+        _row("PP p2p", f"{M} × 2 × v={lay.num_chunks} sends of b·s·h·2 B / TP on {spans['pp'].link}",
+             bd.pp_p2p_s, ev),
+        _row("PP bubble", f"simulated makespan − {M}(t_F + t_B); closed form (p−1)(t_F + t_B)/v = "
+             f"{format_seconds((lay.pp - 1) * (st.forward_s + st.backward_s) / lay.num_chunks)}",
+             bd.pp_bubble_s, ev),
+        _row("ZeRO-3 gathers", "per-layer parameter all-gathers not hidden behind that layer's compute",
+             bd.zero_gather_s, ev),
+        _row("exposed DP", f"max(0, sync − t_B of the last micro-batch); sync = {format_seconds(ev.dp_sync_s)} "
+             f"over DP={lay.dp} on {spans['dp'].link}", bd.dp_s, ev),
+        _row("optimizer", "params on the GPU × (2·optimizer + grad + param bytes) / HBM", bd.optimizer_s, ev),
+        f"| **total** | | **{format_seconds(ev.step_time_s)}** | 100% |"]
+    return "\n".join(lines)
+
+
+def calibration_rows(rows: Sequence[CalibrationRow] | None = None) -> list[dict]:
+    """Predicted vs published TFLOP/s per GPU (Narayanan et al. 2021 Table 1) as table rows."""
+    rows = calibration_table() if rows is None else rows
+    return [{"params (B)": r.run.params_billion, "GPUs": r.run.gpus, "TP": r.run.tp, "PP": r.run.pp,
+             "DP": r.run.gpus // (r.run.tp * r.run.pp), "batch": r.run.global_batch,
+             "schedule": "1F1B" if r.num_chunks == 1 else f"interleaved v={r.num_chunks}",
+             "published TFLOP/s": r.run.tflops_per_gpu, "predicted": round(r.predicted_tflops_per_gpu, 1),
+             "error": r.error} for r in rows]
+
+
+def exercise_markdown(good: Evaluation, bad: Evaluation, link: str) -> str:
+    """The seeds' 8 x 8 exercise: TP inside NVLink vs across nodes, with both computed step times."""
+    t = good.training
+    return (f"{good.model.name}, batch {t.global_batch}, {t.recompute} recompute, {good.cluster.gpu.name}. "
+            f"[**TP = {good.layout.tp} inside each node's {good.spans['tp'].link}, PP = {good.layout.pp} "
+            f"across**]({link}): step {format_seconds(good.step_time_s)}, exposed TP "
+            f"{format_seconds(good.breakdown.tp_s)}. [**Same layout, TP across nodes** (order "
+            f"{bad.layout.order})]({link}&order={bad.layout.order}): step {format_seconds(bad.step_time_s)}, "
+            f"exposed TP {format_seconds(bad.breakdown.tp_s)} — {bad.step_time_s / good.step_time_s:.2f}× the "
+            f"step, because every layer's all-reduces now cross {bad.spans['tp'].link}. Each link opens both "
+            "breakdowns side by side.")
+
+
+def pick_layout(result: SearchResult, which: str) -> Layout | None:
+    """The layout a page pick names: "fastest", "#k" (k-th fastest, clamped) or "boring"; None if none fits."""
+    if which == "boring" or not result.ranked:
+        return result.boring and result.boring.layout
+    k = 1 if which == "fastest" else int(which.lstrip("#"))
+    return result.ranked[min(k, len(result.ranked)) - 1].layout
+
+
+# Table column -> (header, printf/Streamlit number format or None for text); the order shown.
+TABLE_COLUMNS = {"rank": ("#", None), "dp": ("DP", None), "tp": ("TP", None), "pp": ("PP", None),
+                 "zero_stage": ("ZeRO", None), "micro_batch": ("mb", None), "schedule": ("schedule", None),
+                 "num_chunks": ("v", None), "step_time_s": ("step (s)", "%.3g"),
+                 "vs_fastest": ("vs fastest", "percent"),
+                 "mfu": ("MFU", "percent"), "tokens_per_s": ("tokens/s", "compact"), "memory": ("memory", "%.1f"),
+                 "boring": ("boring", None), "status": ("status", None), "reason": ("reason", None)}
+
+
+def filter_rows(rows: list[dict], rule: str, limit: int, units: str = "binary") -> list[dict]:
+    """Table rows whose status is the rule ("all", "ranked" = ok, or a rejection rule), memory in GiB/GB."""
+    unit = gib_or_gb(units)[1]
+    keep = [r for r in rows if rule == "all" or r["status"] == ("ok" if rule == "ranked" else rule)][:limit]
+    return [r | {"memory": r["memory_bytes"] and r["memory_bytes"] / unit} for r in keep]
+
+
+def headline_metrics(ev: Evaluation, units: str = "binary") -> list[tuple[str, str, str | None, str | None]]:
+    """(label, value, delta, help) of the drawn layout: step, tokens/s, MFU, GPUs, fullest-GPU memory."""
+    b, lay = (lambda x: format_bytes(x, units)), ev.layout
+    return [("Step time", format_seconds(ev.step_time_s), None, f"{ev.num_microbatches} micro-batches per pipeline"),
+            ("Tokens / s", format_count(ev.tokens_per_s), None, None),
+            ("MFU", f"{ev.mfu:.1%}", None, f"HFU (recompute counted) {ev.hfu:.1%}; {ev.tflops_per_gpu:.0f} model "
+             "TFLOP/s per GPU"),
+            ("GPUs", f"{ev.cluster.num_gpus:,}", f"DP {lay.dp} × TP {lay.tp} × PP {lay.pp}", None),
+            ("Memory per GPU (fullest)", b(ev.memory.total_bytes),
+             f"{'fits' if ev.fits else 'OVER'} {b(ev.capacity_bytes)}", f"{ev.training.memory_headroom:.0%} of HBM "
+             "kept free for CUDA context, NCCL buffers and fragmentation")]
+
+
+def bare_cluster_figure(cluster: Cluster, why: str) -> dict:
+    """The cluster's nodes and GPUs in grey, for when no layout can be drawn on it (why = the rule)."""
+    fig = cluster_figure(Placement(dims=ParallelDims(dp=cluster.num_gpus), cluster=cluster), colour_by="dp")
+    cells = fig["data"][0]
+    cells.update(mode="markers", text=None, customdata=None, hoverinfo="skip", hovertemplate=None)
+    cells["marker"].update(color="#D9D9D9", line={"color": "#888", "width": 0.5})
+    more = f" (nodes 0–{MAX_NODES_DRAWN - 1} drawn)" if cluster.num_nodes > MAX_NODES_DRAWN else ""
+    fig["layout"]["title"] = {"text": f"{cluster.num_nodes} nodes × {cluster.gpus_per_node} {cluster.gpu.name} · "
+                                      f"no layout drawn{more}", "subtitle": {"text": why}}
+    return fig
+
+
+def no_layout_message(result: SearchResult, num_gpus: int, model_name: str) -> str:
+    """Why the search found nothing to run: how many layouts each rule rejected, and the usual fixes."""
+    counts = Counter(r.rule for r in result.rejected)
+    rules = ", ".join(f"{rule} ({n:,})" for rule, n in counts.most_common())
+    return (f"No layout of {num_gpus:,} GPUs runs {model_name}: every one breaks a rule — {rules}; the table "
+            "below gives each reason. Memory: add nodes, recompute, shard with ZeRO or shrink the micro-batch. "
+            "Splits: choose a GPU count whose DP × TP × PP factors divide the batch, the heads and the layers.")
+
+
+def takeaway_text(result: SearchResult) -> str:
+    """The placement rule of thumb, and how far its "boring" layout lands from the search's fastest."""
+    rule, best, boring = ("Minimum TP/PP that fits, then DP; TP in the node, PP across, DP outermost. ",
+                          result.fastest, result.boring)
+    if best is None:
+        return rule + "Here nothing fits: first find more memory per GPU, or more GPUs."
+    if boring is best:
+        return rule + f"Here that rule gives **{boring.layout.label}**, which is also the fastest."
+    return rule + (f"Here that rule gives **{boring.layout.label}**, {result.boring_slowdown:.0%} slower than the "
+                   f"fastest, **{best.layout.label}**: the search earns its keep.")

@@ -1,15 +1,30 @@
 """Pipeline figures: the boxes drawn are the simulator's ops; raster, bubble and memory charts."""
+import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
 from core.pipeline import bubble_sweep, simulate
 from figures.pipeline import (
-    KIND_COLORS, bubble_vs_m_figure, gantt_figure, peak_activations_figure, raster, shade)
+    KIND_COLORS, bubble_vs_m_figure, gantt_figure, peak_activations_figure, raster,
+    schedule_color, shade, side_by_side)
 
 
 def bars(spec):
-    return {t["name"].split()[0]: t for t in spec["data"] if t["type"] == "bar"}
+    """Bar columns per op kind as plain lists (the figure has one trace per kind and chunk)."""
+    out = {}
+    for t in spec["data"]:
+        if t["type"] != "bar":
+            continue
+        n, d = len(t["y"]), out.setdefault(t["name"].split()[0], {})
+        cols = {"y": t["y"], "base": t["base"], "x": t["x"], "width": t["width"],
+                "offset": t["offset"], "color": t["marker"]["color"]}
+        for key, col in cols.items():
+            col = np.broadcast_to(np.asarray(col), n)
+            if col.dtype.kind == "f":  # float32 columns (typed arrays): compare at 6 decimals
+                col = col.astype(float).round(6)
+            d.setdefault(key, []).extend(col.tolist())
+    return out
 
 
 def test_gantt_boxes_are_the_simulated_ops():
@@ -24,7 +39,11 @@ def test_gantt_boxes_are_the_simulated_ops():
     f3 = [(x0, dx) for y, x0, dx in zip(b["F"]["y"], b["F"]["base"], b["F"]["x"]) if y == 3]
     b3 = [(x0, dx) for y, x0, dx in zip(b["B"]["y"], b["B"]["base"], b["B"]["x"]) if y == 3]
     assert f3[0] == (3.0, 1.0) and b3[0] == (4.0, 2.0)
-    assert b["F"]["text"][:4] == [0, 1, 2, 3]  # micro-batch labels when boxes are few
+    text = next(t for t in spec["data"] if t["type"] == "scatter" and t["mode"] == "text")
+    # Micro-batch labels centred on the boxes: rank 0 runs F0..F3 over [0, 4), one unit each.
+    first = [(x, y, t) for x, y, t in zip(text["x"], text["y"], text["text"]) if y == 0][:4]
+    assert first == [(0.5, 0, 0), (1.5, 0, 1), (2.5, 0, 2), (3.5, 0, 3)]
+    assert len(text["x"]) == 64 and text["hoverinfo"] == "skip"
     assert spec["layout"]["yaxis"]["autorange"] == "reversed"
     go.Figure(spec)  # a valid Plotly figure
 
@@ -34,8 +53,8 @@ def test_gantt_hides_labels_when_boxes_are_many_and_shades_chunks():
     spec = gantt_figure(r)
     b = bars(spec)
     assert sum(len(t["y"]) for t in b.values()) == 1024
-    assert b["F"]["text"] is None
-    colors = set(b["F"]["marker"]["color"])
+    assert not [t for t in spec["data"] if t["type"] == "scatter"]  # 1,024 boxes: no labels
+    colors = set(b["F"]["color"])
     assert colors == {KIND_COLORS["F"], shade(KIND_COLORS["F"], 1, 2)}
     assert spec["layout"]["title"]["text"] == "Interleaved 1F1B · P=8 · M=32 · v=2"
 
@@ -105,3 +124,99 @@ def test_peak_activation_bars():
     # Interleaved rank 0 holds 11 chunk activations = 5.5 stage-equivalents (~ P + (P-1)/v).
     assert spec["data"][2]["y"][0] == 5.5 and spec["data"][2]["customdata"][0] == 11
     go.Figure(spec)
+
+
+def test_bubble_vs_m_highlights_one_schedule_and_marks_this_run():
+    sweeps = [bubble_sweep("gpipe", 4, (1, 8)), bubble_sweep("1f1b", 4, (1, 8))]
+    spec = bubble_vs_m_figure(sweeps, {"gpipe": "GPipe", "1f1b": "1F1B"}, highlight="1f1b",
+                              here=(8, 3 / 11))
+    flipped = bubble_vs_m_figure(sweeps[::-1], highlight="1f1b")
+    assert [t["legendgroup"] for t in flipped["data"]] == ["gpipe", "gpipe", "1f1b", "1f1b"]
+    gpipe, one_f = spec["data"][0], spec["data"][2]
+    assert one_f["name"] == "1F1B" and one_f["legendrank"] > gpipe["legendrank"]  # drawn on top
+    # GPipe and 1F1B share a curve: the chosen one is drawn bold and solid on top of a dashed one.
+    assert one_f["line"]["dash"] == "solid" and one_f["line"]["width"] > gpipe["line"]["width"]
+    assert gpipe["line"]["dash"] != "solid" and gpipe["opacity"] < 1
+    assert spec["data"][1]["marker"]["symbol"] != spec["data"][3]["marker"]["symbol"]
+    star = spec["data"][-1]
+    assert star["name"] == "this run (M=8)" and (star["x"], star["y"]) == ([8], [3 / 11])
+    assert gpipe["line"]["color"] == schedule_color("gpipe") != schedule_color("1f1b")
+
+
+def test_peak_bars_use_the_schedule_colours_and_thin_ticks_at_large_p():
+    rs = [simulate("gpipe", 32, 4), simulate("zb_h1", 32, 4)]
+    spec = peak_activations_figure(rs)
+    assert [t["marker"]["color"] for t in spec["data"]] == [schedule_color("gpipe"),
+                                                            schedule_color("zb_h1")]
+    assert spec["layout"]["xaxis"]["dtick"] == 4  # 32 rank labels would collide
+    assert peak_activations_figure([simulate("gpipe", 4, 4)])["layout"]["xaxis"]["dtick"] == 1
+    assert schedule_color("unknown", 1) == schedule_color("1f1b")  # falls back by position
+
+
+def test_gantt_rows_stay_readable_from_p2_to_p32():
+    heights = {p: gantt_figure(simulate("gpipe", p, 1))["layout"]["height"] for p in (2, 8, 16, 32)}
+    # ≥ 40 px per rank up to P = 8, ≥ 16 px at P = 32, and one screen (≤ 700 px) at the top end.
+    assert heights[2] >= 2 * 40 + 100 and heights[8] >= 8 * 40 + 100
+    assert heights[32] >= 32 * 16 and max(heights.values()) <= 700
+
+
+def test_labels_skip_narrow_boxes_and_sit_on_overlapped_halves():
+    # t_W = 0.125 on a ~22 s step is under 1/70 of it: W boxes get no label; F, I do.
+    r = simulate("zb_h1", 2, 4, forward_s=1.0, backward_input_s=1.0, backward_weight_s=0.125)
+    text = [t for t in gantt_figure(r)["data"] if t.get("mode") == "text"][0]
+    assert r.makespan_s / 70 > 0.125 and len(text["x"]) == 2 * 2 * 4  # F and I only
+    # DualPipeV pairs: the F label sits on the upper half of the row (y − 0.2), B on the lower.
+    d = simulate("dualpipe_v", 2, 4, 2)
+    text = [t for t in gantt_figure(d)["data"] if t.get("mode") == "text"][0]
+    pairs = [op for op in d.ops if op.overlapped]
+    ys = {round(float(y) - round(float(y)), 3) for y in text["y"]}
+    assert pairs and ys == {-0.2, 0.0, 0.2}
+
+
+def test_side_by_side_keeps_both_plots_their_axes_and_titles():
+    left = bubble_vs_m_figure([bubble_sweep("1f1b", 4, (1, 8))], {"1f1b": "1F1B"})
+    right = peak_activations_figure([simulate("gpipe", 4, 8), simulate("1f1b", 4, 8)])
+    spec = side_by_side(left, right, gap=0.1)
+    lay = spec["layout"]
+    assert len(spec["data"]) == len(left["data"]) + len(right["data"])
+    bars = [t for t in spec["data"] if t["type"] == "bar"]
+    assert {(t["xaxis"], t["yaxis"]) for t in bars} == {("x2", "y2")}
+    assert [t["y"] for t in bars] == [[8, 8, 8, 8], [4, 3, 2, 1]]  # the data is not touched
+    assert lay["xaxis"]["type"] == "log" and lay["xaxis"]["domain"] == [0.0, 0.45]
+    assert lay["xaxis2"]["domain"] == [0.55, 1.0] and lay["yaxis2"]["anchor"] == "x2"
+    assert lay["barmode"] == "group"
+    texts = [a["text"] for a in lay["annotations"]]
+    assert texts == ["<b>Bubble vs M · P=4</b>", "lines: closed form · dots: simulated",
+                     "<b>Peak activations per rank · P=4 · M=8</b>", "colours as in the legend"]
+    assert "xaxis" not in left["data"][0]  # inputs are not mutated
+    go.Figure(spec)
+
+
+def test_side_by_side_shares_one_legend_by_schedule():
+    left = bubble_vs_m_figure([bubble_sweep("gpipe", 4, (8,)), bubble_sweep("1f1b", 4, (8,))])
+    right = peak_activations_figure([simulate("gpipe", 4, 8), simulate("zb_v", 4, 8, 2)])
+    spec = side_by_side(left, right)
+    bars = [t for t in spec["data"] if t["type"] == "bar"]
+    assert [(t["name"], t["legendgroup"], t["showlegend"]) for t in bars] == [
+        ("GPipe", "gpipe", False), ("ZB-V (v=2)", "zb_v", False)]
+    line = next(t for t in spec["data"] if t.get("legendgroup") == "gpipe" and t["mode"] == "lines")
+    assert line["line"]["color"] == bars[0]["marker"]["color"]  # one colour per schedule
+    # One legend, below both plots (a legend between them collided with narrow layouts).
+    assert spec["layout"]["legend"]["orientation"] == "h" and spec["layout"]["legend"]["y"] < 0
+
+
+def test_gantt_hover_data_and_compact_payload():
+    r = simulate("interleaved_1f1b", 8, 32, 2)  # 1,024 boxes in 4 traces (F, B × 2 chunks)
+    spec = gantt_figure(r)
+    traces = [t for t in spec["data"] if t["type"] == "bar"]
+    assert [(t["name"][0], t["marker"]["color"], t["showlegend"]) for t in traces] == [
+        ("F", KIND_COLORS["F"], True), ("F", shade(KIND_COLORS["F"], 1, 2), False),
+        ("B", KIND_COLORS["B"], True), ("B", shade(KIND_COLORS["B"], 1, 2), False)]
+    # Hover columns: (stage, micro-batch, start, end) of each box, checked against the op list.
+    late_f = traces[1]
+    ops = [op for op in r.ops if op.kind == "F" and op.chunk == 1]
+    want = [(op.stage, op.microbatch, op.start_s, op.end_s) for op in ops]
+    assert np.allclose(np.asarray(late_f["customdata"]), want)
+    assert "chunk 1" in late_f["hovertemplate"]
+    # Typed arrays instead of per-box lists: 1,024 boxes fit in well under 100 kB of JSON.
+    assert len(pio.to_json(spec, validate=False)) < 100_000

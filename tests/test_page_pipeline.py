@@ -1,0 +1,171 @@
+"""Pipeline page (AppTest): deep links, broken schedule rules, compare mode, exports, self-check.
+
+Expected numbers are worked by hand from the reference's closed forms (pipeline.md §5-6), not read
+back from the page: 1F1B / GPipe A = (P−1)/(M+P−1); ZB-H1 idle per rank = (P−1)(t_F + t_I − t_W).
+"""
+import csv
+import io
+import json
+
+import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+from core.pipeline import simulate
+from tests.app_pages import ROOT
+
+PAGE = str(ROOT / "pages" / "pipeline.py")  # from_file resolves relative paths against tests/
+
+
+def run(**params: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def titles(at: AppTest) -> list[str]:
+    """Chart titles, including the bold subplot titles of a side-by-side figure."""
+    out = []
+    for spec in specs(at):
+        lay = spec["layout"]
+        out += [lay["title"]["text"]] if "title" in lay else []
+        out += [a["text"][3:-4] for a in lay.get("annotations", []) if a["text"].startswith("<b>")]
+    return out
+
+
+def metric(at: AppTest, prefix: str, nth: int = 0):
+    return [m for m in at.metric if m.label.startswith(prefix)][nth]
+
+
+def test_defaults_show_the_worked_example():
+    # Reference §6: P=4, M=8, t_F=1, t_B=2: T = 33, idle 9 per rank, A = 9/33, B = 9/24.
+    at = run()
+    assert not at.error
+    assert metric(at, "A.").value == f"{9 / 33:.1%}"
+    assert metric(at, "B.").value == f"{9 / 24:.1%}"
+    assert metric(at, "C.").value == f"{9 / 33:.1%}"  # 1F1B: every rank spans the whole step
+    assert metric(at, "Peak").value == "4 mb"  # rank 0 holds P − 0 = 4
+    assert titles(at) == ["1F1B · P=4 · M=8", "Bubble vs M · P=4",
+                          "Peak activations per rank · P=4 · M=8"]
+    table = next(md.value for md in at.markdown if "closed form |" in md.value)
+    assert table.count(f"{9 / 33:.3%}") == 2 and table.count("| 9 s |") == 2
+
+
+def test_deep_link_p8_m64_shows_the_1f1b_bubble():
+    at = run(p="8", m="64")
+    expected = (8 - 1) / (64 + 8 - 1)  # 7/71
+    core = simulate("1f1b", 8, 64, forward_s=1.0, backward_input_s=1.0,
+                    backward_weight_s=1.0).bubble_fraction
+    assert core == pytest.approx(expected)
+    assert metric(at, "A.").value == f"{expected:.1%}" == "9.9%"
+    gantt = specs(at)[0]
+    assert gantt["layout"]["title"]["text"] == "1F1B · P=8 · M=64"
+    assert f"bubble {expected:.1%}" in gantt["layout"]["title"]["subtitle"]["text"]
+    assert any(f"{expected:.3%}" in md.value for md in at.markdown)  # 9.859% in the table
+
+
+def test_interleaved_with_m_not_a_multiple_of_p_names_the_rule_and_keeps_the_page():
+    at = run(sched="Interleaved", m="6")
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "multiple of P" in errors[0] and "M=6" in errors[0]
+    assert "use M=8" in errors[0]
+    # The Gantt is replaced by the message; the sweep, memory chart and self-check still render.
+    assert titles(at) == ["Bubble vs M · P=4", "Peak activations per rank · P=4 · M=6"]
+    assert not at.get("download_button")
+    assert len(at.number_input) == 2
+
+
+def test_v_schedule_below_2p_states_the_rule():
+    at = run(sched="ZB-V", m="4")
+    assert any("M ≥ 2P" in e.value for e in at.error)
+
+
+def test_compare_mode_draws_two_gantts_with_their_own_numbers():
+    at = run(cmp="true")  # second schedule defaults to ZB-H1
+    gantts = [t for t in titles(at) if "M=8" in t and not t.startswith("Peak")]
+    assert gantts == ["1F1B · P=4 · M=8", "ZB-H1 · P=4 · M=8"]
+    # Split backward shows t_I and t_W (1 each, so 1F1B's B = 2 as before).
+    # ZB-H1: idle (P−1)(t_F + t_I − t_W) = 3, T = 8·3 + 3 = 27: A = 3/27.
+    first, second = metric(at, "A.", 0), metric(at, "A.", 1)
+    assert first.value == f"{9 / 33:.1%}" and second.value == f"{3 / 27:.1%}"
+    assert second.delta == f"{(3 / 27 - 9 / 33) * 100:+.1f} pts vs first"
+    assert len(at.get("download_button")) == 4
+    bars = [t["name"] for t in specs(at)[-1]["data"] if t["type"] == "bar"]
+    assert bars == ["GPipe", "1F1B", "ZB-H1"]
+
+
+def test_compare_the_same_schedule_twice_and_big_rasters():
+    at = run(cmp="true", sched="ZB-H1")
+    assert len(at.get("download_button")) == 4
+    at = run(p="32", m="128", sched="ZB-V", cmp="true", sched2="DualPipeV")
+    heat = [s for s in specs(at) if s["data"][0]["type"] == "heatmap"]
+    assert len(heat) == 2  # 24,576 and 17,904 ops: raster, not bars
+
+
+def test_v_is_forced_where_the_schedule_fixes_it():
+    at = run(sched="ZB-V", v="4")
+    assert titles(at)[0] == "ZB-V · P=4 · M=8 · v=2"
+    assert any("forced to 2" in c.value for c in at.caption)
+    at = run(sched="Interleaved", v="3", p="2", m="4")
+    assert titles(at)[0] == "Interleaved 1F1B · P=2 · M=4 · v=3"
+    at = run(sched="Interleaved", v="1")
+    assert titles(at)[0].endswith("v=2") and any("v ≥ 2" in c.value for c in at.caption)
+
+
+def test_sweep_marks_this_run_on_the_formula():
+    at = run(sched="Interleaved")
+    sweep = specs(at)[-1]  # bubble vs M (left) beside peak activations (right)
+    star = next(t for t in sweep["data"] if t["name"].startswith("this run"))
+    # Interleaved, v = 2: A = (P−1)/(vM + P−1) = 3/19 at M = 8.
+    assert star["x"] == [8] and star["y"] == [pytest.approx(3 / 19)]
+    pts = next(t for t in sweep["data"] if t["name"] == "Interleaved (v=2) simulated")
+    assert pts["x"] == [4, 8, 16, 32, 64, 128]  # multiples of P only
+    assert pts["y"] == pytest.approx([3 / (2 * m + 3) for m in pts["x"]])
+
+
+def test_latency_is_named_as_the_gap_to_the_formula():
+    # By hand, 1F1B at P=2, M=4, t_F=1, t_B=2, 0.5 s per send: every steady-state B on rank 0
+    # waits a round trip, the step ends at 17 s (not 12 + 3 = 15): A = 2·(17 − 12)/(2·17).
+    at = run(p="2", m="4", lat="0.5")
+    assert metric(at, "A.").value == f"{10 / 34:.1%}"
+    table = next(md.value for md in at.markdown if "closed form |" in md.value)
+    assert f"{3 / 15:.3%}" in table and "p2p latency" in table  # the formula ignores latency
+
+
+def test_downloads_hold_the_simulated_timeline(monkeypatch):
+    made = {}
+    original = MediaFileManager.add_deferred
+
+    def spy(self, fn, *args, **kwargs):
+        fid = original(self, fn, *args, **kwargs)
+        made[fid] = fn
+        return fid
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+    at = run()
+    buttons = {b.proto.label: b.proto.deferred_file_id for b in at.get("download_button")}
+    assert set(buttons) == {"Chrome trace (JSON)", "Timeline (CSV)"}
+    trace = json.loads(made[buttons["Chrome trace (JSON)"]]())
+    boxes = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    assert len(boxes) == 2 * 4 * 8  # one F and one B per (rank, micro-batch)
+    busy = {r: sum(e["dur"] for e in boxes if e["tid"] == r) for r in range(4)}
+    assert busy == {r: pytest.approx(8 * 3 * 1e6) for r in range(4)}  # M(t_F + t_B) in µs
+    rows = list(csv.DictReader(io.StringIO(made[buttons["Timeline (CSV)"]]())))
+    assert len(rows) == 64 and max(float(r["end_s"]) for r in rows) == pytest.approx(33)
+
+
+@pytest.mark.parametrize("m, answer", [(8, 100 * 7 / 15), (64, 100 * 7 / 71)])
+def test_self_check_accepts_the_right_answer_within_1_percent(m, answer):
+    at = run()
+    box = at.number_input(key=f"q{m}")
+    box.set_value(round(answer * 1.005, 3)).run()
+    assert any("Correct" in s.value for s in at.success)
+    box.set_value(round(answer * 1.03, 3)).run()
+    assert any("Not quite" in e.value for e in at.error)

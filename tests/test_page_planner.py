@@ -1,0 +1,181 @@
+"""Planner page (AppTest): deep links against the core API, broken rules named, the ranked table.
+
+Expected numbers come from calling core.planner directly in the test (search / evaluate with the
+settings the URL encodes), never from the page's own output; the placement exercise's TP time is
+also checked against the ring all-reduce worked by hand in tests/test_planner.py.
+"""
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.hardware import make_cluster
+from core.model import preset
+from core.planner import Layout, Training, evaluate, search
+from core.units import format_seconds
+from tests.app_pages import ROOT
+
+PAGE = str(ROOT / "pages" / "planner.py")
+EXERCISE = dict(model="GPT-3 175B", seq="2048", gb="64", rc="full", pick="custom", dp="1", tp="8", pp="8",
+                cmp="true")
+DEFAULT = Training(global_batch=1152, seq_len=4096, recompute="selective")  # the page's defaults
+CROSS = "#C62828"  # figures.planner.CROSSING_COLOUR, the outline of a group crossing a node
+
+
+def run(**params: str) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def metric(at: AppTest, label: str):
+    return next(m for m in at.metric if m.label == label)
+
+
+@pytest.fixture(scope="module")
+def exercise():
+    """The seeds' exercise via the core API: GPT-3 175B, 8 x 8 H100, TP 8 in NVLink vs across nodes."""
+    model, cluster = preset("GPT-3 175B"), make_cluster(num_nodes=8, gpus_per_node=8)
+    tr = Training(global_batch=64, seq_len=2048, recompute="full")
+    return (evaluate(model, cluster, Layout(dp=1, tp=8, pp=8), tr),
+            evaluate(model, cluster, Layout(dp=1, tp=8, pp=8, order="pp-tp-dp"), tr))
+
+
+def test_defaults_draw_the_searchs_fastest_layout_and_the_ranked_table():
+    at = run()
+    assert not at.error
+    res = search(preset("Llama-2 70B"), make_cluster(num_nodes=8), DEFAULT)
+    best = res.fastest
+    assert metric(at, "Step time").value == format_seconds(best.step_time_s)
+    assert metric(at, "MFU").value == f"{best.mfu:.1%}"
+    assert metric(at, "GPUs").value == "64"
+    assert metric(at, "GPUs").delta == f"DP {best.layout.dp} × TP {best.layout.tp} × PP {best.layout.pp}"
+    cluster, memory, breakdown = specs(at)
+    assert f"DP {best.layout.dp} × PP {best.layout.pp} × TP {best.layout.tp}" in cluster["layout"]["title"]["text"]
+    assert len(cluster["data"][0]["x"]) == 64
+    assert sum(t["y"][0] for t in breakdown["data"]) == pytest.approx(best.step_time_s)
+    assert len(memory["data"][0]["x"]) == best.layout.pp  # one bar per stage
+    table = at.dataframe[0].value
+    assert len(table) == min(200, len(res.ranked) + len(res.rejected))
+    ranked = table[table.status == "ok"]
+    assert len(ranked) == len(res.ranked)
+    assert list(ranked.step_time_s) == pytest.approx([e.step_time_s for e in res.ranked])
+    assert tuple(table.iloc[0][["dp", "tp", "pp", "zero_stage"]]) == (
+        best.layout.dp, best.layout.tp, best.layout.pp, best.layout.zero_stage)
+    slower = res.boring.step_time_s / best.step_time_s - 1
+    assert any(res.boring.layout.label in s.value and f"{slower:.0%} slower" in s.value for s in at.success)
+
+
+def test_exercise_deep_link_shows_tp_inside_vs_tp_crossing(exercise):
+    good, bad = exercise
+    at = run(**EXERCISE)
+    assert metric(at, "Step time").value == format_seconds(good.step_time_s)
+    assert not at.warning  # TP inside NVLink: nothing crosses
+    cluster = specs(at)[0]
+    assert CROSS not in cluster["data"][0]["marker"]["line"]["color"]
+    assert cluster["layout"]["title"]["subtitle"]["text"].startswith("0 of 8 TP groups cross")
+    cmp = next(s for s in specs(at) if "vs" in s["layout"]["title"]["text"])
+    assert cmp["layout"]["title"]["text"].startswith(
+        f"TP in node vs TP across nodes: TP across nodes takes {bad.step_time_s / good.step_time_s:.2f}×")
+    tp = next(t for t in cmp["data"] if t["name"] == "exposed TP")
+    assert tp["x"] == ["TP in node", "TP across nodes"]
+    assert tp["y"] == pytest.approx([good.breakdown.tp_s, bad.breakdown.tp_s])
+    compute = next(t for t in cmp["data"] if t["name"] == "compute")
+    assert compute["y"][0] == pytest.approx(compute["y"][1])  # same work, only the link changed
+    # By hand (tests/test_planner.py): 64 micro-batches x 12 layers x 6 ring all-reduces of 48 MiB.
+    n = 2048 * 12288 * 2
+    assert tp["y"][0] == pytest.approx(64 * 12 * 6 * (14 * 3.4e-6 + 14 / 8 * n / (450e9 * 0.77)))
+    assert tp["y"][1] == pytest.approx(64 * 12 * 6 * (14 * 14e-6 + 14 / 8 * n / (50e9 * 0.94)))
+    text = next(m.value for m in at.markdown if "Same layout, TP across nodes" in m.value)
+    assert format_seconds(good.step_time_s) in text and format_seconds(bad.step_time_s) in text
+
+
+def test_exercise_with_tp_crossing_nodes_is_flagged_and_outlined(exercise):
+    good, bad = exercise
+    at = run(**EXERCISE, order="pp-tp-dp")
+    assert metric(at, "Step time").value == format_seconds(bad.step_time_s)
+    assert any("cross the node boundary" in w.value and "InfiniBand NDR" in w.value for w in at.warning)
+    cluster = specs(at)[0]
+    assert cluster["data"][0]["marker"]["line"]["color"] == [CROSS] * 64
+    cmp = next(s for s in specs(at) if "vs" in s["layout"]["title"]["text"])
+    tp = next(t for t in cmp["data"] if t["name"] == "exposed TP")
+    assert tp["x"] == ["TP across nodes", "TP in node"]
+    assert tp["y"] == pytest.approx([bad.breakdown.tp_s, good.breakdown.tp_s])
+
+
+def test_layout_not_using_every_gpu_names_the_rule_and_keeps_the_table():
+    at = run(pick="custom", dp="2", tp="8", pp="8")
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "DP x PP x TP = 2 x 8 x 8 = 128 ≠ 64 GPUs" in errors[0]
+    assert "use DP = 1" in errors[0]
+    assert specs(at)[0]["layout"]["title"]["text"].endswith("no layout drawn")
+    assert len(at.dataframe[0].value) > 0  # the ranked table still shows
+
+
+def test_tp_not_dividing_the_heads_names_the_rule():
+    at = run(nodes="3", model="Llama-2 7B", gb="64", pick="custom", dp="8", tp="3", pp="1")
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "TP=3 does not divide 32 attention heads" in errors[0]
+
+
+def test_rejected_layouts_filter_by_rule_with_their_reasons():
+    at = run(rule="model split")
+    table = at.dataframe[0].value
+    model, cluster = preset("Llama-2 70B"), make_cluster(num_nodes=8)
+    res = search(model, cluster, DEFAULT)
+    want = [r for r in res.rejected if r.rule == "model split"]
+    assert len(table) == len(want) > 0 and set(table.status) == {"model split"}
+    assert list(table.reason) == [r.reason for r in want]
+    assert any("does not divide 80 layers" in r for r in table.reason)  # PP must split the 80 layers
+    memory = run(rule="memory").dataframe[0].value
+    assert set(memory.status) == {"memory"} and all("does not fit" in r for r in memory.reason)
+
+
+def test_no_layout_fits_explains_with_rule_counts():
+    at = run(nodes="7")  # 56 GPUs: a factor 7 divides neither the batch 1,152 nor the 80 layers
+    res = search(preset("Llama-2 70B"), make_cluster(num_nodes=7), DEFAULT)
+    assert not res.ranked
+    error = at.error[0].value
+    assert error.startswith("No layout of 56 GPUs runs Llama-2 70B")
+    for rule in {r.rule for r in res.rejected}:
+        assert f"{rule} ({sum(r.rule == rule for r in res.rejected)})" in error
+    assert specs(at)[0]["layout"]["title"]["text"] == "7 nodes × 8 H100 SXM · no layout drawn"
+    assert any("nothing fits" in s.value for s in at.success)
+
+
+def test_pick_boring_and_compare_with_fastest():
+    res = search(preset("Llama-2 70B"), make_cluster(num_nodes=8), DEFAULT)
+    at = run(pick="boring", cmp="true", vs="fastest")
+    assert metric(at, "Step time").value == format_seconds(res.boring.step_time_s)
+    cmp = next(s for s in specs(at) if "vs" in s["layout"]["title"]["text"])
+    ratio = res.fastest.step_time_s / res.boring.step_time_s
+    assert cmp["layout"]["title"]["text"].startswith(f"drawn vs fastest: fastest takes {ratio:.2f}×")
+
+
+def test_calibration_table_and_self_checks():
+    at = run()
+    calib = at.dataframe[1].value
+    assert len(calib) == 10 and list(calib["published TFLOP/s"])[:3] == [137, 138, 142]
+    assert calib.error.abs().max() < 0.15
+    at.number_input(key="q1").set_value(64).run()  # 4 x 8 x 2
+    at.number_input(key="q2").set_value(8).run()   # PP innermost: all 8 TP groups span 8 nodes
+    assert sum("Correct" in s.value for s in at.success) == 2
+
+
+def test_gantt_on_request_is_the_simulated_pipeline_of_the_step():
+    best = search(preset("Llama-2 70B"), make_cluster(num_nodes=8), DEFAULT).fastest
+    at = run()
+    at.toggle(key="gantt").set_value(True).run()
+    gantt = specs(at)[-1]
+    m = DEFAULT.global_batch // (best.layout.dp * best.layout.micro_batch)
+    assert gantt["layout"]["title"]["text"] == f"1F1B · P={best.layout.pp} · M={m}"
+    # The pipeline makespan is the step minus what happens outside it (exposed DP sync, optimizer).
+    makespan = best.step_time_s - best.breakdown.dp_s - best.breakdown.optimizer_s
+    assert f"makespan {makespan:.4g} s" in gantt["layout"]["title"]["subtitle"]["text"]
