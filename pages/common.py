@@ -55,8 +55,18 @@ def number(label: str, lo: float | None, hi: float | None, default: float | None
            where: Any = st) -> Any:
     """A URL-bound number input with the same fallback rule as `slider`."""
     raw = _raw(key)
-    value = where.number_input(label, min_value=lo, max_value=hi, value=default, step=step,
-                               format=fmt, key=key, help=help, bind=_BIND)
+    # Streamlit 1.67 crashes seeding an *integer* number_input from a URL value like "inf" or
+    # "1e309" (OverflowError in int()); a float input shown as a whole number is seeded safely.
+    whole = default is not None and all(isinstance(v, int) and not isinstance(v, bool)
+                                        for v in (lo, hi, default, step) if v is not None)
+    as_float = (lambda v: None if v is None else float(v))
+    value = where.number_input(label, min_value=as_float(lo), max_value=as_float(hi),
+                               value=as_float(default),
+                               step=as_float(step) if step is not None else (1.0 if whole else None),
+                               format=fmt or ("%d" if whole else None), key=key, help=help,
+                               bind=_BIND)
+    if whole and value is not None:
+        value = int(round(value))
     if raw is not None and raw != "" and (value is None or not _same_number(raw, value)):
         _note(key, raw, f"must be a number from {lo} to {hi}", value)
     return value

@@ -1,0 +1,273 @@
+"""Load test: browserless WebSocket sessions against ONE app process on loopback.
+
+Each session speaks Streamlit's own protocol (shared/reference/streamlit.md §12, approach 2): open
+/_stcore/stream with sub-protocol "streamlit", send a BackMsg `rerun_script` for the page, read
+ForwardMsgs until `script_finished`, harvest the page's first main-area slider from the deltas, then
+rerun with `widget_states` carrying a new slider value, again and again (closed loop, no think time:
+the worst case of everyone dragging a slider at once). For each concurrency level a fresh app
+process is started, so memory per session is measured from a clean baseline (VmRSS from /proc).
+
+Usage: python -m benchmarks.load [--sessions 10 50] [--seconds 20] [--page collectives]
+Bounded: at most --max-reruns reruns and --seconds of measuring per level, a 60 s per-rerun timeout
+and a hard deadline per level; only 127.0.0.1 is contacted; the app process is always stopped.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from websockets.asyncio.client import connect
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.app_pages import registered_pages, url_path  # noqa: E402
+
+DONE = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
+MAIN = 0  # delta_path[0]: 0 = main area, 1 = sidebar
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class App:
+    """One `streamlit run app.py` on 127.0.0.1 with the repo's .streamlit/config.toml."""
+
+    def __init__(self, extra: list[str]):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = open(ROOT / "benchmarks" / "results" / "load-streamlit.log", "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+             "--server.port", str(self.port), "--server.headless", "true", *extra],
+            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                    if r.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.time() > deadline:
+                self.stop()
+                raise RuntimeError("streamlit did not become healthy")
+            time.sleep(0.2)
+
+    def _proc(self, name: str) -> str:
+        return Path(f"/proc/{self.proc.pid}/{name}").read_text()
+
+    def rss_mib(self) -> float:
+        kib = next(line.split()[1] for line in self._proc("status").splitlines() if line.startswith("VmRSS"))
+        return int(kib) / 1024
+
+    def cpu_s(self) -> float:
+        fields = self._proc("stat").rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    def threads(self) -> int:
+        return int(next(line.split()[1] for line in self._proc("status").splitlines()
+                        if line.startswith("Threads")))
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+
+@dataclass
+class Session:
+    url: str
+    page: str
+    ws: object = None
+    slider_id: str = ""
+    values: list[float] = field(default_factory=list)
+    charts: int = 0
+    exceptions: int = 0
+
+    async def open(self) -> float:
+        self.ws = await connect(self.url.replace("http", "ws") + "/_stcore/stream",
+                                subprotocols=["streamlit"], origin=self.url, max_size=2**28,
+                                compression=None, ping_interval=None, open_timeout=60)
+        return await self.rerun()
+
+    async def rerun(self, value: float | None = None) -> float:
+        """Send one rerun (optionally with a new slider value); seconds until script_finished."""
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.page_name = self.page  # the URL path, as the browser sends it
+        if value is not None:
+            w = state.widget_states.widgets.add()
+            w.id = self.slider_id
+            w.double_array_value.data.append(value)
+        t0 = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        self.charts = 0
+        while True:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout=60))
+            kind = fwd.WhichOneof("type")
+            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                el = fwd.delta.new_element
+                et = el.WhichOneof("type")
+                if et == "plotly_chart":
+                    self.charts += 1
+                elif et == "exception":
+                    self.exceptions += 1
+                elif et == "slider" and not self.slider_id and fwd.metadata.delta_path[0] == MAIN:
+                    s = el.slider
+                    self.slider_id = s.id
+                    step = s.step or 1
+                    n = int(min((s.max - s.min) / step, 7))  # a handful of values: caches warm up
+                    self.values = [s.min + step * i for i in range(1, n + 1)]
+            elif kind == "script_finished" and fwd.script_finished == DONE:
+                return time.perf_counter() - t0
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+
+
+async def run_level(app: App, page: str, n: int, seconds: float, max_reruns: int) -> dict:
+    """n sessions open the page, then rerun it with new slider values for `seconds`."""
+    sessions = [Session(app.url, page) for _ in range(n)]
+    t0 = time.perf_counter()
+    first = await asyncio.gather(*(s.open() for s in sessions))
+    connect_s = time.perf_counter() - t0
+    rss_connected = app.rss_mib()  # n idle sessions, each with its page drawn once
+    if not all(s.slider_id for s in sessions):
+        raise RuntimeError(f"page {page!r}: no slider found in the main area")
+    if not all(s.charts for s in sessions):
+        raise RuntimeError(f"page {page!r}: a session got no chart")
+    samples: list[tuple[float, float]] = []  # (finished at, latency s)
+    errors: list[str] = []
+    start = time.perf_counter()
+    stop_at = start + seconds
+
+    async def loop(i: int, s: Session) -> None:
+        for value in itertools.cycle(s.values[i % len(s.values):] + s.values[:i % len(s.values)]):
+            if time.perf_counter() >= stop_at or len(samples) >= max_reruns:
+                return
+            try:
+                latency = await s.rerun(value)
+            except Exception as err:  # a timeout or a dropped connection is a finding, not a crash
+                errors.append(f"{type(err).__name__}: {err}")
+                return
+            if not s.charts:
+                errors.append("rerun sent no chart")
+            samples.append((time.perf_counter(), latency))
+
+    await asyncio.gather(*(loop(i, s) for i, s in enumerate(sessions)))
+    elapsed = time.perf_counter() - start
+    exceptions = sum(s.exceptions for s in sessions)
+    await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
+    lat = sorted(latency for _, latency in samples)
+    q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [lat[0]] * 99
+    return {"sessions": n, "reruns": len(lat), "seconds": elapsed, "rate": len(lat) / elapsed,
+            "p50": q[49] * 1000, "p95": q[94] * 1000, "max": lat[-1] * 1000,
+            "first_p50": statistics.median(first) * 1000, "first_max": max(first) * 1000,
+            "connect_s": connect_s, "errors": errors, "exceptions": exceptions,
+            "rss_connected": rss_connected}
+
+
+def measure(page: str, n: int, seconds: float, max_reruns: int, extra: list[str]) -> dict:
+    app = App(extra)
+    try:
+        async def go() -> dict:
+            warm = Session(app.url, "")  # the entry page first: registers st.navigation
+            await warm.open()
+            warm.page = page
+            await warm.rerun()
+            await warm.close()
+            await asyncio.sleep(1)
+            base = app.rss_mib()
+            cpu0 = app.cpu_s()
+            peak = [base]
+
+            async def sample() -> None:
+                while True:
+                    peak[0] = max(peak[0], app.rss_mib())
+                    await asyncio.sleep(0.5)
+
+            sampler = asyncio.create_task(sample())
+            try:
+                result = await asyncio.wait_for(run_level(app, page, n, seconds, max_reruns),
+                                                timeout=seconds + 300)
+            finally:
+                sampler.cancel()
+            cpu = app.cpu_s() - cpu0
+            result["cpu_share"] = cpu / (result["seconds"] + result["connect_s"])
+            result["cpu_ms_per_rerun"] = cpu * 1000 / (result["reruns"] + n)  # first loads count too
+            result["rss_base"], result["rss_peak"] = base, max(peak[0], app.rss_mib())
+            result["threads"] = app.threads()
+            return result
+
+        return asyncio.run(go())
+    finally:
+        app.stop()
+
+
+HEADER = ("Sessions", "Reruns", "Sustained reruns/s", "p50 ms", "p95 ms", "max ms",
+          "First load p50 / max ms", "Server CPU (ms per rerun)", "RSS base → all connected → peak MiB",
+          "MiB per session (idle / peak)", "Errors")
+
+
+def table(rows: list[dict]) -> str:
+    out = ["| " + " | ".join(HEADER) + " |", "|" + "---:|" * (len(HEADER) - 1) + "---|"]
+    for r in rows:
+        idle = (r["rss_connected"] - r["rss_base"]) / r["sessions"]
+        busy = (r["rss_peak"] - r["rss_base"]) / r["sessions"]
+        errs = f"{len(r['errors'])} ({r['errors'][0]})" if r["errors"] else "0"
+        if r["exceptions"]:
+            errs += f"; {r['exceptions']} page exceptions"
+        cells = (r["sessions"], r["reruns"], f"{r['rate']:.1f}", f"{r['p50']:,.0f}", f"{r['p95']:,.0f}",
+                 f"{r['max']:,.0f}", f"{r['first_p50']:,.0f} / {r['first_max']:,.0f}",
+                 f"{r['cpu_share']:.0%} ({r['cpu_ms_per_rerun']:.0f})",
+                 f"{r['rss_base']:.0f} → {r['rss_connected']:.0f} → {r['rss_peak']:.0f}",
+                 f"{idle:.2f} / {busy:.2f}", errs)
+        out.append("| " + " | ".join(map(str, cells)) + " |")
+    return "\n".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, nargs="+", default=[10, 50])
+    ap.add_argument("--seconds", type=float, default=20.0, help="measuring time per level")
+    ap.add_argument("--max-reruns", type=int, default=5000, help="cap per level")
+    ap.add_argument("--page", default=url_path(registered_pages()[0][0]),
+                    help="url path of the page (default: the first registered page)")
+    ap.add_argument("--streamlit-arg", action="append", default=[],
+                    help="extra `streamlit run` option, e.g. --streamlit-arg=--runner.postScriptGC=true")
+    args = ap.parse_args()
+    (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)
+    rows = []
+    for n in args.sessions:
+        print(f"… {n} sessions on /{args.page}", file=sys.stderr, flush=True)
+        rows.append(measure(args.page, n, args.seconds, args.max_reruns, args.streamlit_arg))
+        print(table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    load = os.getloadavg()
+    print(f"Page /{args.page}; one app process; {os.cpu_count()} cores; load average before the "
+          f"last level {load[0]:.1f}; {args.seconds:.0f} s per level.\n")
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()
