@@ -28,6 +28,7 @@ EXERCISE = dict(model="GPT-3 175B", seq="2048", gb="64", rc="full", pick="custom
 EX_CFG = (8, "8", "H100 SXM", "GPU's own", "InfiniBand NDR", "8", "GPT-3 175B", 64, 2048, "mixed_adam", "full", False,
           0.7)
 ROWS, MAX_OPS = 200, 40_000
+SKIP = st.query_params.get("skip", "")
 
 
 def _setup(cfg: tuple):
@@ -105,7 +106,10 @@ pick = common.select("Layout drawn", PICK, "fastest", key="pick", where=c[0],
 colour = common.select("Colour GPUs by", fp.COLOUR_BY, "tp", key="colour", where=c[1])
 vs = common.select("Second layout", VS, "TP flipped", key="vs", where=c[3]) if common.toggle(
     "Compare two layouts", False, key="cmp", where=c[2]) else None
-with st.expander("Custom layout (used when Layout drawn = custom; a table row click fills it in)",
+if "w" in SKIP:
+    dp, tp, pp, zero, order, mb, sched, v = 1, 8, 8, "0", "tp-pp-dp", 1, "1f1b", 2
+else:
+  with st.expander("Custom layout (used when Layout drawn = custom; a table row click fills it in)",
                  expanded=pick == "custom"):
     c = st.columns(4) + st.columns(4)  # always rendered, so a row click can write them into the URL
     dp, tp, pp = (int(common.number(k.upper(), 1, 65536, d, key=k, step=1, where=c[i]))
@@ -143,12 +147,16 @@ if ev:
     flip = ("TP across nodes", "TP in node")[::1 if ev.spans["tp"].crosses_node else -1]
     cluster_fig, mem_fig, bd_fig, cmp_fig = _figs(cfg, ev.layout, colour, units, other,
                                                          flip if vs == "TP flipped" else ("drawn", vs))
-    common.chart(cluster_fig, key="cluster")
+    if "n" in SKIP:
+        cluster_fig["data"][0]["mode"] = "markers"
+    "c" in SKIP or common.chart(cluster_fig, key="cluster")
+    if "o" in SKIP:
+        common.chart(fp.compare_figure(ev, ev, ("a", "b"), units), key="ov", height=460)
     left, right = st.columns(2)
     with left:
-        common.chart(mem_fig, key="memory", height=460)
+        "m" in SKIP or common.chart(mem_fig, key="memory", height=460)
     with right:
-        common.chart(bd_fig, key="breakdown", height=460)
+        "b" in SKIP or common.chart(bd_fig, key="breakdown", height=460)
     if cmp_fig:
         common.chart(cmp_fig, key="compare", height=520)
     elif cmp:
@@ -168,23 +176,23 @@ if st.session_state.get("_tsig") != (cfg, rule):  # a new table: an old selectio
 st.session_state["_tsig"], st.session_state["_trows"] = (cfg, rule), rows
 cols = {k: st.column_config.NumberColumn(h, format=f) if f else h for k, (h, f) in fp.TABLE_COLUMNS.items()}
 cols["memory"] = st.column_config.NumberColumn(f"memory ({gib_or_gb(units)[0]})", format="%.1f")
-st.dataframe(pd.DataFrame(rows), key="table", on_select="rerun", selection_mode="single-row",
+"t" in SKIP or st.dataframe(pd.DataFrame(rows), key="table", on_select="rerun", selection_mode="single-row",
              hide_index=True, column_config=cols, column_order=list(cols), width="stretch", height=320)
 st.caption(f"Click a row to draw it. First {ROWS} rows of the filter; status is ok or the rule a layout breaks; a "
            "rejected row with blank ZeRO and mb stands for every value of them.")
 
 st.subheader("The placement exercise: 8 nodes × 8 GPUs, TP = 8, PP = 8, DP = 1")
-st.markdown(fp.exercise_markdown(_eval(EX_CFG, Layout(dp=1, tp=8, pp=8)),
+"x" in SKIP or st.markdown(fp.exercise_markdown(_eval(EX_CFG, Layout(dp=1, tp=8, pp=8)),
                                  _eval(EX_CFG, Layout(dp=1, tp=8, pp=8, order="pp-tp-dp")),
                                  "planner?" + urlencode(EXERCISE, quote_via=quote)))
 common.takeaway(fp.takeaway_text(res))
 if ev:
     with st.expander("How this is computed", expanded=True):
-        st.markdown(fp.how_computed_markdown(ev, units))
+        "h" in SKIP or st.markdown(fp.how_computed_markdown(ev, units))
 with st.expander("How well does this model predict?"):
     st.markdown("The same step-time model, one set of efficiencies, against Megatron-LM's published weak scaling "
                 "(Narayanan et al. 2021 Table 1, Selene A100s; TFLOP/s per GPU in their Eq. 3 convention).")
-    st.dataframe(pd.DataFrame(st.cache_resource(fp.calibration_rows)()), hide_index=True, width="stretch",
+    "k" in SKIP or st.dataframe(pd.DataFrame(st.cache_resource(fp.calibration_rows)()), hide_index=True, width="stretch",
                  column_config={"error": st.column_config.NumberColumn("error", format="percent")})
 
 st.subheader("Self-check")
