@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import common
+from app_pages import common
 
 _PRESENTING = str(st.query_params.get("present", "")).lower() == "true"
 st.set_page_config(page_title="SplitLab — distributed training, explained", page_icon="🧩",
@@ -20,24 +20,24 @@ PRESENTER_CSS = """<style>
 
 # (file, title, icon, the question the page answers). Order = the course order.
 PAGES = [
-    ("pages/collectives.py", "Collectives", "🔁",
+    ("app_pages/collectives.py", "Collectives", "🔁",
      "How do N GPUs sum one tensor, and why does the ring scale?"),
-    ("pages/data_parallel.py", "Data parallel", "🧮",
+    ("app_pages/data_parallel.py", "Data parallel", "🧮",
      "Why is averaging gradients the same as one big batch, and when does it stop scaling?"),
-    ("pages/tensor_parallel.py", "Tensor parallel", "🔪",
+    ("app_pages/tensor_parallel.py", "Tensor parallel", "🔪",
      "How does one layer's math split across GPUs, and why does TP stay inside a node?"),
-    ("pages/pipeline.py", "Pipeline", "🚰",
+    ("app_pages/pipeline.py", "Pipeline", "🚰",
      "Where does a pipeline sit idle, and what do micro-batches and smarter schedules buy?"),
-    ("pages/memory.py", "Memory", "🧠",
+    ("app_pages/memory.py", "Memory", "🧠",
      "Will this model train on these GPUs, and what does each parallelism choice save?"),
-    ("pages/planner.py", "Planner", "🗺️",
+    ("app_pages/planner.py", "Planner", "🗺️",
      "Which DP × TP × PP × ZeRO layout trains fastest on this cluster, and does it fit?"),
-    ("pages/reliability.py", "Reliability", "🛟",
+    ("app_pages/reliability.py", "Reliability", "🛟",
      "A week-long run on thousands of GPUs: what do failures cost, and how often should it checkpoint?"),
-    ("pages/trace.py", "Plan vs trace", "🔬", "Does the simulated plan match a real profiler trace?"),
-    ("pages/scenarios.py", "Scenarios", "🧭",
+    ("app_pages/trace.py", "Plan vs trace", "🔬", "Does the simulated plan match a real profiler trace?"),
+    ("app_pages/scenarios.py", "Scenarios", "🧭",
      "Six guided design exercises, each computed live and one click from its preloaded page."),
-    ("pages/self_check.py", "Self-check", "✅",
+    ("app_pages/self_check.py", "Self-check", "✅",
      "Can you derive the numbers yourself? Randomised questions with the working shown."),
 ]
 

@@ -8,7 +8,7 @@ from core import collectives as coll
 from core.hardware import LINK_PRESETS, make_cluster
 from core.units import format_bandwidth, format_bytes, format_seconds
 from figures import collectives as figs
-from pages import common
+from app_pages import common
 
 SIZES = {"64e3": "64 kB", "1e6": "1 MB", "16e6": "16 MB", "256e6": "256 MB", "1e9": "1 GB",
          "8e9": "8 GB"}

@@ -10,7 +10,7 @@ from core.collectives import scan_bytes_per_rank
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
 from core.units import format_bandwidth, format_bytes, format_count, format_seconds, gib_or_gb
 from figures import data_parallel as fd
-from pages import common
+from app_pages import common
 
 COUNTS = (8, 16, 32, 64, 128, 256, 512)
 SIZES = {"0.125": "125M", "1.3": "1.3B", "7": "7B", "13": "13B", "70": "70B"}

@@ -11,7 +11,7 @@ from core.hardware import GPU_PRESETS
 from core.model import ModelSpec, ParamsOnly, preset
 from core.units import bytes_in, format_bytes, format_count, gib_or_gb
 from figures import memory as fm
-from pages import common
+from app_pages import common
 
 ZERO = {"0": "0", "1": "1", "2": "2", "3": "3", "hsdp": "HSDP"}  # URL value zero=3 etc.
 NAMES = {str(z): name for z, name in cm.ZERO_STAGE_LABELS.items()} | {"hsdp": "HSDP"}

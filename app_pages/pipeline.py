@@ -5,7 +5,7 @@ import streamlit as st
 
 from core import pipeline as pl
 from figures import pipeline as fp
-from pages import common
+from app_pages import common
 
 LABELS = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved_1f1b": "Interleaved", "zb_h1": "ZB-H1",
           "zb_v": "ZB-V", "dualpipe_v": "DualPipeV", "looped_bfs": "Looped BFS"}

@@ -15,7 +15,7 @@ from core.units import gib_or_gb
 from figures import planner as fp
 from figures.memory import RECIPE_LABELS
 from figures.pipeline import gantt_figure
-from pages import common
+from app_pages import common
 
 SIZES = {str(g): str(g) for g in (1, 2, 4, 8, 16, 32, 72)}
 SEQ = {str(2**k): str(2**k) for k in range(10, 16)}

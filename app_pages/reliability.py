@@ -10,7 +10,7 @@ from core.pipeline import simulate
 from core.stragglers import straggler_curve
 from core.units import format_bytes, format_count, format_seconds, gib_or_gb
 from figures import reliability as fig
-from pages import common
+from app_pages import common
 
 MIN_S = 60.0  # the page's time controls are in minutes
 

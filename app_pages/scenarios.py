@@ -10,7 +10,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 from core import scenarios as cs
 from core.hardware import LINK_PRESETS
 from figures import scenarios as fs
-from pages import common
+from app_pages import common
 
 # Short, stable labels: Streamlit writes the label into the URL (?sc=DDP+vs+FSDP).
 SCENARIOS = {"size": "Size 70B", "scale": "DP scale-out", "place": "3D placement", "pipe": "GPipe vs 1F1B",

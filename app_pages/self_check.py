@@ -7,7 +7,7 @@ from core import quiz
 from core.pipeline import simulate
 from figures.pipeline import gantt_figure
 from figures.quiz import scoreboard_figure
-from pages import common
+from app_pages import common
 
 MAX_SEED = 1000
 LOG = "_quiz_first_tries"  # {"seed:key": first verdict}; the session's score, no login

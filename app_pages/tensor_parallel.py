@@ -8,7 +8,7 @@ from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
 from core.model import MODEL_PRESETS, preset
 from core.units import bytes_in, format_bytes
 from figures import tensor_parallel as ft
-from pages import common
+from app_pages import common
 
 # One toy layer for the proof and the heatmaps: 24 heads (so TP = 1, 2, 3, 4, 6 and 8 all get whole
 # heads) of dimension 1, FFN = 4h, 24 tokens (sequence parallelism splits them too).

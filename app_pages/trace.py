@@ -10,7 +10,7 @@ import streamlit as st
 from core import trace_export as tx, trace_import as ti
 from core.units import format_bandwidth, format_flops, format_seconds as fs
 from figures import trace as ft
-from pages import common
+from app_pages import common
 
 DEMO_DIR = Path(__file__).resolve().parents[1] / "data" / "traces"
 DEMO_PARAMS = 4 * (512 * 512 + 512)  # scripts/make_demo_trace.py: 4 × Linear(512, 512), 64 samples

@@ -31,7 +31,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.app_pages import registered_pages, url_path  # noqa: E402
+from tests.registry import registered_pages, url_path  # noqa: E402
 
 DONE = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 MAIN = 0  # delta_path[0]: 0 = main area, 1 = sidebar

@@ -29,7 +29,7 @@ class Link:
 
 
 def _link(page: str, label: str, **params: str | int) -> Link:
-    return Link(page=f"pages/{page}.py", label=label, params=tuple((k, str(v)) for k, v in params.items()))
+    return Link(page=f"app_pages/{page}.py", label=label, params=tuple((k, str(v)) for k, v in params.items()))
 
 
 def _memory(model: str, dp: int, zero: int, recompute: str = "none"):

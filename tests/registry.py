@@ -16,5 +16,5 @@ def registered_pages() -> list[tuple[str, str]]:
 
 
 def url_path(page_file: str) -> str:
-    """Streamlit serves pages/x.py at /x."""
+    """Streamlit serves app_pages/x.py at /x."""
     return Path(page_file).stem

@@ -20,9 +20,9 @@ def _imports(path: Path) -> set[str]:
 
 
 FORBIDDEN = {
-    "core": {"streamlit", "plotly", "figures", "pages", "app"},
-    "figures": {"streamlit", "pages", "app"},
-    "pages": {"app"},
+    "core": {"streamlit", "plotly", "figures", "app_pages", "app"},
+    "figures": {"streamlit", "app_pages", "app"},
+    "app_pages": {"app"},
 }
 
 
@@ -36,7 +36,7 @@ def test_layer_imports_only_downward(layer):
 
 def test_pages_draw_through_figures_not_plotly():
     """Pages build no figures themselves: every Plotly figure comes from figures/."""
-    offenders = [str(f.relative_to(ROOT)) for f in (ROOT / "pages").glob("*.py")
+    offenders = [str(f.relative_to(ROOT)) for f in (ROOT / "app_pages").glob("*.py")
                  if "plotly" in _imports(f)]
     assert offenders == []
 

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app_pages import ROOT
+from tests.registry import ROOT
 
 GIB = 2**30
 
 
 def run(**params: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "data_parallel.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "data_parallel.py"), default_timeout=60)
     for k, v in params.items():
         at.query_params[k] = v
     at.run()

@@ -6,7 +6,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app_pages import ROOT
+from tests.registry import ROOT
 
 GB, GIB = 1e9, 2**30
 # Parameter counts by hand from the Hugging Face configs (Llama: 2h^2(1 + g/a) + 3hf + 2h per layer,
@@ -17,7 +17,7 @@ P70 = 80 * (2 * 8192**2 + 2 * 8192**2 * 8 // 64 + 3 * 8192 * 28672 + 2 * 8192) +
 
 
 def run(params: dict | None = None, units: str = "decimal") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "memory.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "memory.py"), default_timeout=60)
     at.session_state["mem_units_value"] = units  # the sidebar's global choice (app.py sets it)
     for k, v in (params or {}).items():
         at.query_params[k] = str(v)

@@ -12,9 +12,9 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from core.pipeline import simulate
-from tests.app_pages import ROOT
+from tests.registry import ROOT
 
-PAGE = str(ROOT / "pages" / "pipeline.py")  # from_file resolves relative paths against tests/
+PAGE = str(ROOT / "app_pages" / "pipeline.py")  # from_file resolves relative paths against tests/
 
 
 def run(**params: str) -> AppTest:

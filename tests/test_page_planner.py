@@ -13,9 +13,9 @@ from core.hardware import make_cluster
 from core.model import preset
 from core.planner import Layout, Training, evaluate, search
 from core.units import format_seconds
-from tests.app_pages import ROOT
+from tests.registry import ROOT
 
-PAGE = str(ROOT / "pages" / "planner.py")
+PAGE = str(ROOT / "app_pages" / "planner.py")
 EXERCISE = dict(model="GPT-3 175B", seq="2048", gb="64", rc="full", pick="custom", dp="1", tp="8", pp="8",
                 cmp="true")
 DEFAULT = Training(global_batch=1152, seq_len=4096, recompute="selective")  # the page's defaults

@@ -13,9 +13,9 @@ from core.reliability import (DAY_S, HOUR_S, goodput_curve, interruptions, optim
 from core.stragglers import straggler_curve
 from figures import reliability as fr
 from figures.reliability import goodput_figure
-from tests.app_pages import ROOT
+from tests.registry import ROOT
 
-PAGE = str(ROOT / "pages" / "reliability.py")  # from_file resolves relative paths against tests/
+PAGE = str(ROOT / "app_pages" / "reliability.py")  # from_file resolves relative paths against tests/
 LLAMA2_7B_PARAMS = 6_738_415_616  # Touvron et al. 2023 / HF config.json: 6.74B
 
 

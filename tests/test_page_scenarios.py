@@ -8,7 +8,7 @@ from core import scenarios as cs
 from core.units import format_bytes, format_seconds
 from tests.test_pages import assert_clean, chart_specs, run_app
 
-PAGE = "pages/scenarios.py"
+PAGE = "app_pages/scenarios.py"
 LABELS = {"size": "Size 70B", "scale": "DP scale-out", "place": "3D placement", "pipe": "GPipe vs 1F1B",
           "fsdp": "DDP vs FSDP", "sentence": "The sentence"}
 RESULTS = {"size": cs.size_70b, "scale": cs.scale_out, "place": cs.placement, "pipe": cs.gpipe_vs_1f1b,

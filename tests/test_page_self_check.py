@@ -5,7 +5,7 @@ import pytest
 from core import quiz
 from tests.test_pages import assert_clean, chart_specs, run_app
 
-PAGE = "pages/self_check.py"
+PAGE = "app_pages/self_check.py"
 
 
 def prompts(at) -> str:

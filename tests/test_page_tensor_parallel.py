@@ -10,13 +10,13 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app_pages import ROOT
+from tests.registry import ROOT
 
 MIB = 2**20
 
 
 def run(**params: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "tensor_parallel.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "tensor_parallel.py"), default_timeout=60)
     for k, v in params.items():
         at.query_params[k] = v
     at.run()
@@ -123,7 +123,7 @@ def test_self_checks(key, right, wrong):
 
 
 def test_units_switch_to_decimal():
-    at = AppTest.from_file(str(ROOT / "pages" / "tensor_parallel.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "tensor_parallel.py"), default_timeout=60)
     at.session_state["mem_units_value"] = "decimal"
     at.run()
     assert metric(at, "Bytes per all-reduce") == f"{2048 * 12288 * 2 / 1e6:.3g} MB"   # GPT-3: 50.3 MB

@@ -7,13 +7,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.trace_import import analyze, load_trace
-from tests.app_pages import ROOT
+from tests.registry import ROOT
 
 DEMO = sorted((ROOT / "data" / "traces").glob("ddp_gloo_rank*.json.gz"))
 
 
 def run(**params: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "trace.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "trace.py"), default_timeout=60)
     for k, v in params.items():
         at.query_params[k] = v
     at.run()
@@ -111,5 +111,5 @@ def test_one_rank_cannot_fit_a_bandwidth_and_says_so():
 
 
 def test_page_never_renders_html():
-    for f in ("pages/trace.py", "figures/trace.py"):
+    for f in ("app_pages/trace.py", "figures/trace.py"):
         assert "unsafe_allow_html" not in (ROOT / f).read_text()

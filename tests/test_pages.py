@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app_pages import ROOT, registered_pages
+from tests.registry import ROOT, registered_pages
 
 PAGES = [p for p, _ in registered_pages()]
 CRASH = "Something went wrong"
@@ -41,7 +41,7 @@ def chart_specs(at: AppTest) -> list[dict]:
 
 
 def test_every_page_file_is_registered():
-    files = {f"pages/{f.name}" for f in (ROOT / "pages").glob("*.py") if f.name != "common.py"}
+    files = {f"app_pages/{f.name}" for f in (ROOT / "app_pages").glob("*.py") if f.name != "common.py"}
     assert files == set(PAGES)
 
 

@@ -4,11 +4,11 @@ import json
 from streamlit.testing.v1 import AppTest
 
 from figures.theme import OKABE_ITO
-from tests.app_pages import ROOT
+from tests.registry import ROOT
 
 
 def _specs(present: bool) -> list[dict]:
-    at = AppTest.from_file(str(ROOT / "pages" / "collectives.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "collectives.py"), default_timeout=60)
     at.session_state["present_value"] = present  # what app.py's URL-bound toggle sets
     at.run()
     assert not at.exception

@@ -180,11 +180,11 @@ def test_sentence_links_use_the_planner_labels():
     base = dict(model="Llama-2 70B", nodes="8", pick="custom", dp="4", tp="8", pp="2")
     assert links == [base | {"zero": "ZeRO-1"}, base | {"zero": "DDP"},
                      base | {"zero": "ZeRO-1", "order": "pp-dp-tp"}]
-    assert all(x.page == "pages/planner.py" for x in cs.sentence().links)
+    assert all(x.page == "app_pages/planner.py" for x in cs.sentence().links)
 
 
 def test_every_link_targets_a_page_file():
-    from tests.app_pages import ROOT
+    from tests.registry import ROOT
     for result in (cs.size_70b(), cs.scale_out(), cs.placement(), cs.gpipe_vs_1f1b(), cs.ddp_vs_fsdp()):
         for link in result.links:
             assert (ROOT / link.page).exists(), link.page

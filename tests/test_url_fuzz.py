@@ -23,13 +23,13 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.app_pages import ROOT, registered_pages
+from tests.registry import ROOT, registered_pages
 
 RUNS_PER_PAGE = 100
 PAGES = [path for path, _ in registered_pages()]
 TEST_NAME = "test_hostile_query_string_renders_or_explains"
 
-# Crashes this fuzzer found, one xfail(strict=True) per case until the page (or pages/common.py) is
+# Crashes this fuzzer found, one xfail(strict=True) per case until the page (or app_pages/common.py) is
 # fixed; the XPASS then forces the entry out. {(page stem, case): reason with the offending values}.
 # History: Streamlit 1.67's integer number_input did int(float("inf")) while seeding from the URL
 # (OverflowError, not caught): 25 planner/memory cases crashed until common.number switched to float

@@ -5,7 +5,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from tests.app_pages import registered_pages, url_path
+from tests.registry import registered_pages, url_path
 from tests.e2e.harness import full_screenshot, wait_for_app_run, wait_for_charts
 
 pytestmark = pytest.mark.browser

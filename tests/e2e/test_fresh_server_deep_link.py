@@ -1,12 +1,12 @@
 """A shared link must work as the very first request a freshly started server sees.
 
-Streamlit 1.67 routes requests the legacy way (a `pages/` folder auto-discovered, app.py skipped)
-until some session has run st.navigation; page files therefore live in app_pages/, not pages/.
+Streamlit 1.67 routes requests the legacy way (a `app_pages/` folder auto-discovered, app.py skipped)
+until some session has run st.navigation; page files therefore live in app_pages/, not app_pages/.
 """
 import pytest
 from playwright.sync_api import expect
 
-from tests.app_pages import ROOT, registered_pages, url_path
+from tests.registry import ROOT, registered_pages, url_path
 from tests.e2e.harness import running_app, wait_for_app_run, wait_for_charts
 
 pytestmark = pytest.mark.browser

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 from playwright.sync_api import expect
 
-from tests.app_pages import ROOT, registered_pages, url_path
+from tests.registry import ROOT, registered_pages, url_path
 from tests.e2e.harness import free_port, slider_to_chart_ms, wait_for_app_run, wait_for_charts
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
