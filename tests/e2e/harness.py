@@ -83,13 +83,17 @@ def wait_for_charts(page, timeout_ms: int = 30_000) -> int:
 
 # Installed before a key press: records when the key went down and every later change inside a chart.
 LATENCY_PROBE = """() => {
-  window.__t_key = null; window.__t_last = null;
+  window.__t_key = null; window.__t_last = null; window.__t_first = null;
   document.addEventListener('keydown', () => { if (window.__t_key === null) window.__t_key = performance.now(); },
                             {capture: true, once: true});
   const obs = new MutationObserver((muts) => {
     if (window.__t_key === null) return;
     if (muts.some(m => m.target.closest && m.target.closest("[data-testid='stPlotlyChart']")))
       window.__t_last = performance.now();
+    // first redraw inside Plotly's own DOM (not Streamlit marking the old element stale)
+    if (window.__t_first === null &&
+        muts.some(m => m.target.closest && m.target.closest(".js-plotly-plot .main-svg")))
+      window.__t_first = performance.now();
   });
   obs.observe(document.querySelector("[data-testid='stMain']") || document.body,
               {subtree: true, childList: true, characterData: true, attributes: true});
@@ -97,8 +101,8 @@ LATENCY_PROBE = """() => {
 }"""
 
 
-def slider_to_chart_ms(page, thumb, key: str = "ArrowRight") -> float:
-    """Press a key on a slider thumb; ms from keydown to the last chart change of that rerun."""
+def slider_to_chart_ms(page, thumb, key: str = "ArrowRight") -> tuple[float, float]:
+    """Press a key on a slider thumb; ms from keydown to (first chart redrawn, last chart change)."""
     page.evaluate(LATENCY_PROBE)
     thumb.focus()
     thumb.press(key)
@@ -112,7 +116,8 @@ def slider_to_chart_ms(page, thumb, key: str = "ArrowRight") -> float:
         settled = settled + 1 if now == last else 0
         last = now
     page.evaluate("window.__probe_obs.disconnect()")
-    return page.evaluate("window.__t_last - window.__t_key")
+    first = page.evaluate("(window.__t_first ?? window.__t_last) - window.__t_key")
+    return first, page.evaluate("window.__t_last - window.__t_key")
 
 
 def full_screenshot(page, path: str, max_height_px: int = 7000) -> None:
