@@ -18,3 +18,31 @@ def registered_pages() -> list[tuple[str, str]]:
 def url_path(page_file: str) -> str:
     """Streamlit serves app_pages/x.py at /x."""
     return Path(page_file).stem
+
+
+def run_page_file(page_file: str, **params: str):
+    """AppTest of one page file with URL params seeded; fails on any exception in the script."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / page_file), default_timeout=60)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def chart_specs(at) -> list[dict]:
+    """The Plotly JSON of every chart an AppTest run drew, in page order."""
+    import json
+
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def assert_self_check(at, key: str, right: float, wrong: float) -> None:
+    """A self-check box accepts the worked answer and explains a wrong one."""
+    box = at.number_input(key=key)
+    box.set_value(right).run()
+    assert any("Correct" in s.value for s in at.success)
+    box.set_value(wrong).run()
+    assert any("Not quite" in e.value for e in at.error)

@@ -5,8 +5,11 @@ import pytest
 from core.hardware import make_cluster
 from core.model import preset
 from core.planner import Layout, Training, evaluate, search
-from figures.planner import (CROSSING_COLOUR, PALETTE, breakdown_figure, cluster_figure, compare_figure,
-                             memory_figure, table_rows)
+from core.units import format_flops, format_seconds
+from figures.planner import (CROSSING_COLOUR, PALETTE, bare_cluster_figure, breakdown_figure, calibration_rows,
+                             cluster_figure, compare_figure, filter_rows, headline_metrics, how_computed_markdown,
+                             layout_figure, memory_figure, no_layout_message, pick_layout, table_rows,
+                             takeaway_text, tp_flipped)
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +89,92 @@ def test_table_rows_ranked_then_rejected():
     assert rows[0]["rank"] == 1 and rows[0]["vs_fastest"] == 0
     assert sum(r["boring"] for r in rows) == 1
     assert all(r["reason"] for r in rows[len(res.ranked):])
+
+
+# --- page helpers: the two-panel figure, flipped TP, picks, filters and text, each checked by hand ---
+def test_layout_figure_time_left_memory_right(pair):
+    good, _ = pair
+    fig = layout_figure(good, units="decimal")
+    go.Figure(fig)
+    left = [t for t in fig["data"] if t.get("xaxis", "x") == "x"]
+    right = [t for t in fig["data"] if t.get("xaxis") == "x2"]
+    assert all(t["yaxis"] == "y2" for t in right) and len(left) == 9
+    assert sum(t["y"][0] for t in left) == pytest.approx(good.step_time_s)
+    params = next(t for t in right if t["name"] == "Parameters")
+    assert len(params["x"]) == 8  # PP = 8 stages
+    assert params["y"][0] == pytest.approx(good.memory.stages[0].parameters_bytes / 1e9)
+    line = fig["layout"]["shapes"][0]
+    assert (line["xref"], line["yref"], line["y0"]) == ("x2 domain", "y2", pytest.approx(80))  # H100: 80 GB
+    assert all(a["xref"] in ("x2", "x2 domain") for a in fig["layout"]["annotations"][1:])
+    assert fig["layout"]["title"]["text"].endswith("fits")
+
+
+def test_tp_flipped_moves_tp_across_and_back(pair):
+    good, bad = pair
+    assert tp_flipped(good).order == "pp-tp-dp"  # first order (innermost first) putting TP across nodes
+    assert tp_flipped(bad).order == "tp-pp-dp"
+    one_node = evaluate(preset("Llama-2 7B"), make_cluster(num_nodes=1), Layout(dp=1, tp=8),
+                        Training(global_batch=8))
+    assert tp_flipped(one_node) is None  # one node: TP cannot cross anything
+    no_tp = evaluate(preset("Llama-2 7B"), make_cluster(num_nodes=2), Layout(dp=16), Training(global_batch=16))
+    assert tp_flipped(no_tp) is None
+
+
+def test_pick_layout_and_filter_rows():
+    res = search(preset("Llama-2 13B"), make_cluster(num_nodes=2),
+                 Training(global_batch=32, seq_len=4096, recompute="selective"))
+    assert pick_layout(res, "fastest") == res.ranked[0].layout
+    assert pick_layout(res, "#3") == res.ranked[2].layout
+    assert pick_layout(res, "#9999") == res.ranked[-1].layout  # clamped to the slowest
+    assert pick_layout(res, "boring") == res.boring.layout
+    rows = table_rows(res)
+    ranked = filter_rows(rows, "ranked", 10_000, units="decimal")
+    assert len(ranked) == len(res.ranked) and {r["status"] for r in ranked} == {"ok"}
+    assert ranked[0]["memory"] == pytest.approx(res.ranked[0].memory.total_bytes / 1e9)
+    memory = filter_rows(rows, "memory", 5)
+    assert len(memory) == 5 and all(r["status"] == "memory" and r["memory"] is None for r in memory)
+    assert len(filter_rows(rows, "all", 10_000)) == len(res.ranked) + len(res.rejected)
+    nothing = search(preset("Llama-3.1 405B"), make_cluster(num_nodes=1), Training(global_batch=8))
+    assert pick_layout(nothing, "fastest") is None and pick_layout(nothing, "boring") is None
+    msg = no_layout_message(nothing, 8, "Llama-3.1 405B")
+    assert msg.startswith("No layout of 8 GPUs runs Llama-3.1 405B")
+    assert f"memory ({sum(r.rule == 'memory' for r in nothing.rejected):,})" in msg
+    assert "nothing fits" in takeaway_text(nothing)
+
+
+def test_how_computed_uses_the_papers_closed_forms(pair):
+    good, _ = pair
+    text = how_computed_markdown(good, units="decimal")
+    # GPT-3 175B, B = 64, s = 2048: Korthikanti's 72 B s l h^2 (1 + s/6h + V/12lh) model FLOPs and
+    # Narayanan's Eq. 3 96-form with full recompute (planner.md §1), computed here by hand.
+    B, s, l, h, V = 64, 2048, 96, 12288, 50257
+    f_model = 72 * B * s * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h))
+    f_hw = 96 * B * s * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h))
+    assert good.model_flops == pytest.approx(f_model) and good.hardware_flops == pytest.approx(f_hw)
+    assert f"**F_model = {format_flops(f_model)}**" in text and f"**F_hw = {format_flops(f_hw)}**" in text
+    mfu = f_model / (64 * 989.4e12 * good.step_time_s)
+    assert f"**{mfu:.1%}**" in text
+    bubble = (8 - 1) * (good.stage.forward_s + good.stage.backward_s)  # 1F1B closed form, p = 8
+    assert f"(p−1)(t_F + t_B)/v = {format_seconds(bubble)}" in text
+    assert f"**{format_seconds(good.step_time_s)}**" in text
+
+
+def test_calibration_rows_and_headline(pair):
+    rows = calibration_rows()
+    assert [r["published TFLOP/s"] for r in rows] == [137, 138, 142, 135, 138, 140, 148, 155, 163, 163]
+    assert [r["DP"] for r in rows] == [32, 32, 32, 32, 32, 32, 24, 15, 9, 6]  # GPUs / (TP x PP), Table 1
+    assert all(abs(r["predicted"] / r["published TFLOP/s"] - 1) < 0.15 for r in rows)
+    good, _ = pair
+    head = {label: (value, delta) for label, value, delta, _ in headline_metrics(good, "decimal")}
+    assert head["GPUs"] == ("64", "DP 1 × TP 8 × PP 8")
+    assert head["MFU"][0] == f"{good.mfu:.1%}"
+    assert head["Memory per GPU (fullest)"][1] == "fits 80 GB"
+
+
+def test_bare_cluster_figure_draws_every_gpu_grey():
+    c = make_cluster(num_nodes=9)
+    fig = bare_cluster_figure(c, "every layout breaks a rule")
+    cells = fig["data"][0]
+    assert len(cells["x"]) == 72 and cells["marker"]["color"] == "#D9D9D9" and cells["mode"] == "markers"
+    assert fig["layout"]["title"]["text"] == "9 nodes × 8 H100 SXM · no layout drawn"
+    assert fig["layout"]["title"]["subtitle"]["text"] == "every layout breaks a rule"

@@ -11,18 +11,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.registry import ROOT
+from tests.registry import ROOT, assert_self_check, chart_specs, run_page_file
 
 GIB = 2**30
 
 
 def run(**params: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app_pages" / "data_parallel.py"), default_timeout=60)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_page_file(str(ROOT / "app_pages" / "data_parallel.py"), **params)
 
 
 def metric(at: AppTest, prefix: str) -> str:
@@ -174,12 +169,7 @@ def test_straggler_deep_link_matches_the_reference_integral():
 def test_self_checks_accept_the_worked_answers(key, right, wrong):
     # q1: a ring all-reduce sends 2(N−1)/N of the buffer: 1.75 GiB at N = 8.
     # q2: 100 + 5 × 2.34373 (collectives.md §6) = 111.72 ms; 107.12 is the p = 8 value.
-    at = run()
-    box = at.number_input(key=key)
-    box.set_value(right).run()
-    assert any("Correct" in s.value for s in at.success)
-    box.set_value(wrong).run()
-    assert any("Not quite" in e.value for e in at.error)
+    assert_self_check(run(), key, right, wrong)
 
 
 # --- the core and figure helpers this page added -------------------------------------------------

@@ -12,22 +12,16 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from core.pipeline import simulate
-from tests.registry import ROOT
+from tests.registry import ROOT, chart_specs, run_page_file
 
 PAGE = str(ROOT / "app_pages" / "pipeline.py")  # from_file resolves relative paths against tests/
 
 
 def run(**params: str) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_page_file(PAGE, **params)
 
 
-def specs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+specs = chart_specs
 
 
 def titles(at: AppTest) -> list[str]:

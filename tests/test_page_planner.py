@@ -13,7 +13,7 @@ from core.hardware import make_cluster
 from core.model import preset
 from core.planner import Layout, Training, evaluate, search
 from core.units import format_seconds
-from tests.registry import ROOT
+from tests.registry import ROOT, chart_specs, run_page_file
 
 PAGE = str(ROOT / "app_pages" / "planner.py")
 EXERCISE = dict(model="GPT-3 175B", seq="2048", gb="64", rc="full", pick="custom", dp="1", tp="8", pp="8",
@@ -23,16 +23,10 @@ CROSS = "#C62828"  # figures.planner.CROSSING_COLOUR, the outline of a group cro
 
 
 def run(**params: str) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_page_file(PAGE, **params)
 
 
-def specs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+specs = chart_specs
 
 
 def metric(at: AppTest, label: str):
@@ -57,13 +51,17 @@ def test_defaults_draw_the_searchs_fastest_layout_and_the_ranked_table():
     assert metric(at, "MFU").value == f"{best.mfu:.1%}"
     assert metric(at, "GPUs").value == "64"
     assert metric(at, "GPUs").delta == f"DP {best.layout.dp} × TP {best.layout.tp} × PP {best.layout.pp}"
-    cluster, memory, breakdown = specs(at)
+    cluster, overview = specs(at)
     assert f"DP {best.layout.dp} × PP {best.layout.pp} × TP {best.layout.tp}" in cluster["layout"]["title"]["text"]
     assert len(cluster["data"][0]["x"]) == 64
-    assert sum(t["y"][0] for t in breakdown["data"]) == pytest.approx(best.step_time_s)
-    assert len(memory["data"][0]["x"]) == best.layout.pp  # one bar per stage
+    # Left panel: the step-time stack sums to the step; right panel: one memory stack per pipeline stage.
+    time_bars = [t for t in overview["data"] if t.get("xaxis", "x") == "x"]
+    assert sum(t["y"][0] for t in time_bars) == pytest.approx(best.step_time_s)
+    memory = [t for t in overview["data"] if t.get("xaxis") == "x2" and t["name"] != "Reserve"]
+    per_stage = [sum(t["y"][i] for t in memory) * 2**30 for i in range(best.layout.pp)]  # GiB, the default
+    assert per_stage == pytest.approx([st.total_bytes for st in best.memory.stages])
     table = at.dataframe[0].value
-    assert len(table) == min(200, len(res.ranked) + len(res.rejected))
+    assert len(table) == min(60, len(res.ranked) + len(res.rejected))
     ranked = table[table.status == "ok"]
     assert len(ranked) == len(res.ranked)
     assert list(ranked.step_time_s) == pytest.approx([e.step_time_s for e in res.ranked])

@@ -10,18 +10,13 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.registry import ROOT
+from tests.registry import ROOT, assert_self_check, chart_specs, run_page_file
 
 MIB = 2**20
 
 
 def run(**params: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app_pages" / "tensor_parallel.py"), default_timeout=60)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_page_file(str(ROOT / "app_pages" / "tensor_parallel.py"), **params)
 
 
 def metric(at: AppTest, prefix: str) -> str:
@@ -114,12 +109,7 @@ def test_one_nic_per_node_in_the_sweep():
 @pytest.mark.parametrize("key, right, wrong", [("q1", 32, 64), ("q2", 4, 2)])
 def test_self_checks(key, right, wrong):
     # q1: 1 · 4096 · 4096 elements × 2 bytes = 33,554,432 B = 32 MiB. q2: 2 forward + 2 backward.
-    at = run()
-    box = at.number_input(key=key)
-    box.set_value(right).run()
-    assert any("Correct" in s.value for s in at.success)
-    box.set_value(wrong).run()
-    assert any("Not quite" in e.value for e in at.error)
+    assert_self_check(run(), key, right, wrong)
 
 
 def test_units_switch_to_decimal():

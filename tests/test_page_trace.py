@@ -7,18 +7,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.trace_import import analyze, load_trace
-from tests.registry import ROOT
+from tests.registry import ROOT, chart_specs, run_page_file
 
 DEMO = sorted((ROOT / "data" / "traces").glob("ddp_gloo_rank*.json.gz"))
 
 
 def run(**params: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app_pages" / "trace.py"), default_timeout=60)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_page_file(str(ROOT / "app_pages" / "trace.py"), **params)
 
 
 def upload(files: list[tuple[str, bytes]]) -> AppTest:
@@ -28,8 +23,7 @@ def upload(files: list[tuple[str, bytes]]) -> AppTest:
     return at
 
 
-def specs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+specs = chart_specs
 
 
 def metric(at: AppTest, label: str) -> str:
