@@ -27,8 +27,7 @@ EXERCISE = dict(model="GPT-3 175B", seq="2048", gb="64", rc="full", pick="custom
                 cmp="true")
 EX_CFG = (8, "8", "H100 SXM", "GPU's own", "InfiniBand NDR", "8", "GPT-3 175B", 64, 2048, "mixed_adam", "full", False,
           0.7)
-ROWS, MAX_OPS = 200, 40_000
-SKIP = st.query_params.get("skip", "")
+ROWS, MAX_OPS = 60, 40_000
 
 
 def _setup(cfg: tuple):
@@ -52,9 +51,10 @@ def _eval(cfg: tuple, lay: Layout):
 
 
 @st.cache_data(max_entries=64)
-def _figs(cfg: tuple, lay: Layout, colour: str, units: str, other: Layout | None, labels: tuple) -> tuple:
+def _figs(cfg: tuple, lay: Layout, colour: str, units: str, other: Layout | None, labels: tuple):
+    """The cluster, where time and memory go, and (on request) the comparison with a second layout."""
     ev = _eval(cfg, lay)
-    return (fp.cluster_figure(ev.placement, colour_by=colour), fp.memory_figure(ev, units), fp.breakdown_figure(ev),
+    return (fp.cluster_figure(ev.placement, colour_by=colour), fp.layout_figure(ev, units),
             other and fp.compare_figure(ev, _eval(cfg, other), labels, units))
 
 
@@ -106,10 +106,7 @@ pick = common.select("Layout drawn", PICK, "fastest", key="pick", where=c[0],
 colour = common.select("Colour GPUs by", fp.COLOUR_BY, "tp", key="colour", where=c[1])
 vs = common.select("Second layout", VS, "TP flipped", key="vs", where=c[3]) if common.toggle(
     "Compare two layouts", False, key="cmp", where=c[2]) else None
-if "w" in SKIP:
-    dp, tp, pp, zero, order, mb, sched, v = 1, 8, 8, "0", "tp-pp-dp", 1, "1f1b", 2
-else:
-  with st.expander("Custom layout (used when Layout drawn = custom; a table row click fills it in)",
+with st.expander("Custom layout (used when Layout drawn = custom; a table row click fills it in)",
                  expanded=pick == "custom"):
     c = st.columns(4) + st.columns(4)  # always rendered, so a row click can write them into the URL
     dp, tp, pp = (int(common.number(k.upper(), 1, 65536, d, key=k, step=1, where=c[i]))
@@ -123,6 +120,7 @@ else:
 units, gpus, cmp = common.memory_units().value, nodes * int(gpn), vs is not None
 with common.explain_errors():
     res = _search(cfg)
+ev = None
 try:
     lay = (Layout(dp=dp, tp=tp, pp=pp, zero_stage=int(zero), micro_batch=mb, schedule=sched,
                   num_chunks=v if sched == "interleaved_1f1b" else 1,
@@ -131,9 +129,9 @@ try:
         raise ValueError(fp.no_layout_message(res, gpus, model))
     ev = _eval(cfg, lay)
 except ValueError as err:
-    ev = st.error(str(err), icon="🚫") and None
-    common.chart(fp.bare_cluster_figure(_setup(cfg)[1], "every layout breaks a rule: see the error above and the "
-                                        "table below"), key="cluster")
+    st.error(str(err), icon="🚫")
+    common.chart(fp.bare_cluster_figure(_setup(cfg)[1], "no layout drawn: the rule is named above; the table "
+                                        "below lists every layout and why it runs or not"), key="cluster")
 if note := st.session_state.pop("_note", None):
     st.warning(note)
 if ev:
@@ -145,27 +143,19 @@ if ev:
         st.warning(w, icon="⚠️")
     other = (fp.tp_flipped(ev) if vs == "TP flipped" else fp.pick_layout(res, vs)) if cmp else None
     flip = ("TP across nodes", "TP in node")[::1 if ev.spans["tp"].crosses_node else -1]
-    cluster_fig, mem_fig, bd_fig, cmp_fig = _figs(cfg, ev.layout, colour, units, other,
-                                                         flip if vs == "TP flipped" else ("drawn", vs))
-    if "n" in SKIP:
-        cluster_fig["data"][0]["mode"] = "markers"
-    "c" in SKIP or common.chart(cluster_fig, key="cluster")
-    if "o" in SKIP:
-        common.chart(fp.compare_figure(ev, ev, ("a", "b"), units), key="ov", height=460)
-    left, right = st.columns(2)
-    with left:
-        "m" in SKIP or common.chart(mem_fig, key="memory", height=460)
-    with right:
-        "b" in SKIP or common.chart(bd_fig, key="breakdown", height=460)
+    cluster_fig, layout_fig, cmp_fig = _figs(cfg, ev.layout, colour, units, other,
+                                             flip if vs == "TP flipped" else ("drawn", vs))
+    common.chart(cluster_fig, key="cluster")
+    common.chart(layout_fig, key="layout", height=480)
     if cmp_fig:
         common.chart(cmp_fig, key="compare", height=520)
     elif cmp:
         st.info("Nothing to compare: with TP = 1 or one node TP has nowhere else to go.")
     ops = 2 * ev.layout.pp * ev.num_microbatches * ev.layout.num_chunks  # F and B per stage, chunk, micro-batch
     if ev.layout.pp > 1 and common.toggle("Show this layout's pipeline, simulated (Gantt)", False, key="gantt",
-                                    help=f"{ops:,} F/B operations; drawn up to {MAX_OPS:,}."):
+                                          help=f"{ops:,} F and B operations; drawn up to {MAX_OPS:,}."):
         common.chart(_gantt(cfg, ev.layout), key="gantt_chart") if ops <= MAX_OPS else st.info(
-            f"{ops:,} operations: too many to draw here; the step time above already uses the simulated makespan.")
+            f"{ops:,} operations: too many to draw; the step time above already uses the simulated makespan.")
 
 st.subheader(f"Every layout of {gpus:,} GPUs, fastest first")
 rule = common.select("Show", RULES, "all", key="rule", where=st.columns(4)[0])
@@ -174,25 +164,26 @@ if st.session_state.get("_tsig") != (cfg, rule):  # a new table: an old selectio
     st.session_state["_applied"] = ((cfg, rule), tuple((st.session_state.get("table") or {}).get("selection", {})
                                                        .get("rows", ())))
 st.session_state["_tsig"], st.session_state["_trows"] = (cfg, rule), rows
-cols = {k: st.column_config.NumberColumn(h, format=f) if f else h for k, (h, f) in fp.TABLE_COLUMNS.items()}
-cols["memory"] = st.column_config.NumberColumn(f"memory ({gib_or_gb(units)[0]})", format="%.1f")
-"t" in SKIP or st.dataframe(pd.DataFrame(rows), key="table", on_select="rerun", selection_mode="single-row",
-             hide_index=True, column_config=cols, column_order=list(cols), width="stretch", height=320)
+cols = {k: st.column_config.NumberColumn(h, format=f, width=w) if f else st.column_config.Column(h, width=w)
+        for k, (h, f, w) in fp.TABLE_COLUMNS.items()}
+cols["memory"] = st.column_config.NumberColumn(f"memory ({gib_or_gb(units)[0]})", format="%.1f", width="small")
+st.dataframe(pd.DataFrame(rows), key="table", on_select="rerun", selection_mode="single-row",
+             hide_index=True, column_config=cols, column_order=fp.table_columns(rule), width="stretch", height=320)
 st.caption(f"Click a row to draw it. First {ROWS} rows of the filter; status is ok or the rule a layout breaks; a "
            "rejected row with blank ZeRO and mb stands for every value of them.")
 
 st.subheader("The placement exercise: 8 nodes × 8 GPUs, TP = 8, PP = 8, DP = 1")
-"x" in SKIP or st.markdown(fp.exercise_markdown(_eval(EX_CFG, Layout(dp=1, tp=8, pp=8)),
+st.markdown(fp.exercise_markdown(_eval(EX_CFG, Layout(dp=1, tp=8, pp=8)),
                                  _eval(EX_CFG, Layout(dp=1, tp=8, pp=8, order="pp-tp-dp")),
                                  "planner?" + urlencode(EXERCISE, quote_via=quote)))
 common.takeaway(fp.takeaway_text(res))
 if ev:
-    with st.expander("How this is computed", expanded=True):
-        "h" in SKIP or st.markdown(fp.how_computed_markdown(ev, units))
+    with st.expander("How this is computed"):
+        st.markdown(fp.how_computed_markdown(ev, units))
 with st.expander("How well does this model predict?"):
     st.markdown("The same step-time model, one set of efficiencies, against Megatron-LM's published weak scaling "
                 "(Narayanan et al. 2021 Table 1, Selene A100s; TFLOP/s per GPU in their Eq. 3 convention).")
-    "k" in SKIP or st.dataframe(pd.DataFrame(st.cache_resource(fp.calibration_rows)()), hide_index=True, width="stretch",
+    st.dataframe(pd.DataFrame(st.cache_resource(fp.calibration_rows)()), hide_index=True, width="stretch",
                  column_config={"error": st.column_config.NumberColumn("error", format="percent")})
 
 st.subheader("Self-check")

@@ -217,8 +217,6 @@ def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
     attn = 12 * L * m.q_width * s
     spans = ev.spans
     lines = [
-        r"$$\mathrm{MFU} = \frac{(6N + 12\,L\,h\,s)\,B\,s}{n_\mathrm{GPU}\;\mathrm{peak}\;t_\mathrm{step}},\qquad "
-        r"t_\mathrm{step} = \mathrm{makespan}_\mathrm{pipeline} + \mathrm{exposed\ DP} + \mathrm{optimizer}$$", "",
         "**FLOPs (PaLM App. B; planner.md §1).** Model FLOPs per token = 6N + 12·L·(a·d_head)·s, N = "
         f"{m.matmul_params:,} matmul weights: 6N = {format_flops(6 * m.matmul_params)}, attention "
         f"12·{L}·{m.q_width}·{s:,} = {format_flops(attn)}; × B·s = {B:,} × {s:,} tokens → "
@@ -286,13 +284,22 @@ def pick_layout(result: SearchResult, which: str) -> Layout | None:
     return result.ranked[min(k, len(result.ranked)) - 1].layout
 
 
-# Table column -> (header, printf/Streamlit number format or None for text); the order shown.
-TABLE_COLUMNS = {"rank": ("#", None), "dp": ("DP", None), "tp": ("TP", None), "pp": ("PP", None),
-                 "zero_stage": ("ZeRO", None), "micro_batch": ("mb", None), "schedule": ("schedule", None),
-                 "num_chunks": ("v", None), "step_time_s": ("step (s)", "%.3g"),
-                 "vs_fastest": ("vs fastest", "percent"),
-                 "mfu": ("MFU", "percent"), "tokens_per_s": ("tokens/s", "compact"), "memory": ("memory", "%.1f"),
-                 "boring": ("boring", None), "status": ("status", None), "reason": ("reason", None)}
+# Table column -> (header, printf or Streamlit number format (None: shown as is), column width), in order.
+TABLE_COLUMNS = {"rank": ("#", None, "small"), "dp": ("DP", None, "small"), "tp": ("TP", None, "small"),
+                 "pp": ("PP", None, "small"), "zero_stage": ("ZeRO", None, "small"),
+                 "micro_batch": ("mb", None, "small"), "schedule": ("schedule", None, "medium"),
+                 "num_chunks": ("v", None, "small"), "step_time_s": ("step (s)", "%.3g", "small"),
+                 "vs_fastest": ("vs fastest", "percent", "small"), "mfu": ("MFU", "percent", "small"),
+                 "tokens_per_s": ("tokens/s", "compact", "small"), "memory": ("memory", "%.1f", "small"),
+                 "boring": ("boring", None, "small"), "status": ("status", None, "medium"),
+                 "reason": ("reason", None, "large")}
+
+
+def table_columns(rule: str) -> list[str]:
+    """Columns worth showing for a filter: timings for ranked layouts, the rule and reason for rejected ones."""
+    timing, why = {"rank", "step_time_s", "vs_fastest", "mfu", "tokens_per_s", "memory", "boring"}, {"status", "reason"}
+    hide = set() if rule == "all" else why if rule == "ranked" else timing
+    return [k for k in TABLE_COLUMNS if k not in hide]
 
 
 def filter_rows(rows: list[dict], rule: str, limit: int, units: str = "binary") -> list[dict]:
@@ -346,3 +353,31 @@ def takeaway_text(result: SearchResult) -> str:
         return rule + f"Here that rule gives **{boring.layout.label}**, which is also the fastest."
     return rule + (f"Here that rule gives **{boring.layout.label}**, {result.boring_slowdown:.0%} slower than the "
                    f"fastest, **{best.layout.label}**: the search earns its keep.")
+
+
+def _on_axes(item: dict, x: str, y: str) -> dict:
+    """A trace, annotation or shape moved onto axes x/y ("paper" references become that subplot's domain)."""
+    item = dict(item)
+    if "type" in item and item["type"] not in ("line", "rect"):  # a trace
+        return item | {"xaxis": x, "yaxis": y}
+    for ref, axis in (("xref", x), ("yref", y)):
+        item[ref] = {"paper": f"{axis} domain", f"{ref[0]} domain": f"{axis} domain"}.get(item.get(ref), axis)
+    return item
+
+
+def layout_figure(ev: Evaluation, units: str = "binary") -> dict:
+    """One figure, two panels: the step-time breakdown (left) and per-GPU memory of each stage (right)."""
+    bd, mem = breakdown_figure(ev), memory_figure(ev, units)
+    data = bd["data"] + [_on_axes(t, "x2", "y2") | {"legendgroup": "memory", "legendgrouptitle": {
+        "text": "memory per GPU"}} for t in mem["data"]]
+    notes = bd["layout"]["annotations"] + [_on_axes(a, "x2", "y2") for a in mem["layout"]["annotations"]]
+    title = (f"Where the step time and the memory go · {'fits' if ev.fits else 'does NOT fit'}")
+    layout = {"title": {"text": title, "subtitle": {"text": f"{_label(ev)}<br>{_headline(ev)}"}},
+              "barmode": "stack", "hovermode": "closest", "annotations": notes,
+              "shapes": [_on_axes(s, "x2", "y2") for s in mem["layout"].get("shapes", [])],
+              "xaxis": {"domain": [0, 0.22], "showticklabels": False},
+              "yaxis": bd["layout"]["yaxis"],
+              "xaxis2": {"domain": [0.34, 0.9], "anchor": "y2"},
+              "yaxis2": mem["layout"]["yaxis"] | {"anchor": "x2"},
+              "legend": {"orientation": "h", "y": -0.12}, "margin": {"t": 90, "r": 10}}
+    return {"data": data, "layout": layout}

@@ -9,7 +9,7 @@ from core.units import format_flops, format_seconds
 from figures.planner import (CROSSING_COLOUR, PALETTE, bare_cluster_figure, breakdown_figure, calibration_rows,
                              cluster_figure, compare_figure, filter_rows, headline_metrics, how_computed_markdown,
                              layout_figure, memory_figure, no_layout_message, pick_layout, table_rows,
-                             takeaway_text, tp_flipped)
+                             table_columns, takeaway_text, tp_flipped)
 
 
 @pytest.fixture(scope="module")
@@ -178,3 +178,10 @@ def test_bare_cluster_figure_draws_every_gpu_grey():
     assert len(cells["x"]) == 72 and cells["marker"]["color"] == "#D9D9D9" and cells["mode"] == "markers"
     assert fig["layout"]["title"]["text"] == "9 nodes × 8 H100 SXM · no layout drawn"
     assert fig["layout"]["title"]["subtitle"]["text"] == "every layout breaks a rule"
+
+
+def test_table_columns_follow_the_filter():
+    assert table_columns("all")[:2] == ["rank", "dp"] and "reason" in table_columns("all")
+    assert "reason" not in table_columns("ranked") and "mfu" in table_columns("ranked")
+    memory = table_columns("memory")
+    assert "mfu" not in memory and "rank" not in memory and memory[-2:] == ["status", "reason"]
