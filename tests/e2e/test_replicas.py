@@ -132,11 +132,10 @@ def test_browser_session_goes_through_nginx_to_one_replica(replicas, browser):
         expect(page.get_by_role("heading", name=title).first).to_be_visible()
         thumb = page.get_by_test_id("stMain").get_by_test_id("stSlider").first.get_by_role("slider")
         before = thumb.get_attribute("aria-valuetext")
-        key = "ArrowLeft" if thumb.get_attribute("aria-valuenow") == thumb.get_attribute("aria-valuemax") \
-            else "ArrowRight"
-        ms = slider_to_chart_ms(page, thumb, key)  # waits for the chart to change after the press
+        key = "ArrowLeft" if before == thumb.get_attribute("max") else "ArrowRight"
+        first_ms, settled_ms = slider_to_chart_ms(page, thumb, key)  # waits for the chart to redraw
         assert thumb.get_attribute("aria-valuetext") != before
-        assert 0 < ms < 60_000
+        assert 0 < first_ms <= settled_ms < 60_000
         expect(page).to_have_url(re.compile(r"\?.+="))  # the moved slider is in the URL
         expect(page.get_by_test_id("stException")).to_have_count(0)
         expect(page.get_by_text("Something went wrong")).to_have_count(0)
