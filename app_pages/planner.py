@@ -31,6 +31,7 @@ ROWS, MAX_OPS = 60, 40_000
 
 
 def _setup(cfg: tuple):
+    """Model, cluster and training from the page's plain control values (hashable, for the caches)."""
     nodes, gpn, gpu, intra, inter, nics, model, gb, seq, recipe, rc, sp, eff = cfg
     cluster = make_cluster(num_nodes=nodes, gpus_per_node=int(gpn), gpu_name=gpu, inter_link_name=inter,
                            intra_link_name=None if intra == "GPU's own" else intra,
@@ -67,7 +68,7 @@ def _apply_row_click() -> None:
     """A clicked table row (dataframe selections are not URL-bound) is written into the layout widgets."""
     ss = st.session_state
     sel = tuple((ss.get("table") or {}).get("selection", {}).get("rows", ()))
-    if not sel or (ss.get("_tsig"), sel) == ss.get("_applied"):
+    if not sel or sel[0] >= len(ss.get("_trows", ())) or (ss.get("_tsig"), sel) == ss.get("_applied"):
         return
     ss["_applied"], r = (ss["_tsig"], sel), ss["_trows"][sel[0]]
     if r["zero_stage"] is None or r["micro_batch"] is None:
