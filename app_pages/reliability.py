@@ -59,10 +59,10 @@ def _useful(gpus: int, jitter_pct: int, pp: int, mb: int, goodput: float) -> tup
 
 
 def _side_by_side(**figs: dict) -> None:
-    """Charts in equal columns (keyword = chart key), passed as go.Figure to skip re-validation."""
+    """Charts in equal columns (keyword = chart key)."""
     for col, (key, f) in zip(st.columns(len(figs)), figs.items()):
         with col:
-            common.chart(fig.as_figure(f), key=key)
+            common.chart(f, key=key)
 
 
 common.start_page("Reliability", "A week-long run on thousands of GPUs is a reliability problem — "

@@ -1,11 +1,8 @@
 """Reliability figures: goodput vs checkpoint interval, waste breakdown, interruptions, stragglers."""
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Sequence
 
-import plotly.graph_objects as go
-import plotly.io as pio
 
 from core.reliability import (LLAMA3_GPUS, LLAMA3_SNAPSHOT_S, LLAMA3_UNEXPECTED, GoodputCurve,
                               Interruptions, MonteCarloGoodput, UsefulDevices, Waste)
@@ -17,22 +14,6 @@ _COLORS = {"curve": "#1f77b4", "young": "#ff7f0e", "daly": "#2ca02c", "optimum":
 # Candidate tick positions (seconds) for log time axes, labelled by units.format_seconds.
 _TICKS_S = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 14400,
             21600, 28800, 43200, 86400, 172800, 259200, 604800, 1209600, 2592000]
-
-
-@lru_cache(maxsize=4)
-def _template(name: str) -> dict:
-    return pio.templates[name].to_plotly_json()
-
-
-def as_figure(spec: dict) -> go.Figure:
-    """The spec as a go.Figure without plotly's per-property validation (same JSON, ~1 ms not ~20)."""
-    # st.plotly_chart validates a dict by building go.Figure(spec) on every rerun (10-25 ms per chart
-    # here); a go.Figure skips that. The tests validate these specs with go.Figure(...) and check that
-    # this path serialises to the same JSON (named template expanded, as validation does).
-    layout = dict(spec.get("layout", {}))
-    if isinstance(layout.get("template"), str):
-        layout["template"] = _template(layout["template"])
-    return go.Figure({**spec, "layout": layout}, _validate=False)
 
 
 def _time_axis(title: str, lo_s: float, hi_s: float) -> dict:

@@ -169,9 +169,10 @@ def test_goodput_figure_marks_the_chosen_interval_with_its_closed_form_goodput()
     assert max(closed["x"]) < 36_000 and mark["y"][0] == pytest.approx(by_hand)
 
 
-def test_as_figure_serialises_exactly_like_plotlys_validating_path():
-    # st.plotly_chart builds go.Figure(spec) (validating, template expanded) from a dict; the page
-    # passes fig.as_figure(spec) to skip that work. Both must send the same JSON.
+def test_unvalidated_figures_serialise_exactly_like_plotlys_validating_path():
+    # st.plotly_chart builds go.Figure(spec) (validating, template expanded) from a dict; common.chart
+    # passes figures.theme.unvalidated(spec) to skip that work. Both must send the same JSON.
+    from figures.theme import unvalidated
     kw = dict(checkpoint_s=56.8, restart_s=600, mtbf_s=11_135)
     curve, mine = goodput_curve(**kw), waste(interval_s=1800, **kw)
     specs = [fr.goodput_figure(curve, [simulate_goodput(interval_s=1800, run_work_s=7 * DAY_S, **kw)],
@@ -183,7 +184,7 @@ def test_as_figure_serialises_exactly_like_plotlys_validating_path():
              fr.useful_devices_figure(useful_devices(num_gpus=100, bubble_fraction=0.1, goodput=0.9))]
     for spec in specs:
         validated = pio.to_json(streamlit_path(spec, validate_figure=True), validate=False)
-        fast = pio.to_json(streamlit_path(fr.as_figure(spec), validate_figure=True), validate=False)
+        fast = pio.to_json(streamlit_path(unvalidated(spec), validate_figure=True), validate=False)
         assert json.loads(fast) == json.loads(validated)
         assert isinstance(json.loads(fast)["layout"]["template"], dict)  # expanded, as plotly does
 
