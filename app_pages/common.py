@@ -160,7 +160,7 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
             fig["layout"]["height"] = height
     if isinstance(fig, dict):
         fig = unvalidated(fig)  # builders' specs are validated by the figure tests, not per rerun
-    st.plotly_chart(fig, width="stretch", key=key, config=_CHART_CONFIG)
+    st.plotly_chart(fig, width="stretch", key=key, config=_CHART_CONFIG, theme=None)
 
 
 def takeaway(text: str) -> None:

@@ -19,17 +19,30 @@ GPN = 8  # GPUs per node in the sweep's cluster (DGX/HGX)
 MFU = 0.5  # achieved fraction of dense peak for the layer's compute
 
 
+def _proofs(tp: int) -> list:
+    h, a, f, n = TOY["hidden"], TOY["heads"], TOY["ffn"], TOY["tokens"]
+    attn = tpc.prove_tp_attention(tp=tp, batch=2, seq=n // 2, hidden=h, heads=a)  # heads rule first
+    return [tpc.prove_tp_mlp(tp=tp, tokens=n, hidden=h, ffn=f), attn,
+            tpc.prove_sequence_parallel_mlp(tp=tp, tokens=n, hidden=h, ffn=f)]
+
+
 @st.cache_data(max_entries=64)
 def _proof(tp: int, sp: bool) -> dict:
     h, a, f, n = TOY["hidden"], TOY["heads"], TOY["ffn"], TOY["tokens"]
-    attn = tpc.prove_tp_attention(tp=tp, batch=2, seq=n // 2, hidden=h, heads=a)  # heads rule first
-    proofs = [tpc.prove_tp_mlp(tp=tp, tokens=n, hidden=h, ffn=f), attn,
-              tpc.prove_sequence_parallel_mlp(tp=tp, tokens=n, hidden=h, ffn=f)]
+    proofs = _proofs(tp)
     own = tpc.mlp_ownership(tp=tp, tokens=n, hidden=h, ffn=f, sequence_parallel=sp)
     return dict(fwd=max(p.forward_max_abs_diff for p in proofs),
-                bwd=max(p.backward_max_abs_diff for p in proofs), fig=ft.proof_figure(proofs),
+                bwd=max(p.backward_max_abs_diff for p in proofs),
                 own=ft.ownership_figure(own, tp=tp, what="MLP above, attention below" + ", sequence parallel" * sp,
                                         below=tpc.attention_ownership(tp=tp, hidden=h, heads=a)))
+
+
+@st.cache_data
+def _proof_sweep() -> dict:
+    """Every TP degree of the slider at once: the chart stays put while the slider moves."""
+    ok = [t for t in range(1, 9) if TOY["heads"] % t == 0]
+    return ft.proof_sweep_figure({t: _proofs(t) for t in ok},
+                                 skipped=tuple(t for t in range(1, 9) if t not in ok))
 
 
 @st.cache_data(max_entries=64)
@@ -86,7 +99,8 @@ if pr:
     m[1].metric("Backward: max |grad difference|", f"{pr['bwd']:.1e}", border=True,
                 help="dX and every weight gradient, all ranks' copies.")
     m[2].metric("Share of each weight per GPU", f"1/{tp}", help="W1, W2, Wq, Wk, Wv, Wo all split t ways.")
-    common.chart(pr["fig"], key="proof")
+common.chart(_proof_sweep(), key="proof")
+if pr:
     common.chart(pr["own"], key="own")
 
 st.subheader("2 · Where the communication goes")
@@ -122,8 +136,10 @@ common.takeaway(
     "over PCIe or the network. So TP stays inside the node.")
 
 st.subheader("How this is computed")
-st.markdown("\n\n".join(ft.how_computed_lines(pr and (pr["fwd"], pr["bwd"]), cm and cm["plan"],
-                                               cm and cm["times"], MFU, units)))
+for formula, measured in ft.how_computed_lines(pr and (pr["fwd"], pr["bwd"]), cm and cm["plan"],
+                                               cm and cm["times"], MFU, units):
+    st.markdown(formula)
+    st.markdown(measured)
 
 st.subheader("Self-check")
 unit = "MiB" if units == "binary" else "MB"

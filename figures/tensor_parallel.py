@@ -74,29 +74,42 @@ def ownership_figure(ownership: dict[str, np.ndarray], *, tp: int, what: str = "
     return {"data": traces, "layout": layout}
 
 
-def proof_figure(proofs: list[TpProof]) -> dict:
-    """Max |sharded − unsharded| per output / gradient (log axis; exact zeros drawn at a floor)."""
+def proof_sweep_figure(proofs: dict[int, list[TpProof]], *, skipped: tuple[int, ...] = ()) -> dict:
+    """Max |sharded − unsharded| of the output (forward) and the worst gradient (backward) at every
+    TP degree: one chart that does not change with the TP slider, so moving it never redraws this."""
     if not proofs:
-        raise ValueError("no proofs to draw: pass at least one TpProof")
-    tp = proofs[0].tp
-    worst = max(p.worst for p in proofs)
+        raise ValueError("no proofs to draw: pass at least one TP degree's proofs")
+    degrees = sorted(proofs)
+    layers = [p.layer for p in proofs[degrees[0]]]
     traces = []
-    for i, p in enumerate(proofs):
-        names = list(p.max_abs_diff)
-        vals = [p.max_abs_diff[n] for n in names]
-        traces.append({
-            "type": "bar", "name": p.layer, "x": [[p.layer] * len(names), names],
-            "y": [max(v, FLOOR) for v in vals], "text": [f"{v:.1e}" for v in vals],
-            "textposition": "outside", "marker": {"color": RANK_COLORS[i % len(RANK_COLORS)]},
-            "hovertemplate": "%{x}: max |diff| = %{text}<extra></extra>"})
+    for i, layer in enumerate(layers):
+        got = [next(p for p in proofs[t] if p.layer == layer) for t in degrees]
+        color = RANK_COLORS[i % len(RANK_COLORS)]
+        for side, value, symbol in (("forward (Y)", lambda p: p.forward_max_abs_diff, "circle"),
+                                    ("backward (worst gradient)", lambda p: p.backward_max_abs_diff,
+                                     "diamond-open")):
+            vals = [value(p) for p in got]
+            traces.append({
+                "type": "scatter", "mode": "lines+markers", "name": f"{layer} · {side}",
+                "x": [f"TP={t}" for t in degrees], "y": [max(v, FLOOR) for v in vals],
+                "customdata": [f"{v:.1e}" for v in vals],
+                "line": {"color": color, "dash": "solid" if symbol == "circle" else "dot"},
+                "marker": {"color": color, "symbol": symbol, "size": 10},
+                "hovertemplate": f"{layer} · {side} · %{{x}}: %{{customdata}}<extra></extra>"})
+    eps = float(np.finfo(np.float64).eps)  # a reference line, drawn as a trace (exact on a log axis)
+    traces.append({"type": "scatter", "mode": "lines", "name": f"float64 machine epsilon {eps:.1e}",
+                   "x": [f"TP={degrees[0]}", f"TP={degrees[-1]}"], "y": [eps, eps], "hoverinfo": "skip",
+                   "line": {"color": "#555555", "dash": "dash", "width": 1}})
+    worst = max(p.worst for ps in proofs.values() for p in ps)
+    skip = f"; TP={', '.join(map(str, skipped))} split no whole heads" if skipped else ""
     return {"data": traces, "layout": {
-        "title": {"text": f"Tensor parallel · TP={tp} · sharded = unsharded",
-                  "subtitle": {"text": f"worst max |difference| {worst:.1e} (float64 rounding; "
-                                       f"exact zeros drawn at {FLOOR:.0e})"}},
+        "title": {"text": "Tensor parallel · sharded = unsharded at every TP degree",
+                  "subtitle": {"text": f"worst max |difference| {worst:.1e}: float64 rounding "
+                                       f"(exact zeros drawn at {FLOOR:.0e}){skip}"}},
+        "xaxis": {"type": "category", "title": {"text": "TP degree"}},
         "yaxis": {"type": "log", "title": {"text": "max |sharded − unsharded|"},
-                  "range": [-18.5, -9], "exponentformat": "power"},
-        "showlegend": len(proofs) > 1, "height": 380,
-        "margin": {"l": 70, "r": 20, "t": 80, "b": 60}}}
+                  "range": [-18.5, -12], "exponentformat": "power"},
+        "height": 380, "margin": {"l": 70, "r": 20, "t": 80, "b": 60}}}
 
 
 def comm_vs_compute_figure(times: tuple[LinkTime, ...], *, tp: int) -> dict:
@@ -196,25 +209,28 @@ def node_boundary_note(points: tuple[TpPoint, ...], gpus_per_node: int) -> str:
 
 
 def how_computed_lines(proof_diffs: tuple[float, float] | None, plan: TpCommPlan | None,
-                       times: tuple[LinkTime, ...] | None, mfu: float, units: str) -> list[str]:
-    """Markdown paragraphs: the split, the bytes and the times, each formula with its measured value."""
-    lines = [r"**MLP.** $Y = \mathrm{GeLU}(X W_1)\,W_2$ with $W_1 = [W_1^{(1)} \cdots W_1^{(t)}]$ (columns) "
-             r"and $W_2 = [W_2^{(1)}; \cdots; W_2^{(t)}]$ (rows): $Y = \sum_i \mathrm{GeLU}(X W_1^{(i)})"
-             r"\,W_2^{(i)}$, one all-reduce (g). Backward: $dX = \sum_i dA^{(i)} W_1^{(i)\top}$, one "
-             r"all-reduce (f). Attention: the same, each GPU owning whole heads."]
-    if proof_diffs is not None:
-        lines[0] += f" Measured: forward {proof_diffs[0]:.1e}, backward {proof_diffs[1]:.1e}."
+                       times: tuple[LinkTime, ...] | None, mfu: float, units: str) -> list[tuple[str, str]]:
+    """(formula, measured) markdown pairs: the formula text never changes, so the browser's
+    KaTeX render of it is reused across reruns; only the plain measured line is redrawn."""
+    pairs = [(r"**MLP.** $Y = \mathrm{GeLU}(X W_1)\,W_2$ with $W_1 = [W_1^{(1)} \cdots W_1^{(t)}]$ (columns) "
+              r"and $W_2 = [W_2^{(1)}; \cdots; W_2^{(t)}]$ (rows): $Y = \sum_i \mathrm{GeLU}(X W_1^{(i)})"
+              r"\,W_2^{(i)}$, one all-reduce (g). Backward: $dX = \sum_i dA^{(i)} W_1^{(i)\top}$, one "
+              r"all-reduce (f). Attention: the same, each GPU owning whole heads.",
+              "" if proof_diffs is None else
+              f"Measured max |sharded − unsharded|: forward {proof_diffs[0]:.1e}, backward {proof_diffs[1]:.1e}.")]
     if plan is not None:
         kinds = f"forward {_counts(plan.forward)}, backward {_counts(plan.backward)}"
-        lines.append(rf"**Bytes.** $M = b\,s\,h \times 2$ B = {format_bytes(plan.message_bytes, units)}; "
-                     rf"a ring all-reduce sends $2\frac{{t-1}}{{t}}M$ per GPU (a reduce-scatter or an "
-                     rf"all-gather half of that). Per layer per step ({kinds}): "
-                     f"{format_bytes(plan.bytes_sent_per_gpu_per_layer, units)}; × {plan.num_layers} layers "
-                     f"= {format_bytes(plan.bytes_sent_per_gpu_per_step, units)}.")
+        pairs.append((r"**Bytes.** $M = b\,s\,h \times 2$ B per collective; a ring all-reduce sends "
+                      r"$2\frac{t-1}{t}M$ per GPU (a reduce-scatter or an all-gather half of that).",
+                      f"Measured: M = {format_bytes(plan.message_bytes, units)}; per layer per step ({kinds}): "
+                      f"{format_bytes(plan.bytes_sent_per_gpu_per_layer, units)}; × {plan.num_layers} layers "
+                      f"= {format_bytes(plan.bytes_sent_per_gpu_per_step, units)}."))
     if times:
-        lines.append(r"**Time.** $t_{AR} = 2(t-1)\,\alpha + 2\frac{t-1}{t}\frac{M}{B}$ per all-reduce "
-                     r"($B$, $\alpha$ of the link); compute $= 3 \times$ one layer's forward FLOPs $/\,t$ "
-                     f"at {mfu:.0%} MFU = {format_seconds(times[0].compute_s)}. Communication per layer: "
-                     + ", ".join(f"{x.link.name} {format_seconds(x.comm_s)} "
-                                 f"({x.comm_to_compute:.2g}× compute)" for x in times) + ".")
-    return lines
+        pairs.append((r"**Time.** $t_{AR} = 2(t-1)\,\alpha + 2\frac{t-1}{t}\frac{M}{B}$ per all-reduce "
+                      r"($B$, $\alpha$ of the link); compute $= 3 \times$ one layer's forward FLOPs $/\,t$ "
+                      r"at the assumed MFU.",
+                      f"Measured: compute at {mfu:.0%} MFU = {format_seconds(times[0].compute_s)}; "
+                      "communication per layer: "
+                      + ", ".join(f"{x.link.name} {format_seconds(x.comm_s)} "
+                                  f"({x.comm_to_compute:.2g}× compute)" for x in times) + "."))
+    return pairs

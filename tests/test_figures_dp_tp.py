@@ -113,15 +113,21 @@ def test_ownership_heatmaps():
     _valid(ftp.ownership_figure(attention_ownership(tp=2), tp=2, what="attention"))
 
 
-def test_tp_proof_figure():
-    spec = ftp.proof_figure([prove_tp_mlp(tp=4), prove_tp_attention(tp=4),
-                             prove_sequence_parallel_mlp(tp=4)])
+def test_tp_proof_sweep_figure():
+    proofs = {t: [prove_tp_mlp(tp=t), prove_tp_attention(tp=t), prove_sequence_parallel_mlp(tp=t)]
+              for t in (1, 2, 4)}
+    spec = ftp.proof_sweep_figure(proofs, skipped=(3,))
     _valid(spec)
-    assert [t["name"] for t in spec["data"]] == ["mlp", "attention", "mlp + sequence parallel"]
-    assert _title(spec) == "Tensor parallel · TP=4 · sharded = unsharded"
-    assert all(v >= ftp.FLOOR for t in spec["data"] for v in t["y"])
+    names = [t["name"] for t in spec["data"]]
+    assert names[:2] == ["mlp · forward (Y)", "mlp · backward (worst gradient)"]
+    assert len(names) == 3 * 2 + 1 and names[-1].startswith("float64 machine epsilon 2.2e-16")
+    assert spec["data"][0]["x"] == ["TP=1", "TP=2", "TP=4"]
+    # the plotted points are the proofs' own differences (floored for the log axis), in TP order
+    assert spec["data"][1]["y"] == [max(proofs[t][0].backward_max_abs_diff, ftp.FLOOR) for t in (1, 2, 4)]
+    assert all(ftp.FLOOR <= v < 1e-12 for t in spec["data"][:-1] for v in t["y"])
+    assert "TP=3 split no whole heads" in spec["layout"]["title"]["subtitle"]["text"]
     with pytest.raises(ValueError, match="no proofs"):
-        ftp.proof_figure([])
+        ftp.proof_sweep_figure({})
 
 
 def test_comm_vs_compute_and_sweep_figures():
