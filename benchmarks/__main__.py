@@ -1,6 +1,6 @@
 """Measure page rerun time, chart payload and slider-to-chart latency; print a markdown table.
 
-Usage: python -m benchmarks [--pages-only | --core-only] [--reruns 20] [--moves 10] [--match TEXT]
+Usage: python -m benchmarks [--pages-only | --core-only] [--reruns 20] [--moves 30] [--match TEXT]
 """
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def main() -> None:
     ap.add_argument("--pages-only", action="store_true")
     ap.add_argument("--core-only", action="store_true")
     ap.add_argument("--reruns", type=int, default=20)
-    ap.add_argument("--moves", type=int, default=10)
+    ap.add_argument("--moves", type=int, default=30)
     ap.add_argument("--match", default="", help="only cases whose name contains this text")
     args = ap.parse_args()
     out = []
