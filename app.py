@@ -101,6 +101,10 @@ def sidebar_settings() -> None:
                                 help="Large type, thick lines and a colour-blind-safe palette for "
                                      "projectors; the sidebar starts collapsed. Kept in the URL.")
         st.session_state["present_value"] = present
+        st.session_state["img_format_value"] = common.select(
+            "Chart download (toolbar 📷)", common.IMAGE_FORMATS, "png", key="img", radio=True,
+            horizontal=True, help="What every chart's camera button saves: PNG (2× pixels, for slides) "
+                                  "or SVG (vector, scales without blur, editable).")
     if present:
         st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
 

@@ -31,3 +31,36 @@ def test_presenter_toggle_is_in_the_url_bound_sidebar():
     at.run()
     assert at.toggle(key="present").value is True
     assert at.session_state["present_value"] is True
+
+
+def _configs(image_format: str | None) -> list[dict]:
+    at = AppTest.from_file(str(ROOT / "app_pages" / "memory.py"), default_timeout=60)
+    if image_format is not None:
+        at.session_state["img_format_value"] = image_format  # what app.py's sidebar radio sets
+    at.run()
+    assert not at.exception
+    return [json.loads(c.proto.config) for c in at.get("plotly_chart")]
+
+
+def test_chart_toolbar_saves_png_by_default_and_svg_when_chosen():
+    png, svg = _configs(None), _configs("svg")
+    assert png and len(png) == len(svg)
+    assert {c["toImageButtonOptions"]["format"] for c in png} == {"png"}
+    assert {c["toImageButtonOptions"]["scale"] for c in png} == {2}   # crisp on a projector
+    assert {c["toImageButtonOptions"]["format"] for c in svg} == {"svg"}
+    assert all("scale" not in c["toImageButtonOptions"] for c in svg)  # vectors need no scale
+    names = [c["toImageButtonOptions"]["filename"] for c in svg]
+    assert len(set(names)) == len(names) and all(n.startswith("splitlab-") for n in names)
+    assert all(c["displaylogo"] is False for c in png + svg)
+
+
+def test_chart_format_is_a_url_bound_sidebar_choice():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["img"] = "SVG"
+    at.run()
+    assert at.session_state["img_format_value"] == "svg"
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["img"] = "gif"
+    at.run()
+    assert at.session_state["img_format_value"] == "png"
+    assert any("img=gif" in w.value for w in at.warning)   # the ignored value is named
