@@ -40,7 +40,10 @@ def _scaling(size, kt, gpu, g, nic, nics, ovl, bkt, kind, scale, at_n) -> dict:
 @st.cache_data(max_entries=16)
 def _scenario(bkt: int, units: str, bw_units: str) -> dict:
     s = sc.slower_at_scale(bucket_bytes=bkt * 2**20)
-    return dict(md=fd.scenario_markdown(s, sc.scenario_cluster(), units, bw_units), fig=fd.scenario_figure(s))
+    rows = [dict(zip(("quantity", f"{s.small.num_gpus} GPUs", f"{s.large.num_gpus} GPUs"), r))
+            for r in fd.scenario_rows(s, units, bw_units)]
+    return dict(md=fd.scenario_markdown(s, sc.scenario_cluster(), units, bw_units), fig=fd.scenario_figure(s),
+                rows=rows)
 
 
 @st.cache_data(max_entries=64)
@@ -121,6 +124,7 @@ if out:
 st.subheader("3 · The scenario: it scaled to 8 GPUs, and 64 is slower")
 sn = _scenario(bkt, units, bw_units)
 st.markdown(sn["md"])
+common.csv_button(sn["rows"], "dp_scenario_8_vs_64.csv")
 common.chart(sn["fig"], key="scenario")
 
 st.subheader("4 · Stragglers: the step waits for the slowest rank")

@@ -120,6 +120,7 @@ if cm:
     m[2].metric("Sent per GPU per layer", format_bytes(pl.bytes_sent_per_gpu_per_layer, units))
     m[3].metric(f"Per step ({pl.num_layers} layers)", format_bytes(pl.bytes_sent_per_gpu_per_step, units))
     st.table(cm["rows"])
+    common.csv_button(cm["rows"], f"tp_comm_{model.split()[0]}_tp{tp}.csv")
     st.subheader("3 · Comm time per layer on each link, beside compute")
     common.chart(cm["fig"], key="links")
 

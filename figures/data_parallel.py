@@ -312,10 +312,10 @@ def how_computed_lines(proof: DpProof | None, job: DpJob | None, step: DpStep | 
     return lines
 
 
-def scenario_markdown(s: SlowerAtScale, cluster: Cluster, units: str, bw_units: str) -> str:
-    """The scenario in numbers: setup, small vs large run side by side, the link that changed, each fix."""
-    small, large, j = s.small, s.large, s.job
-    rows = [("bytes sent per rank (ring simulator)", format_bytes(s.sim_bytes_sent_per_rank_small, units),
+def scenario_rows(s: SlowerAtScale, units: str, bw_units: str) -> list[tuple[str, str, str]]:
+    """(quantity, small run, large run) rows of the scenario table, formatted for display."""
+    small, large = s.small, s.large
+    return [("bytes sent per rank (ring simulator)", format_bytes(s.sim_bytes_sent_per_rank_small, units),
              format_bytes(s.sim_bytes_sent_per_rank_large, units)),
             ("bottleneck link", small.bottleneck_link, large.bottleneck_link),
             ("its bandwidth per rank", format_bandwidth(small.bottleneck_bytes_per_s, bw_units),
@@ -328,8 +328,13 @@ def scenario_markdown(s: SlowerAtScale, cluster: Cluster, units: str, bw_units: 
              f"ideal ×{s.gpu_ratio:g})"),
             ("tokens/s, strong scaling (same global batch)", f"{small.tokens_per_s:,.0f}",
              f"{s.large_strong.tokens_per_s:,.0f} (×{s.strong_throughput_ratio:.2g})")]
+
+
+def scenario_markdown(s: SlowerAtScale, cluster: Cluster, units: str, bw_units: str) -> str:
+    """The scenario in numbers: setup, small vs large run side by side, the link that changed, each fix."""
+    small, large, j = s.small, s.large, s.job
     table = [f"| | {small.num_gpus} GPUs | {large.num_gpus} GPUs |", "|---|---|---|"]
-    table += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    table += [f"| {a} | {b} | {c} |" for a, b, c in scenario_rows(s, units, bw_units)]
     return "\n\n".join([
         f"{format_count(j.num_params)} parameters, fp32 gradients ({format_bytes(j.grad_bytes, units)}), "
         f"{j.tokens_per_gpu:,.0f} tokens per GPU, one all-reduce after backward, on nodes of "

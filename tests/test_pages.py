@@ -61,6 +61,15 @@ def test_page_renders_with_charts_at_defaults(page):
 
 
 @pytest.mark.parametrize("page", PAGES)
+def test_every_table_has_a_csv_download(page):
+    at = run_page(page)
+    assert_clean(at)
+    # st.dataframe has its own CSV button in its toolbar; a static st.table needs a download beside it.
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert not at.table or any("csv" in label.lower() for label in labels), (page, labels)
+
+
+@pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("end", ["min", "max"])
 def test_page_survives_every_slider_at_an_extreme(page, end):
     at = run_page(page)
