@@ -16,16 +16,37 @@ def _as_dict(fig: Any) -> dict:
     return copy.deepcopy(fig) if isinstance(fig, dict) else fig.to_plotly_json()
 
 
+def _is_grey(v: str) -> bool:
+    """#rrggbb with r = g = b: a neutral (idle, replicated, background) that every viewer tells apart."""
+    return len(v) == 7 and v.startswith("#") and v[1:3].lower() == v[3:5].lower() == v[5:7].lower()
+
+
+def _new_colour(v: str, mapping: dict[str, str]) -> str:
+    if _is_grey(v):
+        return v
+    if v not in mapping:
+        mapping[v] = OKABE_ITO[len(mapping) % len(OKABE_ITO)]
+    return mapping[v]
+
+
+def _is_steps(scale: Any) -> bool:
+    """A discrete colour scale: [[p0, c], [p1, c], [p1, d], [p2, d], ...] (each colour as a flat step)."""
+    return (isinstance(scale, list) and len(scale) >= 2 and len(scale) % 2 == 0
+            and all(isinstance(e, (list, tuple)) and len(e) == 2 and isinstance(e[1], str) for e in scale)
+            and all(scale[i][1] == scale[i + 1][1] for i in range(0, len(scale), 2)))
+
+
 def _remap(obj: Any, mapping: dict[str, str]) -> None:
     """Replace every discrete colour string in place, consistently (same colour in, same out)."""
     if isinstance(obj, dict):
         for k, v in obj.items():
             if k in _COLOR_KEYS and isinstance(v, str) and v.startswith(("#", "rgb")):
-                if v not in mapping:
-                    mapping[v] = OKABE_ITO[len(mapping) % len(OKABE_ITO)]
-                obj[k] = mapping[v]
-            elif k == "colorscale" and not (isinstance(v, list) and len(v) == 2 and
-                                             v[0][1] == v[1][1]):
+                obj[k] = _new_colour(v, mapping)
+            elif k == "colorscale" and _is_steps(v):
+                # categories drawn as a heat map (e.g. "which GPU holds this cell"): keep them
+                # categorical, with the same new colour as any legend marker of that category
+                obj[k] = [[p, _new_colour(c, mapping)] for p, c in v]
+            elif k == "colorscale":
                 obj[k] = CONTINUOUS
             else:
                 _remap(v, mapping)

@@ -47,3 +47,25 @@ def test_unvalidated_figure_serialises_like_the_validated_one():
     checked = json.dumps(go.Figure(spec).to_plotly_json(), sort_keys=True, default=str)
     fast = json.dumps(unvalidated(spec).to_plotly_json(), sort_keys=True, default=str)
     assert fast == checked
+
+
+def test_categorical_heat_map_keeps_its_steps_and_matches_its_legend():
+    from core.tensor_parallel import mlp_ownership
+    from figures.tensor_parallel import ownership_figure
+
+    out = presenter(ownership_figure(mlp_ownership(tp=4, tokens=8, hidden=8, ffn=32), tp=4))
+    heat = next(t for t in out["data"] if t["type"] == "heatmap")
+    scale = heat["colorscale"]
+    steps = [scale[i][1] for i in range(0, len(scale), 2)]          # one colour per category
+    assert steps[0] == "#d9d9d9"                                     # "all GPUs" stays neutral grey
+    assert len(set(steps)) == 5 and set(steps[1:]) <= set(OKABE_ITO)
+    legend = {t["name"]: t["marker"]["color"] for t in out["data"] if t["type"] == "scatter"}
+    assert [legend[f"GPU {r}"] for r in range(4)] == steps[1:]       # legend = heat map colours
+    assert legend["all GPUs (replicated)"] == "#d9d9d9"
+
+
+def test_greys_are_not_recoloured():
+    out = presenter({"data": [{"type": "bar", "marker": {"color": "#AAAAAA"}},
+                              {"type": "bar", "marker": {"color": "#ff0000"}}], "layout": {}})
+    assert out["data"][0]["marker"]["color"] == "#AAAAAA"
+    assert out["data"][1]["marker"]["color"] == OKABE_ITO[0]
