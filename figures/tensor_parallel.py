@@ -39,7 +39,7 @@ def ownership_figure(ownership: dict[str, np.ndarray], *, tp: int, what: str = "
     rows = [ownership] + ([below] if below else [])
     k, gap = max(len(r) for r in rows), 0.04
     width = (1 - gap * (k - 1)) / k
-    heights = [(0.0, 1.0)] if len(rows) == 1 else [(0.58, 1.0), (0.0, 0.36)]
+    heights = [(0.0, 1.0)] if len(rows) == 1 else [(0.62, 1.0), (0.0, 0.3)]
     traces, layout, i = [], {}, 0
     gap_px = 1 if max(max(np.shape(z)) for r in rows for z in r.values()) <= 48 else 0  # keep cells visible
     for row, (y0, y1) in zip(rows, heights):
@@ -56,12 +56,16 @@ def ownership_figure(ownership: dict[str, np.ndarray], *, tp: int, what: str = "
                 "xgap": gap_px, "ygap": gap_px,
                 "hovertemplate": f"{name}<br>row %{{y}}, col %{{x}}: {who}<extra></extra>",
                 "xaxis": f"x{ax}", "yaxis": f"y{ax}"})
-            layout[f"xaxis{ax}"] = {"domain": [x0, x0 + width], "anchor": f"y{ax}",
-                                    "title": {"text": f"{name.replace(' (', '<br>(')}<br>{z.shape[0]}×{z.shape[1]}"},
-                                    "showticklabels": False, "showgrid": False, "zeroline": False}
-            layout[f"yaxis{ax}"] = {"domain": [y0, y1], "autorange": "reversed", "showticklabels": False,
-                                    "showgrid": False, "zeroline": False, "anchor": f"x{ax}",
-                                    "scaleanchor": f"x{ax}"}
+            short, _, how = name.partition(" (")
+            bare = {"showticklabels": False, "showgrid": False, "zeroline": False, "ticks": "",
+                    "showline": False}
+            # Two lines in a fixed size: presenter mode enlarges the rest, these must not collide.
+            layout[f"xaxis{ax}"] = {"domain": [x0, x0 + width], "anchor": f"y{ax}", **bare,
+                                    "title": {"text": f"{short} · {z.shape[0]}×{z.shape[1]}"
+                                                      + (f"<br>({how}" if how else ""),
+                                              "font": {"size": 14}, "standoff": 6}}
+            layout[f"yaxis{ax}"] = {"domain": [y0, y1], "autorange": "reversed", "anchor": f"x{ax}",
+                                    "scaleanchor": f"x{ax}", **bare}
     # Legend entries: invisible scatter points, one per rank plus "all GPUs".
     for r in [REPLICATED] + list(range(tp)):
         traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "markers",
@@ -108,8 +112,8 @@ def proof_sweep_figure(proofs: dict[int, list[TpProof]], *, skipped: tuple[int, 
                                        f"(exact zeros drawn at {FLOOR:.0e}){skip}"}},
         "xaxis": {"type": "category", "title": {"text": "TP degree"}},
         "yaxis": {"type": "log", "title": {"text": "max |sharded − unsharded|"},
-                  "range": [-18.5, -12], "exponentformat": "power"},
-        "height": 380, "margin": {"l": 70, "r": 20, "t": 80, "b": 60}}}
+                  "range": [-18.5, -12], "exponentformat": "power", "dtick": 1},
+        "height": 380, "margin": {"l": 90, "r": 20, "t": 80, "b": 60}}}
 
 
 def comm_vs_compute_figure(times: tuple[LinkTime, ...], *, tp: int) -> dict:
