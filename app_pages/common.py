@@ -157,7 +157,8 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
     """Draw a Plotly figure (dict or go.Figure) full width; its toolbar saves PNG or SVG (sidebar)."""
     if st.session_state.get("present_value"):
         fig = presenter(fig)
-        height = int((height or 450) * 1.25)
+        own = fig.get("layout", {}).get("height")  # e.g. a cluster map sized to its aspect ratio
+        height = int((height or own or 450) * 1.25)
     if height is not None:  # never mutate the caller's (possibly cached) figure
         if isinstance(fig, dict):
             fig = {**fig, "layout": {**fig.get("layout", {}), "height": height}}

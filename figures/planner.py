@@ -16,6 +16,13 @@ from figures.memory import SEGMENTS, pipeline_stages_figure
 PALETTE = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#E45756", "#72B7B2", "#EECA3B", "#FF9DA6",
            "#9D755D", "#BAB0AC", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#bcbd22"]
 CROSSING_COLOUR = "#C62828"
+
+
+def _ink(fill: str) -> str:
+    """Black or white text, whichever reads on `fill` (higher WCAG contrast: luminance above 0.179 takes black)."""
+    lin = [(c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
+           for c in (int(fill[i:i + 2], 16) / 255 for i in (1, 3, 5))]
+    return "#111111" if 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] > 0.179 else "#ffffff"
 COLOUR_BY = {"tp": "TP group", "pp": "PP stage", "dp": "DP replica"}
 MAX_NODES_DRAWN = 64
 # Breakdown field -> colour; labels come from core.step_time.Breakdown.LABELS.
@@ -70,7 +77,8 @@ def cluster_figure(placement: Placement, *, colour_by: str = "tp", max_nodes: in
     across = per_row * (cols + gap)
     size = max(4, min(40, 0.8 * (width_px - 80) / across))
     trace = {"type": "scatter", "mode": "markers+text" if n <= 256 else "markers", "x": xs, "y": ys,
-             "text": [str(i) for i in ids], "textfont": {"color": "#111", "size": max(7, size / 2.2)},
+             "text": [str(i) for i in ids],
+             "textfont": {"color": [_ink(PALETTE[i % len(PALETTE)]) for i in ids], "size": max(7, size / 2.2)},
              "marker": {"symbol": "square", "size": size,
                         "color": [PALETTE[i % len(PALETTE)] for i in ids],
                         "line": {"color": [CROSSING_COLOUR if x else "#333" for x in crossing],

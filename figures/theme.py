@@ -77,11 +77,36 @@ def presenter(fig: Any, *, base_font_px: int = 20) -> dict:
     title = layout.get("title")
     if isinstance(title, dict):
         title["font"] = {**title.get("font", {}), "size": base_font_px + 4}
+        sub = (title.get("subtitle") or {}).get("text") or ""
+        if sub:  # room for the bigger title and every subtitle line above the plot
+            lines = 1 + sub.count("<br>")
+            margin = layout.get("margin", {})
+            need = int(2.2 * base_font_px + lines * 1.35 * (base_font_px - 2) + 16)
+            layout["margin"] = {**margin, "t": max(margin.get("t", 100), need)}
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
             axis["tickfont"] = {**axis.get("tickfont", {}), "size": base_font_px - 2}
+            axis["automargin"] = True  # bigger tick labels must push the margin, not the title onto them
+    _legend_below(spec, base_font_px)
     layout["colorway"] = OKABE_ITO
     return spec
+
+
+def _legend_below(spec: dict, base_font_px: int) -> None:
+    """A horizontal legend under the plot moves to the figure's bottom edge, with room reserved:
+    at presenter sizes a paper-relative offset lands on the x-axis title."""
+    layout = spec["layout"]
+    legend = layout.get("legend")
+    if not (isinstance(legend, dict) and legend.get("orientation") == "h"
+            and isinstance(legend.get("y"), (int, float)) and legend["y"] < 0):
+        return
+    entries = sum(1 for t in spec.get("data", []) if t.get("showlegend", True) is not False
+                  and t.get("name"))
+    rows = max(1, -(-entries // 3))  # about three entries fit a row at presenter size
+    layout["legend"] = {**legend, "yref": "container", "y": 0, "yanchor": "bottom"}
+    margin = layout.get("margin", {})
+    layout["margin"] = {**margin, "b": max(margin.get("b", 80), 3 * base_font_px + 2
+                                           + rows * int(1.6 * base_font_px) + 30)}
 
 
 def unvalidated(spec: dict):

@@ -185,3 +185,11 @@ def test_table_columns_follow_the_filter():
     assert "reason" not in table_columns("ranked") and "mfu" in table_columns("ranked")
     memory = table_columns("memory")
     assert "mfu" not in memory and "rank" not in memory and memory[-2:] == ["status", "reason"]
+
+
+def test_cluster_map_text_contrasts_with_each_cell():
+    from figures.planner import _ink
+
+    assert _ink("#000000") == "#ffffff" and _ink("#ffffff") == "#111111"
+    assert _ink("#1f77b4") == "#ffffff"   # mid blue: L = 0.168 → white 4.8:1 beats black 4.4:1
+    assert _ink("#EECA3B") == "#111111"   # yellow: L = 0.61
