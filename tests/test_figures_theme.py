@@ -69,3 +69,19 @@ def test_greys_are_not_recoloured():
                               {"type": "bar", "marker": {"color": "#ff0000"}}], "layout": {}})
     assert out["data"][0]["marker"]["color"] == "#AAAAAA"
     assert out["data"][1]["marker"]["color"] == OKABE_ITO[0]
+
+
+def test_bottom_legend_and_subtitle_get_room_at_presenter_size():
+    fig = {"data": [{"type": "scatter", "name": n} for n in "abcd"],
+           "layout": {"title": {"text": "t", "subtitle": {"text": "one<br>two"}},
+                      "legend": {"orientation": "h", "y": -0.2}, "margin": {"t": 60, "b": 40},
+                      "xaxis": {}}}
+    out = presenter(fig, base_font_px=20)["layout"]
+    assert out["legend"] == {"orientation": "h", "y": 0, "yref": "container", "yanchor": "bottom"}
+    # ticks + axis title (3 × 20 px + 2) and two legend rows of 32 px, plus 30 px of air
+    assert out["margin"]["b"] == 62 + 2 * 32 + 30
+    # title (2.2 × 20 px) and two subtitle lines of 1.35 × 18 px, plus 16 px
+    assert out["margin"]["t"] == int(44 + 2 * 24.3 + 16)
+    assert out["xaxis"]["automargin"] is True
+    side = presenter({"data": [], "layout": {"legend": {"orientation": "v"}}})["layout"]
+    assert side["legend"] == {"orientation": "v"}            # a side legend is left alone
