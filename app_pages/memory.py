@@ -9,11 +9,12 @@ import streamlit as st
 from core import memory as cm
 from core.hardware import GPU_PRESETS
 from core.model import ModelSpec, ParamsOnly, preset
-from core.units import bytes_in, format_bytes, format_count, gib_or_gb
+from core.units import bytes_in, format_bytes, gib_or_gb
 from figures import memory as fm
 from app_pages import common
 
 ZERO = {"0": "0", "1": "1", "2": "2", "3": "3", "hsdp": "HSDP"}  # URL value zero=3 etc.
+RC = {m: m for m in cm.RECOMPUTE_MODES}
 NAMES = {str(z): name for z, name in cm.ZERO_STAGE_LABELS.items()} | {"hsdp": "HSDP"}
 SHAPE = [("Layers", "L", 32), ("Hidden", "h", 4096), ("Heads", "a", 32), ("KV heads", "kv", 32),
          ("FFN", "f", 11008), ("Vocab", "V", 32000)]  # custom shape defaults: Llama-2 7B
@@ -32,23 +33,35 @@ def _model(spec: tuple):
     return preset(kind)
 
 
+def _configs(dp, tp, pp, zero, mb, rc, sp, seq, recipe, flash):
+    """ParallelConfig and TrainingConfig of one layout; HSDP shards over the DP ranks of one 8-GPU node."""
+    shard = cm.fsdp_to_zero("HYBRID_SHARD", dp, max(1, 8 // tp))[1] if zero == "hsdp" else None
+    par = cm.ParallelConfig(dp=dp, tp=tp, pp=pp, zero_stage=int(zero.replace("hsdp", "3")), sequence_parallel=sp,
+                            shard_degree=shard)
+    return par, cm.TrainingConfig(micro_batch=mb, seq_len=seq, num_microbatches=pp, recipe=recipe, recompute=rc,
+                                  flash_attention=flash)  # 1F1B with ≥ PP micro-batches: stage r holds PP − r
+
+
+@st.cache_data(max_entries=64)
+def _compare(spec, a: tuple, b: tuple, seq, recipe, flash, gpu, reserve_pct, units) -> dict:
+    """Layouts A and B, each (dp, tp, pp, zero, mb, rc, sp), of one run: chart, B's metrics and verdict."""
+    model, cap = _model(spec), GPU_PRESETS[gpu].hbm_bytes
+    ra, rb = (cm.memory_per_gpu(model, *_configs(*lay, seq, recipe, flash)) for lay in (a, b))
+    return fm.compare_layouts(ra, rb, cap, cap * reserve_pct / 100, units, gpu)
+
+
 @st.cache_data(max_entries=64)
 def _compute(spec, dp, tp, pp, zero, sp, mb, seq, recipe, rc, flash, gpu, reserve_pct, units) -> dict:
     """Every number and figure of the page for one setting (plain values in, plain data out)."""
     model, cap = _model(spec), GPU_PRESETS[gpu].hbm_bytes
-    reserve, z, shard = cap * reserve_pct / 100, int(zero.replace("hsdp", "3")), None
-    if zero == "hsdp":  # HYBRID_SHARD: shard over the DP ranks of one 8-GPU node, replicate across nodes
-        shard = cm.fsdp_to_zero("HYBRID_SHARD", dp, max(1, 8 // tp))[1]
-    par = cm.ParallelConfig(dp=dp, tp=tp, pp=pp, zero_stage=z, sequence_parallel=sp, shard_degree=shard)
-    tr = cm.TrainingConfig(micro_batch=mb, seq_len=seq, num_microbatches=pp, recipe=recipe, recompute=rc,
-                           flash_attention=flash)  # 1F1B with ≥ PP micro-batches: stage r holds PP − r
+    par, tr = _configs(dp, tp, pp, zero, mb, rc, sp, seq, recipe, flash)
+    reserve, z, nd = cap * reserve_pct / 100, par.zero_stage, par.shard_degree or dp
     res = cm.memory_by_zero_stage(model, par, tr)
     ch, shaped = res[z], isinstance(model, ModelSpec)
-    comm = tuple(cm.zero_comm_bytes_per_gpu(ch.params_on_gpu, shard or dp, s, recipe) for s in (0, z))
+    comm = tuple(cm.zero_comm_bytes_per_gpu(ch.params_on_gpu, nd, s, recipe) for s in (0, z))
     gather = cm.layer_allgather_bytes(model, tp, recipe) if shaped else None
-    return dict(ch=ch, cap=cap, used=ch.total_bytes + reserve, ok=cm.fits(ch.total_bytes, cap, reserve),
-                n=model.num_params, nd=shard or dp,
-                whole=cm.model_state_bytes_per_gpu(model.num_params, 1, 0, recipe).total_bytes,
+    return dict(ch=ch, nd=nd, caption=fm.run_caption(dp, tp, pp, model.num_params, recipe, units),
+                metrics=fm.headline_metrics(ch, cap, reserve, NAMES[zero], model.num_params, recipe, gpu, units),
                 states=[r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes for r in res],
                 bars=fm.zero_stages_figure(res, cap, reserve, units, gpu),
                 stages=pp > 1 and fm.pipeline_stages_figure(ch, cap, reserve, units, gpu),
@@ -79,8 +92,7 @@ reserve = common.slider("Reserve (% of HBM)", 0, 50, 5, key="reserve", where=c[3
 c = st.columns(4)
 mb = common.slider("Micro-batch (sequences)", 1, 64, 1, key="mb", where=c[0])
 seq = common.slider("Sequence length (tokens)", 256, 131072, 4096, step=256, key="seq", where=c[1])
-rc = common.select("Activation recompute", {m: m for m in cm.RECOMPUTE_MODES}, "none", key="rc",
-                   radio=True, horizontal=True, where=c[2])
+rc = common.select("Activation recompute", RC, "none", key="rc", radio=True, horizontal=True, where=c[2])
 sp = common.toggle("Sequence parallel", False, key="sp", where=c[3])
 flash = common.toggle("Flash attention", True, key="flash", where=c[3], help="Never stores the s² scores.")
 spec: tuple = (model_key,)
@@ -88,28 +100,39 @@ if model_key == "custom":
     spec = ("custom", *(common.number(lbl, 1, 10**7, d, key=k, step=1, where=col)
                         for (lbl, k, d), col in zip(SHAPE, st.columns(len(SHAPE)))))
 elif model_key == "params":
-    spec = ("params", common.number("Parameters (billions)", 0.001, 1e5, 70.0, key="n",
-                                    where=st.columns(4)[0]))
+    spec = ("params", common.number("Parameters (billions)", 0.001, 1e5, 70.0, key="n", where=st.columns(4)[0]))
 
 units = common.memory_units().value
 with common.explain_errors():
     out = _compute(spec, dp, tp, pp, zero, sp, mb, seq, recipe, rc, flash, gpu, reserve, units)
 ch, b, label = out["ch"], (lambda x: format_bytes(x, units)), NAMES[zero]
-m = st.columns([1.25, 0.75, 1, 1, 1])
-m[0].metric(f"{label}, per GPU", b(out["used"]), f"{b(out['cap'] - out['used'])} free" if out["ok"] else
-            f"-{b(out['used'] - out['cap'])} over", border=True,
-            help="The fullest GPU: model states + activations + reserve.")
-m[1].metric("Verdict", "fits" if out["ok"] else "OOM", help=f"{gpu}: {b(out['cap'])} of HBM")
-m[2].metric("States / GPU", b(out["states"][ch.parallel.zero_stage]),
-            help="Parameters + gradients + optimizer states on the fullest GPU.")
-m[3].metric("Activations / GPU", b(ch.activations_bytes))
-m[4].metric("Whole model", b(out["whole"]), help=f"All model states: {out['n']:,} parameters × "
-            f"{fm.RECIPE_LABELS[recipe]}")
-st.caption(f"{dp * tp * pp:,} GPUs = DP {dp} × TP {tp} × PP {pp} · {format_count(out['n'])} parameters · "
-           f"recipe **{fm.RECIPE_LABELS[recipe]}** · sizes in "
-           f"{'GiB (2³⁰ B)' if units == 'binary' else 'GB (10⁹ B)'} (switch in the sidebar) · hover a bar "
-           "for its formula and exact bytes.")
+for col, kw in zip(st.columns([1.25, 0.75, 1, 1, 1]), out["metrics"]):
+    col.metric(**kw)
+st.caption(out["caption"])
 common.chart(out["bars"], key="bars", height=520)
+
+if common.toggle("Compare with layout B", False, key="cmp", help="A second layout of the same run, side by side."):
+    st.subheader("Layout A vs layout B")
+    c = [*st.columns(4), *st.columns(4)]  # two rows: the layout, then the micro-batch and memory savers
+    lay_b = (common.slider("B: DP", 1, 1024, 8, key="b_dp", where=c[0]),
+             common.slider("B: TP", 1, 64, 1, key="b_tp", where=c[1]),
+             common.slider("B: PP", 1, 64, 1, key="b_pp", where=c[2]),
+             common.select("B: ZeRO stage", ZERO, "1", key="b_zero", radio=True, horizontal=True, where=c[3]),
+             common.slider("B: micro-batch", 1, 64, 1, key="b_mb", where=c[4]),
+             common.select("B: recompute", RC, "none", key="b_rc", radio=True, horizontal=True, where=c[5]),
+             common.toggle("B: sequence parallel", False, key="b_sp", where=c[6]))
+    st.caption("B shares A's model, recipe, GPU, reserve, sequence length and flash attention: one run, two "
+               "layouts. B starts as A with ZeRO-1 for ZeRO-3: same 8 GPUs, no weight all-gathers, but 4 Ψ of weights "
+               "+ grads per GPU. [TP 2 × DP 4, ZeRO-1](memory?cmp=true&b_dp=4&b_tp=2&b_zero=1) halves Ψ instead.")
+    try:
+        cmp = _compare(spec, (dp, tp, pp, zero, mb, rc, sp), lay_b, seq, recipe, flash, gpu, reserve, units)
+    except ValueError as err:
+        st.error(f"Layout B: {err}", icon="🚫")
+    else:
+        for col, kw in zip(st.columns(4), cmp["metrics"]):
+            col.metric(**kw, border=True)
+        st.markdown(cmp["sentence"])
+        common.chart(cmp["fig"], key="cmp_bars", height=480)
 
 st.subheader("Per pipeline stage")
 st.caption("1F1B: stage r holds PP − r micro-batches in flight, so the first stage stores the most "

@@ -6,7 +6,7 @@ from core.memory import (RECIPES, ZERO_STAGE_LABELS, FitRow, MemoryResult, Paral
                          StageMemory, TrainingConfig, ZeroComm, fits, get_recipe, layer_allgather_bytes,
                          memory_per_gpu, model_state_bytes_per_gpu, zero_comm_bytes_per_gpu)
 from core.model import MODEL_PRESETS, preset
-from core.units import format_bytes, gib_or_gb
+from core.units import format_bytes, format_count, gib_or_gb
 
 # (field, legend name, colour, ZeRO stage from which this state is sharded)
 SEGMENTS = (("parameters_bytes", "Parameters", "#4C78A8", 3),
@@ -95,6 +95,66 @@ def pipeline_stages_figure(result: MemoryResult, capacity_bytes: float, reserve_
     return _stacked(cols, capacity_bytes, reserve_bytes, units, title, capacity_label)
 
 
+def layout_label(result: MemoryResult) -> str:
+    """One layout in a line, e.g. 'DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1' (+ recompute and SP when on)."""
+    par, tr = result.parallel, result.training
+    zero = "HSDP" if par.shard_degree is not None else ZERO_STAGE_LABELS[par.zero_stage]
+    extra = (f" · recompute {tr.recompute}" if tr.recompute != "none" else "") + " · SP" * par.sequence_parallel
+    return f"DP {par.dp:,} · TP {par.tp} · PP {par.pp} · {zero} · mb {tr.micro_batch}{extra}"
+
+
+def compare_layouts_figure(a: MemoryResult, b: MemoryResult, capacity_bytes: float, reserve_bytes: float = 0.0,
+                           units: str = "binary", capacity_label: str = "capacity") -> dict:
+    """Layout A beside layout B: the fullest GPU of each, stacked, with the capacity line and verdicts."""
+    cols = [(f"{name}: {layout_label(r)}", r, r) for name, r in (("A", a), ("B", b))]  # "A:"/"B:" keep 2 bars
+    return _stacked(cols, capacity_bytes, reserve_bytes, units, "Layout A vs layout B: the fullest GPU of each",
+                    capacity_label)
+
+
+def compare_layouts(a: MemoryResult, b: MemoryResult, capacity_bytes: float, reserve_bytes: float = 0.0,
+                    units: str = "binary", gpu: str = "the GPU") -> dict:
+    """Everything the page shows for A vs B: the chart, B's metrics with deltas, the verdict sentence."""
+    metrics, sentence = compare_summary(a, b, capacity_bytes, reserve_bytes, units, gpu)
+    return {"fig": compare_layouts_figure(a, b, capacity_bytes, reserve_bytes, units, gpu), "metrics": metrics,
+            "sentence": sentence}
+
+
+def compare_summary(a: MemoryResult, b: MemoryResult, capacity_bytes: float, reserve_bytes: float = 0.0,
+                    units: str = "binary", capacity_label: str = "the GPU") -> tuple[list[dict], str]:
+    """B's st.metric arguments with deltas against A, and one sentence: which layout fits, by how much."""
+    def states(r):
+        return r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes
+
+    def gpus(r):
+        return r.parallel.dp * r.parallel.tp * r.parallel.pp
+
+    def metric(label, vb, va, fmt, tip, colour="inverse"):  # more memory is worse: a rise shows red
+        d = vb - va
+        return {"label": label, "value": fmt(vb), "delta": f"{'-' if d < 0 else '+'}{fmt(abs(d))} vs A" if d
+                else "same as A", "delta_color": colour if d else "off", "delta_arrow": "auto" if d else "off",
+                "help": tip}
+
+    def b_(x):
+        return format_bytes(x, units)
+
+    def verdict(name, r):
+        used, ok = r.total_bytes + reserve_bytes, fits(r.total_bytes, capacity_bytes, reserve_bytes)
+        return (f"**{name}** ({layout_label(r)}) {'fits' if ok else '**does not fit (OOM)**'}: {b_(used)}, "
+                f"{b_(abs(capacity_bytes - used))} {'to spare' if ok else 'over'}")
+
+    rows = [metric("B per GPU", b.total_bytes + reserve_bytes, a.total_bytes + reserve_bytes, b_,
+                   "B's fullest GPU: model states + activations + reserve."),
+            metric("B states / GPU", states(b), states(a), b_, "Parameters + gradients + optimizer states."),
+            metric("B activations / GPU", b.activations_bytes, a.activations_bytes, b_,
+                   "Activations stored on B's fullest GPU."),
+            metric("B GPUs", gpus(b), gpus(a), lambda n: f"{n:,}", "DP × TP × PP", colour="off")]
+    d = b.total_bytes - a.total_bytes
+    more = f"{b_(abs(d))} {'more' if d > 0 else 'less'}" if d else "the same memory"
+    on = f"the same {gpus(a):,} GPUs" if gpus(a) == gpus(b) else f"{gpus(b):,} GPUs instead of {gpus(a):,}"
+    return rows, (f"On {capacity_label} ({b_(capacity_bytes)}): {verdict('A', a)}; {verdict('B', b)}. "
+                  f"B needs {more} per GPU than A, on {on}.")
+
+
 def recompute_tradeoff_figure(options: list[RecomputeOption], units: str = "binary") -> dict:
     """Activation memory (left) next to the extra compute it costs (right), per recompute mode."""
     unit_name, unit = gib_or_gb(units)
@@ -134,6 +194,34 @@ RECIPE_LABELS = {k: f"{RECIPES[k].bytes_per_param} B {v}" for k, v in [
     ("mixed_adam", "mixed Adam"), ("megatron_fp32_grads", "Megatron"), ("fp32_adam", "fp32 Adam"),
     ("bf16_no_master", "bf16 no master"), ("sgd_momentum", "SGD")]}
 RECIPE_HELP = "\n\n".join(f"**{RECIPE_LABELS[k]}**: {r.source}" for k, r in RECIPES.items())
+
+
+def headline_metrics(chosen: MemoryResult, capacity_bytes: float, reserve_bytes: float, label: str,
+                     num_params: int, recipe: str, gpu: str, units: str = "binary") -> list[dict]:
+    """st.metric arguments for the fullest GPU: total with headroom, verdict, states, activations, whole model."""
+    def b(x):
+        return format_bytes(x, units)
+
+    used, ok = chosen.total_bytes + reserve_bytes, fits(chosen.total_bytes, capacity_bytes, reserve_bytes)
+    whole = model_state_bytes_per_gpu(num_params, 1, 0, recipe).total_bytes
+    states = chosen.parameters_bytes + chosen.gradients_bytes + chosen.optimizer_bytes
+    return [{"label": f"{label}, per GPU", "value": b(used), "border": True,
+             "delta": f"{b(capacity_bytes - used)} free" if ok else f"-{b(used - capacity_bytes)} over",
+             "help": "The fullest GPU: model states + activations + reserve."},
+            {"label": "Verdict", "value": "fits" if ok else "OOM", "help": f"{gpu}: {b(capacity_bytes)} of HBM"},
+            {"label": "States / GPU", "value": b(states),
+             "help": "Parameters + gradients + optimizer states on the fullest GPU."},
+            {"label": "Activations / GPU", "value": b(chosen.activations_bytes)},
+            {"label": "Whole model", "value": b(whole),
+             "help": f"All model states: {num_params:,} parameters × {RECIPE_LABELS[recipe]}"}]
+
+
+def run_caption(dp: int, tp: int, pp: int, num_params: int, recipe: str, units: str = "binary") -> str:
+    """The line under the headline metrics: GPU count, model size, recipe and the unit convention."""
+    return (f"{dp * tp * pp:,} GPUs = DP {dp} × TP {tp} × PP {pp} · {format_count(num_params)} parameters · "
+            f"recipe **{RECIPE_LABELS[recipe]}** · sizes in "
+            f"{'GiB (2³⁰ B)' if units == 'binary' else 'GB (10⁹ B)'} (switch in the sidebar) · hover a bar "
+            "for its formula and exact bytes.")
 
 
 def fits_rows(rows: list[FitRow], dp: int, tp: int, pp: int, max_micro_batch: int = 4096) -> list[dict]:

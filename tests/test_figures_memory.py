@@ -121,3 +121,100 @@ def test_fits_rows_and_formula_text():
     # By hand: ZeRO-2 = 2 Psi + 14 Psi / 8 = 48.75e9 B; traffic 1.5x DDP.
     assert "| ZeRO-2 | SHARD_GRAD_OP | 2 Ψ + 14 Ψ / N_d | 13,000,000,000 | 48,750,000,000 B" in text
     assert "= 1.5× DDP" in text and "Activations" not in text  # a bare parameter count
+
+
+# --- Layout A vs layout B ---------------------------------------------------------------------------
+P13 = 40 * (2 * 5120**2 * 2 + 3 * 5120 * 13824 + 2 * 5120) + 5120 + 2 * 32000 * 5120  # Llama-2 13B by hand
+GIB = 2**30
+
+
+def _ab(b_par: ParallelConfig, b_mb: int = 1):
+    """Llama-2 13B at 4,096 tokens with flash attention: A = DP 8 ZeRO-3, B = the given layout."""
+    m = preset("Llama-2 13B")
+    a = memory_per_gpu(m, ParallelConfig(dp=8, zero_stage=3), TrainingConfig(seq_len=4096, flash_attention=True))
+    b = memory_per_gpu(m, b_par, TrainingConfig(seq_len=4096, flash_attention=True, micro_batch=b_mb))
+    return a, b
+
+
+def test_compare_layouts_figure_two_bars_with_hand_segments():
+    from figures.memory import compare_layouts_figure
+
+    a, b = _ab(ParallelConfig(dp=8, zero_stage=1), b_mb=2)
+    fig = compare_layouts_figure(a, b, 80 * GB, reserve_bytes=4 * GB, units="binary", capacity_label="H100 SXM")
+    go.Figure(fig)
+    assert _trace(fig, "Parameters")["x"] == ["A: DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1",
+                                              "B: DP 8 · TP 1 · PP 1 · ZeRO-1 · mb 2"]
+    # ZeRO paper: ZeRO-3 over 8 keeps 2Ψ/8, 2Ψ/8, 12Ψ/8; ZeRO-1 keeps 2Ψ, 2Ψ, 12Ψ/8 (8 divides Ψ exactly).
+    assert P13 % 8 == 0
+    assert _trace(fig, "Parameters")["y"] == pytest.approx([2 * P13 / 8 / GIB, 2 * P13 / GIB])
+    assert _trace(fig, "Gradients")["y"] == pytest.approx([2 * P13 / 8 / GIB, 2 * P13 / GIB])
+    assert _trace(fig, "Optimizer states")["y"] == pytest.approx([12 * P13 / 8 / GIB] * 2)
+    # Korthikanti et al. 2022 with flash attention, t = 1: 34 sbh per layer, + 5 sbh (embedding mask, final
+    # norm, head input) + 4 sbV fp32 logits; every term scales with the micro-batch b.
+    s, h, v = 4096, 5120, 32000
+    acts = 40 * 34 * s * h + 5 * s * h + 4 * s * v
+    assert _trace(fig, "Activations")["y"] == pytest.approx([acts / GIB, 2 * acts / GIB])
+    assert _trace(fig, "Reserve")["y"] == pytest.approx([4 * GB / GIB] * 2)
+    notes = fig["layout"]["annotations"]
+    # A: 2Ψ + 29.2 GB + 4 GB = 59.2 GB fits 80 GB; B: 5.5Ψ (71.6 GB) + 58.3 GB + 4 GB does not.
+    assert 2 * P13 + acts + 4 * GB < 80 * GB < 5.5 * P13 + 2 * acts + 4 * GB
+    assert [n["text"].split("<br>")[0] for n in notes[:2]] == ["fits", "OOM"]
+    assert [n["x"] for n in notes[:2]] == _trace(fig, "Parameters")["x"]
+    assert notes[0]["y"] == pytest.approx((2 * P13 + acts + 4 * GB) / GIB)
+    assert notes[-1]["text"] == "H100 SXM<br>74.5 GiB"  # 80e9 / 2^30
+
+
+def test_compare_identical_layouts_still_draws_two_bars():
+    from figures.memory import compare_layouts_figure
+
+    a, _ = _ab(ParallelConfig(dp=8, zero_stage=3))
+    fig = compare_layouts_figure(a, a, 80 * GB, units="decimal")
+    assert len(_trace(fig, "Parameters")["x"]) == 2 and len(set(_trace(fig, "Parameters")["x"])) == 2
+
+
+def test_layout_labels_name_hsdp_recompute_and_sequence_parallel():
+    from figures.memory import layout_label
+
+    m = preset("Llama-2 7B")
+    r = memory_per_gpu(m, ParallelConfig(dp=32, tp=2, pp=4, zero_stage=3, shard_degree=4, sequence_parallel=True),
+                       TrainingConfig(micro_batch=2, num_microbatches=4, recompute="selective"))
+    assert layout_label(r) == "DP 32 · TP 2 · PP 4 · HSDP · mb 2 · recompute selective · SP"
+    r = memory_per_gpu(m, ParallelConfig(dp=1024), TrainingConfig())
+    assert layout_label(r) == "DP 1,024 · TP 1 · PP 1 · DDP · mb 1"
+
+
+def test_compare_summary_metrics_and_verdict_by_hand():
+    from figures.memory import compare_summary
+
+    # B = TP 2 × DP 4, ZeRO-1: Ψ' = Ψ on one TP rank (Megatron: attention 4h²/2, MLP 3hf/2, norms 2h
+    # replicated; vocab-parallel embedding and head Vh/2 each; final norm h); states 2Ψ' + 2Ψ' + 12Ψ'/4.
+    h, f, v = 5120, 13824, 32000
+    psi_b = 40 * (4 * h * h // 2 + 3 * h * f // 2 + 2 * h) + h + 2 * v * h // 2
+    a, b = _ab(ParallelConfig(dp=4, tp=2, zero_stage=1))
+    rows, sentence = compare_summary(a, b, 80 * GB, reserve_bytes=4 * GB, units="decimal", capacity_label="H100")
+    m = {r["label"]: r for r in rows}
+    states_a, states_b = 2 * P13, 7 * psi_b
+    assert m["B states / GPU"]["value"] == f"{states_b / GB:.3g} GB" == "45.6 GB"
+    assert m["B states / GPU"]["delta"] == f"+{(states_b - states_a) / GB:.3g} GB vs A" == "+19.5 GB vs A"
+    assert m["B states / GPU"]["delta_color"] == "inverse"  # more memory shows red
+    assert m["B activations / GPU"]["delta"].startswith("-")  # TP 2 halves most activations
+    assert m["B GPUs"]["value"] == "8" and m["B GPUs"]["delta"] == "same as A"
+    assert m["B GPUs"]["delta_color"] == "off"
+    used_b = states_b + b.activations_bytes + 4 * GB
+    assert m["B per GPU"]["value"] == f"{used_b / GB:.3g} GB"
+    assert "**A** (DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1) fits" in sentence
+    assert f"**B** (DP 4 · TP 2 · PP 1 · ZeRO-1 · mb 1) fits: {used_b / GB:.3g} GB, " \
+           f"{(80 * GB - used_b) / GB:.3g} GB to spare" in sentence
+    assert "on the same 8 GPUs" in sentence and sentence.startswith("On H100 (80 GB)")
+
+
+def test_compare_summary_names_the_oom_and_the_gpu_change():
+    from figures.memory import compare_summary
+
+    a, b = _ab(ParallelConfig(dp=16, zero_stage=0))  # DDP: 16Ψ = 208 GB of states alone
+    rows, sentence = compare_summary(a, b, 80 * GB, units="decimal")
+    over = 16 * P13 + b.activations_bytes - 80 * GB
+    assert f"**does not fit (OOM)**: {(80 * GB + over) / GB:.3g} GB, {over / GB:.3g} GB over" in sentence
+    assert "16 GPUs instead of 8" in sentence
+    gpus = next(r for r in rows if r["label"] == "B GPUs")
+    assert gpus["value"] == "16" and gpus["delta"] == "+8 vs A"

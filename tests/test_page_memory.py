@@ -166,3 +166,64 @@ def test_self_check_accepts_the_independent_answer():
     at = run(units="binary")
     at.number_input(key="q").set_value(round(P7 * (2 + 14 / 8) / GIB, 2)).run()
     assert any("Correct" in s.value for s in at.success)
+
+
+# --- Layout A vs layout B (cmp=true) ---------------------------------------------------------------
+def b_keys(at: AppTest) -> set[str]:
+    return {w.key for kind in ("slider", "radio", "toggle", "selectbox") for w in getattr(at, kind)
+            if w.key and w.key.startswith("b_")}
+
+
+def test_compare_off_by_default_shows_no_layout_b():
+    at = run()
+    assert b_keys(at) == set()
+    assert not any(k.startswith("B ") for k in metrics(at))
+    assert len(specs(at)) == 2  # the ZeRO stages and the recompute trade, no A-vs-B chart
+
+
+def test_compare_defaults_zero1_states_by_hand_and_the_oom():
+    at = run({"cmp": "true"}, units="binary")
+    assert not at.error
+    assert b_keys(at) == {"b_dp", "b_tp", "b_pp", "b_zero", "b_mb", "b_rc", "b_sp"}
+    m = metrics(at)
+    # ZeRO-1 at DP 8, 16 B/param mixed Adam: 2Ψ weights + 2Ψ grads + 12Ψ/8 optimizer = 5.5Ψ bytes.
+    assert m["B states / GPU"] == f"{(2 * P13 + 2 * P13 + 12 * P13 / 8) / GIB:.3g} GiB" == "66.7 GiB"
+    assert m["States / GPU"] == f"{2 * P13 / GIB:.3g} GiB"  # A unchanged: ZeRO-3, 16Ψ/8
+    assert m["B GPUs"] == "8"
+    chart = next(s for s in specs(at) if "Layout A vs layout B" in s["layout"]["title"]["text"])
+    assert trace(chart, "Parameters")["x"] == ["A: DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1",
+                                               "B: DP 8 · TP 1 · PP 1 · ZeRO-1 · mb 1"]
+    assert trace(chart, "Optimizer states")["y"] == pytest.approx([12 * P13 / 8 / GIB] * 2)
+    # 5.5Ψ = 71.6 GB of states + 29.2 GB of activations + the 4 GB reserve > 80 GB: B is OOM, A fits.
+    assert verdicts(chart)[:2] == ["fits", "OOM"]
+    text = " ".join(md.value for md in at.markdown)
+    assert "**B** (DP 8 · TP 1 · PP 1 · ZeRO-1 · mb 1) **does not fit (OOM)**" in text
+
+
+def test_compare_deep_link_tp2_dp4_zero1():
+    at = run({"cmp": "true", "b_dp": 4, "b_tp": 2, "b_zero": 1})
+    # One TP rank of Llama-2 13B (Megatron: attention 4h²/2, MLP 3hf/2, norms 2h replicated, vocab-parallel
+    # embedding and head Vh/2 each, final norm h); ZeRO-1 over 4: 2Ψ' + 2Ψ' + 12Ψ'/4 = 7Ψ'.
+    h, f, v = 5120, 13824, 32000
+    psi = 40 * (4 * h * h // 2 + 3 * h * f // 2 + 2 * h) + h + 2 * v * h // 2
+    m = metrics(at)
+    assert m["B states / GPU"] == f"{7 * psi / GB:.3g} GB" == "45.6 GB"
+    assert m["B GPUs"] == "8"
+    assert at.slider(key="b_tp").value == 2 and at.radio(key="b_zero").value == "1"
+    assert "**B** (DP 4 · TP 2 · PP 1 · ZeRO-1 · mb 1) fits" in " ".join(md.value for md in at.markdown)
+
+
+def test_compare_invalid_b_shows_the_rule_while_a_renders():
+    at = run({"cmp": "true", "b_tp": 3})
+    (err,) = at.error
+    assert "Layout B" in err.value and "TP=3 does not divide 40 attention heads" in err.value
+    assert specs(at)[0]["layout"]["title"]["text"] == "Memory per GPU by ZeRO stage"  # A's chart still there
+    assert not any("Layout A vs layout B" in s["layout"]["title"]["text"] for s in specs(at))
+    assert metrics(at)["Verdict"] == "fits" and "B states / GPU" not in metrics(at)
+
+
+def test_compare_b_shares_a_model_and_recipe():
+    at = run({"cmp": "true", "model": "Llama-2 7B", "recipe": "16 B fp32 Adam", "b_zero": 0, "b_dp": 2})
+    # DDP keeps all 16 B/param (4 + 4 + 8, fp32 Adam) of Llama-2 7B on every GPU, whatever the DP degree.
+    assert metrics(at)["B states / GPU"] == f"{16 * P7 / GB:.3g} GB"
+    assert metrics(at)["B GPUs"] == "2" and "-6 vs A" in [m.proto.delta for m in at.metric]
