@@ -61,8 +61,9 @@ def _stacked(columns: list[tuple[str, StageMemory, MemoryResult]], capacity_byte
     for label, st, _ in columns:
         ok = fits(st.total_bytes, capacity_bytes, reserve_bytes)
         used = st.total_bytes + reserve_bytes
+        # One line, so the verdict still clears the title at presenter size.
         notes.append({"x": label, "y": used / unit, "yanchor": "bottom", "showarrow": False,
-                      "text": f"{'fits' if ok else 'OOM'}<br>{format_bytes(used, units)}",
+                      "text": f"{'fits' if ok else 'OOM'} · {format_bytes(used, units)}",
                       "font": {"color": "#2E7D32" if ok else "#C62828"}, "bgcolor": "rgba(255,255,255,0.85)"})
     notes.append({"xref": "paper", "x": 1.01, "y": capacity_bytes / unit, "xanchor": "left",  # right margin
                   "yanchor": "middle", "showarrow": False, "align": "left", "font": {"color": "#C62828"},
@@ -70,7 +71,7 @@ def _stacked(columns: list[tuple[str, StageMemory, MemoryResult]], capacity_byte
     top = max([capacity_bytes] + [st.total_bytes + reserve_bytes for _, st, _ in columns])
     layout = {"title": {"text": title}, "barmode": "stack", "hovermode": "closest",
               "yaxis": {"title": {"text": f"Memory per GPU ({unit_name})", "font": AXIS_FONT},
-                        "range": [0, 1.18 * top / unit], "tickfont": TICK_FONT},
+                        "range": [0, 1.22 * top / unit], "tickfont": TICK_FONT},
               "xaxis": {"tickfont": {"size": 15}}, "legend": {"orientation": "h", "y": -0.12, "font": TICK_FONT},
               "annotations": notes,
               "shapes": [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": capacity_bytes / unit,

@@ -29,7 +29,7 @@ def test_zero_stages_figure_13b_on_80gb():
     assert _trace(fig, "Gradients")["y"] == pytest.approx([26, 26, 3.25, 3.25])
     assert _trace(fig, "Optimizer states")["y"] == pytest.approx([156, 19.5, 19.5, 19.5])
     assert _trace(fig, "Reserve")["y"] == pytest.approx([2] * 4)
-    verdicts = [a["text"].split("<br>")[0] for a in fig["layout"]["annotations"][:4]]
+    verdicts = [a["text"].split(" · ")[0] for a in fig["layout"]["annotations"][:4]]
     assert verdicts == ["OOM", "fits", "fits", "fits"]  # 208 + 2, 71.5 + 2, 48.75 + 2, 26 + 2 GB
     line = fig["layout"]["shapes"][0]
     assert line["y0"] == line["y1"] == 80
@@ -40,10 +40,10 @@ def test_zero1_verdict_by_hand():
     # ZeRO-1 at dp = 8: 26 + 26 + 19.5 = 71.5 GB: OOM with a 9 GB reserve (80.5), fits with 8 (79.5).
     results = _13b_at_dp8()
     fig = zero_stages_figure(results, 80 * GB, reserve_bytes=9 * GB, units="decimal")
-    verdicts = [a["text"].split("<br>")[0] for a in fig["layout"]["annotations"][:4]]
+    verdicts = [a["text"].split(" · ")[0] for a in fig["layout"]["annotations"][:4]]
     assert verdicts == ["OOM", "OOM", "fits", "fits"]  # ZeRO-2: 48.75 + 9 fits
     fig = zero_stages_figure(results, 80 * GB, reserve_bytes=8 * GB, units="decimal")
-    verdicts = [a["text"].split("<br>")[0] for a in fig["layout"]["annotations"][:4]]
+    verdicts = [a["text"].split(" · ")[0] for a in fig["layout"]["annotations"][:4]]
     assert verdicts == ["OOM", "fits", "fits", "fits"]
 
 
@@ -158,7 +158,7 @@ def test_compare_layouts_figure_two_bars_with_hand_segments():
     notes = fig["layout"]["annotations"]
     # A: 2Ψ + 29.2 GB + 4 GB = 59.2 GB fits 80 GB; B: 5.5Ψ (71.6 GB) + 58.3 GB + 4 GB does not.
     assert 2 * P13 + acts + 4 * GB < 80 * GB < 5.5 * P13 + 2 * acts + 4 * GB
-    assert [n["text"].split("<br>")[0] for n in notes[:2]] == ["fits", "OOM"]
+    assert [n["text"].split(" · ")[0] for n in notes[:2]] == ["fits", "OOM"]
     assert [n["x"] for n in notes[:2]] == _trace(fig, "Parameters")["x"]
     assert notes[0]["y"] == pytest.approx((2 * P13 + acts + 4 * GB) / GIB)
     assert notes[-1]["text"] == "H100 SXM<br>74.5 GiB"  # 80e9 / 2^30

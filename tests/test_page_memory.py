@@ -39,7 +39,7 @@ def trace(spec: dict, name: str) -> dict:
 
 
 def verdicts(spec: dict) -> list[str]:
-    return [a["text"].split("<br>")[0] for a in spec["layout"]["annotations"][:4]]
+    return [a["text"].split(" · ")[0] for a in spec["layout"]["annotations"][:4]]
 
 
 def seed_links(at: AppTest) -> list[dict]:
