@@ -87,6 +87,12 @@ def presenter(fig: Any, *, base_font_px: int = 20) -> dict:
         if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
             axis["tickfont"] = {**axis.get("tickfont", {}), "size": base_font_px - 2}
             axis["automargin"] = True  # bigger tick labels must push the margin, not the title onto them
+            title = axis.get("title")
+            if isinstance(title, dict) and isinstance(title.get("font"), dict):  # a builder's fixed size
+                title["font"] = {**title["font"], "size": max(title["font"].get("size", 0), base_font_px - 2)}
+    legend = layout.get("legend")
+    if isinstance(legend, dict) and isinstance(legend.get("font"), dict):
+        legend["font"] = {**legend["font"], "size": max(legend["font"].get("size", 0), base_font_px - 4)}
     _legend_below(spec, base_font_px)
     layout["colorway"] = OKABE_ITO
     return spec

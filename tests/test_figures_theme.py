@@ -85,3 +85,11 @@ def test_bottom_legend_and_subtitle_get_room_at_presenter_size():
     assert out["xaxis"]["automargin"] is True
     side = presenter({"data": [], "layout": {"legend": {"orientation": "v"}}})["layout"]
     assert side["legend"] == {"orientation": "v"}            # a side legend is left alone
+
+
+def test_fixed_small_axis_titles_and_legend_text_grow():
+    fig = {"data": [], "layout": {"yaxis": {"title": {"text": "GiB", "font": {"size": 12}}},
+                                  "legend": {"font": {"size": 11}}, "xaxis": {"title": {"text": "x"}}}}
+    out = presenter(fig, base_font_px=20)["layout"]
+    assert out["yaxis"]["title"]["font"]["size"] == 18 and out["legend"]["font"]["size"] == 16
+    assert out["xaxis"]["title"] == {"text": "x"}   # no fixed size: it inherits the 20 px layout font
