@@ -1,30 +1,38 @@
 """Collectives: a real ring all-reduce you can watch, and why the ring scales."""
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from core import collectives as coll
+from core.collective_compare import run_algorithm
 from core.hardware import LINK_PRESETS, make_cluster
 from core.units import format_bandwidth, format_bytes, format_seconds
 from figures import collectives as figs
+from figures import collectives_compare as versus
 from app_pages import common
 
-SIZES = {"64e3": "64 kB", "1e6": "1 MB", "16e6": "16 MB", "256e6": "256 MB", "1e9": "1 GB",
-         "8e9": "8 GB"}
+SIZES = {"64e3": "64 kB", "1e6": "1 MB", "16e6": "16 MB", "256e6": "256 MB", "1e9": "1 GB", "8e9": "8 GB"}
 LINKS = {name: name for name in LINK_PRESETS}
+ALGS = {name: a.label for name, a in coll.ALGORITHMS.items()}
 
 
 @st.cache_data(max_entries=64)
-def ring(n: int, elems: int):
-    """A ring all-reduce on small integers (so a learner can check a sum by eye)."""
-    return coll.ring_all_reduce(coll.example_inputs(n, elems))
+def run(name, n, elems, size, bw, alpha, cluster_args=None):
+    """An all-reduce of small integers (checkable by eye); Hierarchical: the cluster's nodes, else 8 GPUs."""
+    cluster = make_cluster(**dict(cluster_args)) if cluster_args else None
+    return run_algorithm(name, coll.example_inputs(n, elems), message_bytes=size, bandwidth_bytes_per_s=bw,
+                         latency_s=alpha, gpus_per_node=None if cluster else 8, cluster=cluster)
 
 
 @st.cache_data(max_entries=64)
 def animation(n, elems, bw, alpha, link_name, size, units):
-    return figs.ring_animation_figure(ring(n, elems), bandwidth_bytes_per_s=bw, latency_s=alpha,
-                                      link_name=link_name, message_bytes=size, byte_system=units)
+    return figs.ring_animation_figure(run("ring", n, elems, size, bw, alpha).trace, bandwidth_bytes_per_s=bw,
+                                      latency_s=alpha, link_name=link_name, message_bytes=size, byte_system=units)
+
+
+def move(delta: int | None, last: int) -> None:
+    """Back / Next / Reset: set the bound step slider before it renders, kept in 0 … last."""
+    st.session_state["step"] = 0 if delta is None else min(max(st.session_state.get("step", 0) + delta, 0), last)
 
 
 @st.cache_data(max_entries=16)
@@ -49,8 +57,7 @@ mem, bwu = common.memory_units().value, common.bandwidth_units().value
 c1, c2, c3, c4 = st.columns(4)
 n = common.slider("GPUs in the ring (N)", 2, 32, 8, key="n", where=c1)
 elems = common.slider("Elements per GPU (simulated)", 1, 256, 8, key="elems", where=c2,
-                      help="The simulator moves these real numbers; the readouts scale them to the "
-                           "tensor size on the right.")
+                      help="The simulator moves these real numbers; readouts scale them to the size S.")
 size = float(common.select("Tensor size per GPU (S)", SIZES, "1e9", key="size", where=c3))
 link_name = common.select("Link", LINKS, "NVLink 4", key="link", where=c4)
 link = LINK_PRESETS[link_name]
@@ -59,21 +66,30 @@ alpha_us = common.number("Latency α per step (µs; empty = the link's NCCL defa
 alpha = link.latency_s if alpha_us is None else alpha_us * 1e-6
 bw = link.bandwidth_bytes_per_s
 
-with common.explain_errors():
-    trace = ring(n, elems)
-    common.chart(animation(n, elems, bw, alpha, link_name, size, mem), key="ring", height=720)
+ring_slot, last = st.container(), 2 * (n - 1)
+if st.session_state.get("step", 0) > last:  # fewer GPUs than the step the URL or session asked for
+    st.session_state["step"] = last
+s1, s2, s3, s4 = st.columns([5, 1, 1, 1], vertical_alignment="bottom")
+step = common.slider("Step (0 = inputs)", 0, last, 0, key="step", where=s1)
+for col, label, key, delta in ((s2, "◀ Back", "Left", -1), (s3, "Next ▶", "Right", 1), (s4, "Reset", "Home", None)):
+    col.button(label, shortcut=key, on_click=move, args=(delta, last), width="stretch")
+with common.explain_errors(), ring_slot:
+    ring = run("ring", n, elems, size, bw, alpha)
+    common.chart(figs.open_at_step(animation(n, elems, bw, alpha, link_name, size, mem), step), key="ring",
+                 height=720)
     t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
-st.caption(f"Press ▶ to play, or drag the step slider. Colour = how many GPUs' inputs a chunk "
-           f"copy holds (1 … {n}); N = {n} reaches {n} everywhere after {2 * (n - 1)} steps. "
+st.caption(f"Keys: ← / → step, Home resets (click the page first). ▶ plays on from the step shown. Colour = "
+           f"how many GPUs' inputs a chunk copy holds (1 … {n}); every chunk reaches {n} after {last} steps. "
            f"Convention: {coll.RING_INDEXING}")
-sent = trace.bytes_sent.max() * size / trace.message_bytes
+(sent_k, elapsed_k), sent, trace = ring.after(step), ring.max_bytes_sent, ring.trace
 m = st.columns(5)
-m[0].metric("Steps", f"{len(trace.steps)}", help="2(N−1): N−1 reduce-scatter + N−1 all-gather")
-m[1].metric("Bytes sent per GPU", format_bytes(sent, mem), help="measured by the simulator")
-m[2].metric(f"Time on {link_name}", format_seconds(t))
+m[0].metric("Step", f"{step} of {trace.num_steps}", help="2(N−1): N−1 reduce-scatter + N−1 all-gather")
+m[1].metric("Bytes sent per GPU", format_bytes(sent, mem), f"{format_bytes(sent_k, mem)} by step {step}", "off",
+            delta_arrow="off", help="measured by the simulator (busiest GPU)")
+m[2].metric(f"Time on {link_name}", format_seconds(t), f"{format_seconds(elapsed_k)} by step {step}", "off",
+            delta_arrow="off", help="total: the α-β formula below; by step k: the simulated steps")
 m[3].metric("algbw = S/t", format_bandwidth(size / t, bwu))
-m[4].metric("busbw = algbw·2(N−1)/N", format_bandwidth(
-    size / t * coll.bus_bandwidth_factor("all_reduce", n), bwu))
+m[4].metric("busbw = algbw·2(N−1)/N", format_bandwidth(size / t * coll.bus_bandwidth_factor("all_reduce", n), bwu))
 if trace.states is not None and n * elems <= 128:
     with st.expander("Check a sum by eye: the inputs and what every GPU ends with"):
         st.dataframe({f"GPU {r}": trace.states[0][r] for r in range(n)} | {"sum (every GPU)":
@@ -93,34 +109,37 @@ if tiered:
     nic = common.select("Network", {k: k for k in LINK_PRESETS if "NVLink" not in k and "PCIe" not in k
                                     and "Infinity" not in k}, "InfiniBand NDR", key="nic", where=k3)
     nics = common.slider("NICs per node", 1, 8, 8, key="nics", where=k4)
-    cluster_args = (("num_nodes", max(2, n // gpn)), ("gpus_per_node", gpn),
-                    ("intra_link_name", link_name), ("inter_link_name", nic),
-                    ("nics_per_node", min(nics, gpn)))
+    cluster_args = (("num_nodes", max(2, n // gpn)), ("gpus_per_node", gpn), ("intra_link_name", link_name),
+                    ("inter_link_name", nic), ("nics_per_node", min(nics, gpn)))
 with common.explain_errors():
     by_n, by_size, bus = comparison(n, size, bw, alpha, cluster_args, mem)
-left, right = st.columns(2)
-with left:
-    common.chart(by_n, key="by_n")
-with right:
-    common.chart(by_size, key="by_size")
+for col, fig, key in zip(st.columns(2), (by_n, by_size), ("by_n", "by_size")):
+    with col:
+        common.chart(fig, key=key)
 common.chart(bus, key="busbw")
+
+st.subheader("A vs B: two all-reduce algorithms on the same tensor")
+sides, runs = st.columns(2), []
+for side, default, col in (("A", "ring", sides[0]), ("B", "tree", sides[1])):
+    name = common.select(f"Algorithm {side}", ALGS, default, key=f"alg_{side.lower()}", where=col)
+    try:
+        runs.append(run(name, n, elems, size, bw, alpha, cluster_args))
+    except ValueError as err:  # e.g. Hierarchical with N not a multiple of GPUs per node: this side only
+        col.error(str(err), icon="🚫")
+        runs.append(None)
+common.chart(versus.versus_figure(*runs, byte_system=mem), key="versus")
+if all(runs):
+    st.table(versus.versus_table(*runs, byte_system=mem))
+    st.info(versus.versus_takeaway(*runs, byte_system=mem), icon="⚖️")
+st.caption(versus.timing_note(link_name, dict(cluster_args) if tiered else None))
 
 common.takeaway("A ring all-reduce sends about 2·S bytes per GPU whatever N is: it is "
                 "bandwidth-optimal, so the slowest link, not the GPU count, sets its speed — but its "
                 "2(N−1) latency steps make small messages favour tree-like algorithms.")
 with st.expander("How this is computed", expanded=False):
-    beta = coll.all_reduce_cost("ring", n, size, bw, alpha)
-    st.markdown(f"""
-- **Steps** = 2(N−1) = **{2 * (n - 1)}**; the simulator ran **{len(trace.steps)}**.
-- **Bytes sent per GPU** = 2·S·(N−1)/N = {format_bytes(2 * size * (n - 1) / n, mem)};
-  measured: **{format_bytes(sent, mem)}** (chunks split as `np.array_split`, so uneven sizes differ
-  slightly).
-- **Time** (Thakur, Rabenseifner & Gropp 2005): t = 2(N−1)·α + 2(N−1)/N·S/B
-  = {format_seconds(beta.latency_s)} + {format_seconds(beta.bandwidth_s)} = **{format_seconds(t)}**
-  on {link_name} (B = {format_bandwidth(bw, bwu)} per direction, α = {format_seconds(alpha)}).
-- **nccl-tests**: algbw = S/t; busbw = algbw × 2(N−1)/N, comparable with the link speed B.
-- Other algorithms: {"; ".join(f"{v[0]}: {v[1]}" for v in coll.ALL_REDUCE_MODELS.values())}.
-""")
+    st.markdown(figs.how_computed_markdown(num_ranks=n, message_bytes=size, bandwidth_bytes_per_s=bw, latency_s=alpha,
+                                           link_name=link_name, simulated_steps=trace.num_steps,
+                                           simulated_bytes=sent, byte_system=mem, bandwidth_system=bwu))
 st.subheader("Self-check")
 q8 = coll.ring_all_reduce(coll.example_inputs(8, 8))
 common.self_check("How many steps does a ring all-reduce take on N = 8 GPUs?", len(q8.steps),

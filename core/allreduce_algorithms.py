@@ -164,7 +164,7 @@ class AllReduceAlgorithm:
     """A simulator in the comparison: its name (the cost model's key), label and source."""
 
     name: str
-    label: str
+    label: str  # short and stable: pages write it into the URL (e.g. ?alg_b=Binomial+tree)
     simulate: Callable[..., CollectiveTrace]
     source: str
     two_level: bool = False  # needs gpus_per_node
@@ -173,17 +173,17 @@ class AllReduceAlgorithm:
 ALGORITHMS: dict[str, AllReduceAlgorithm] = {a.name: a for a in [
     AllReduceAlgorithm(name="ring", label="Ring", simulate=ring_all_reduce,
                        source="Baidu/Gibiansky 2017; MPICH allreduce_intra_ring.c"),
-    AllReduceAlgorithm(name="halving_doubling", label="Recursive halving-doubling (Rabenseifner)",
+    AllReduceAlgorithm(name="halving_doubling", label="Halving-doubling",
                        simulate=halving_doubling_all_reduce,
                        source="MPICH allreduce_intra_reduce_scatter_allgather.c; Thakur et al. 2005"),
     AllReduceAlgorithm(name="recursive_doubling", label="Recursive doubling",
                        simulate=recursive_doubling_all_reduce,
                        source="MPICH allreduce_intra_recursive_doubling.c"),
-    AllReduceAlgorithm(name="tree", label="Binomial tree reduce + broadcast", simulate=tree_all_reduce,
+    AllReduceAlgorithm(name="tree", label="Binomial tree", simulate=tree_all_reduce,
                        source="MPICH reduce_intra_binomial.c + bcast_intra_binomial.c"),
-    AllReduceAlgorithm(name="naive", label="Naive (gather to root, broadcast)",
+    AllReduceAlgorithm(name="naive", label="Naive",
                        simulate=naive_all_reduce, source="parameter-server pattern"),
-    AllReduceAlgorithm(name="hierarchical", label="Hierarchical two-level", two_level=True,
+    AllReduceAlgorithm(name="hierarchical", label="Hierarchical", two_level=True,
                        simulate=hierarchical_all_reduce, source="Horovod PR #411 (2018)"),
 ]}
 

@@ -7,13 +7,13 @@ import math
 import numpy as np
 
 from core.collective_cost import (ALL_REDUCE_MODELS, all_gather_time_s, all_reduce_coefficients,
-                                  all_reduce_time_s, flat_ring_all_reduce_time_s,
+                                  all_reduce_cost, all_reduce_time_s, flat_ring_all_reduce_time_s,
                                   hierarchical_all_reduce_time_s, reduce_scatter_time_s, step_times_s)
 from core.allreduce_algorithms import BytesScan
 from core.collectives_busbw import algbw_bytes_per_s, bus_bandwidth_factor, check_positive
 from core.collectives_trace import CollectiveTrace
 from core.hardware import Cluster
-from core.units import format_bytes, format_seconds, gib_or_gb
+from core.units import format_bandwidth, format_bytes, format_seconds, gib_or_gb
 
 MAX_ANIMATED_RANKS = 32
 ALGORITHM_COLORS = {"ring": "#1f77b4", "halving_doubling": "#2ca02c", "recursive_doubling": "#9467bd",
@@ -65,12 +65,14 @@ def _cell_text(trace: CollectiveTrace, t: int) -> list[str]:
 def ring_animation_figure(trace: CollectiveTrace, *, bandwidth_bytes_per_s: float,
                           latency_s: float = 0.0, link_name: str = "the link",
                           message_bytes: float | None = None, byte_system: str = "binary",
-                          show_values: bool | None = None, frame_ms: int = 800) -> dict:
+                          show_values: bool | None = None, frame_ms: int = 800,
+                          start_step: int = 0) -> dict:
     """Ranks on a circle, each tensor as N chunk cells coloured by contributions held; one frame per step.
 
     message_bytes (default: the simulated tensor's size) scales the running bytes and time, so a small
     simulated tensor can stand for e.g. 1 GB; exact when message_bytes splits like the simulated one.
     show_values (default: N ≤ 8 and ≤ 2 elements per chunk) writes each chunk's numbers in its cell.
+    start_step opens the figure at that frame (see open_at_step).
     """
     n = trace.num_ranks
     if trace.collective != "all_reduce" or trace.algorithm != "ring":
@@ -144,7 +146,7 @@ def ring_animation_figure(trace: CollectiveTrace, *, bandwidth_bytes_per_s: floa
                "layout": {"title": {"text": title(t)}}} for t in range(len(labels))]
     anim = {"mode": "immediate", "transition": {"duration": 0}}
     axis = {"visible": False, "range": [-EXTENT, EXTENT], "fixedrange": True}
-    return {
+    fig = {
         "data": [cells, arcs, heads, ranks],
         "frames": frames,
         "layout": {
@@ -165,6 +167,38 @@ def ring_animation_figure(trace: CollectiveTrace, *, bandwidth_bytes_per_s: floa
                              **anim, "frame": {"duration": 0, "redraw": True}}]} for lab in labels]}],
         },
     }
+    return open_at_step(fig, start_step) if start_step else fig
+
+
+def _merged(base: dict, update: dict) -> dict:
+    """base with update's keys applied, nested dicts merged: what Plotly.animate does with frame data."""
+    out = dict(base)
+    for k, v in update.items():
+        out[k] = _merged(base[k], v) if isinstance(v, dict) and isinstance(base.get(k), dict) else v
+    return out
+
+
+def open_at_step(fig: dict, step: int) -> dict:
+    """A copy of an animated figure that opens showing frame `step`, its slider set there.
+
+    Play then runs on from that step (Plotly's fromcurrent only knows frames it has animated itself,
+    so Play's frame list starts at `step`). The frames and the caller's figure are shared, not copied.
+    """
+    frames = fig["frames"]
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or not 0 <= step < len(frames):
+        raise ValueError(f"step={step!r} is not a frame of this animation: use 0 … {len(frames) - 1}")
+    frame = frames[step]
+    data = list(fig["data"])
+    for i, update in zip(frame["traces"], frame["data"]):
+        data[i] = _merged(data[i], update)
+    layout = fig["layout"]
+    menu = layout["updatemenus"][0]
+    play = {**menu["buttons"][0], "args": [[f["name"] for f in frames[step:]] if step else None,
+                                          menu["buttons"][0]["args"][1]]}
+    return {**fig, "data": data, "layout": {
+        **layout, "title": {**layout["title"], **frame["layout"]["title"]},
+        "updatemenus": [{**menu, "buttons": [play, *menu["buttons"][1:]]}, *layout["updatemenus"][1:]],
+        "sliders": [{**layout["sliders"][0], "active": int(step)}, *layout["sliders"][1:]]}}
 
 
 def _log_axis(title: str, lo: float, hi: float, **extra) -> dict:
@@ -332,3 +366,26 @@ def bandwidth_figure(*, message_bytes: float, bandwidth_bytes_per_s: float, late
                    "yaxis": {"title": {"text": f"{unit}/s"}, "rangemode": "tozero"},
                    "legend": {"orientation": "h", "y": -0.2},
                    "margin": {"l": 60, "r": 20, "t": 60, "b": 40}}}
+
+
+def how_computed_markdown(*, num_ranks: int, message_bytes: float, bandwidth_bytes_per_s: float,
+                          latency_s: float, link_name: str, simulated_steps: int, simulated_bytes: float,
+                          byte_system: str = "binary", bandwidth_system: str = "decimal") -> str:
+    """The collectives page's formulas, each beside the simulator's measured value."""
+    n, s, bw = num_ranks, message_bytes, bandwidth_bytes_per_s
+    cost = all_reduce_cost("ring", n, s, bw, latency_s)
+    others = "; ".join(f"{label}: {formula}" for label, formula, _ in ALL_REDUCE_MODELS.values())
+    return f"""
+- **Steps** = 2(N−1) = **{2 * (n - 1)}**; the simulator ran **{simulated_steps}**.
+- **Bytes sent per GPU** = 2·S·(N−1)/N = {format_bytes(2 * s * (n - 1) / n, byte_system)};
+  measured: **{format_bytes(simulated_bytes, byte_system)}** (chunks split as `np.array_split`, so
+  uneven sizes differ slightly).
+- **Time** (Thakur, Rabenseifner & Gropp 2005): t = 2(N−1)·α + 2(N−1)/N·S/B
+  = {format_seconds(cost.latency_s)} + {format_seconds(cost.bandwidth_s)} = **{format_seconds(cost.time_s)}**
+  on {link_name} (B = {format_bandwidth(bw, bandwidth_system)} per direction, α = {format_seconds(latency_s)}).
+- **nccl-tests**: algbw = S/t; busbw = algbw × 2(N−1)/N, comparable with the link speed B.
+- **A vs B** runs both simulators on the same integer inputs and times each step as α + (its largest
+  message)/B, since a step's transfers run at once on separate links; bytes scale from the simulated
+  tensor to S. Max |output − true sum| checks every GPU's result against `inputs.sum(axis=0)`.
+- Closed forms: {others}.
+"""

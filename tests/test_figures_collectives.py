@@ -9,7 +9,7 @@ import pytest
 from core.collectives import naive_all_reduce, ring_all_reduce, scan_bytes_per_rank
 from core.hardware import make_cluster
 from figures.collectives import (R_INNER, R_OUTER, bandwidth_figure, bytes_per_rank_figure,
-                                 ring_animation_figure, step_labels, time_vs_ranks_figure,
+                                 open_at_step, ring_animation_figure, step_labels, time_vs_ranks_figure,
                                  time_vs_size_figure)
 
 GIB = 2**30
@@ -128,3 +128,31 @@ def test_busbw_equals_link_speed_without_latency():
     alg, bus = fig["data"][0]["y"], fig["data"][1]["y"]
     assert bus == pytest.approx([300, 300, 300])  # GB/s: busbw is the link's bandwidth
     assert alg == pytest.approx([300, 300 * 4 / 6, 300 * 8 / 14])  # B * n / (2(n-1))
+
+
+@pytest.mark.parametrize("k", [0, 1, 7, 14])
+def test_start_step_opens_at_that_frame_with_the_slider_there(k):
+    _, trace, plain = _ring_fig(8, message_bytes=GIB)
+    _, _, fig = _ring_fig(8, message_bytes=GIB, start_step=k)
+    frame = fig["frames"][k]
+    assert fig["layout"]["sliders"][0]["active"] == k
+    assert fig["layout"]["title"]["text"] == frame["layout"]["title"]["text"]
+    # The drawn traces hold frame k's data: cell colours = contributions after k steps (from the trace),
+    # arrows = frame k's arcs, and the untouched GPU labels stay.
+    assert fig["data"][0]["marker"]["color"] == trace.contribution_counts[k].ravel().tolist()
+    assert fig["data"][0]["marker"]["colorscale"] == "Viridis"           # merged, not replaced
+    for i in (1, 2):
+        assert fig["data"][i]["x"] == frame["data"][i]["x"] and fig["data"][i]["y"] == frame["data"][i]["y"]
+    assert len(fig["data"][2]["x"]) == (0 if k == 0 else 8)               # one arrow per GPU per step
+    assert fig["data"][3] == plain["data"][3] and fig["frames"] == plain["frames"]
+    play = fig["layout"]["updatemenus"][0]["buttons"][0]
+    assert play["args"][0] == (None if k == 0 else step_labels(8)[k:])    # ▶ runs on from step k
+    go.Figure(fig)
+    assert plain["layout"]["sliders"][0]["active"] == 0                  # the base figure is not mutated
+
+
+def test_open_at_step_rejects_a_step_outside_the_frames():
+    _, _, fig = _ring_fig(4)
+    with pytest.raises(ValueError, match=r"step=7 is not a frame of this animation: use 0 … 6"):
+        open_at_step(fig, 7)
+    assert open_at_step(fig, 6)["layout"]["title"]["text"].startswith("ring N=4 · AG 3")

@@ -1,0 +1,72 @@
+"""Collectives page in a real browser: ← / → / Home step the ring animation and write the step to the URL."""
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.harness import wait_for_app_run, wait_for_charts
+
+pytestmark = pytest.mark.browser
+
+
+def _ring_title(page, containing: str) -> str:
+    """The ring chart's title once it contains `containing` (the chart may mount after the others)."""
+    page.wait_for_function(
+        """(text) => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .gtitle")]
+                     .some(t => t.textContent.startsWith('ring N=') && t.textContent.includes(text))""",
+        arg=containing, timeout=15_000)
+    return next(t for t in page.locator("[data-testid='stPlotlyChart'] .gtitle").all_text_contents()
+                if t.startswith("ring N="))
+
+
+def _press(page, key: str) -> None:
+    """Press a key with nothing focused (the page body), as a presenter would, then let the rerun finish."""
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press(key)
+    page.wait_for_timeout(300)   # the shortcut's rerun starts
+    wait_for_app_run(page)
+
+
+def test_arrow_keys_step_the_ring_and_the_url(page, app_url):
+    page.goto(f"{app_url}/collectives")
+    wait_for_app_run(page)
+    wait_for_charts(page)
+    assert "step=" not in page.url
+    assert "sent per GPU 0 B" in _ring_title(page, "· start ·")
+
+    _press(page, "ArrowRight")
+    expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"), timeout=15_000)
+    assert "sent per GPU 119 MiB" in _ring_title(page, "RS 1")   # one S/8 chunk of 1 GB, in MiB
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("1 of 14")
+
+    _press(page, "ArrowRight")
+    expect(page).to_have_url(re.compile(r"[?&]step=2(&|$)"), timeout=15_000)
+    _press(page, "ArrowLeft")
+    expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"), timeout=15_000)
+    _press(page, "Home")
+    expect(page).not_to_have_url(re.compile(r"step=[1-9]"), timeout=15_000)   # 0 is the default
+    assert "elapsed 0 on NVLink 4" in _ring_title(page, "· start ·")
+    assert all(u.startswith(app_url) or u.startswith("data:") for u in page.requests_seen)
+
+
+def test_deep_linked_step_and_algorithms_open_where_the_link_says(page, app_url):
+    page.goto(f"{app_url}/collectives?step=5&alg_a=Naive&alg_b=Halving-doubling")
+    wait_for_app_run(page)
+    wait_for_charts(page)
+    assert "sent per GPU 596 MiB" in _ring_title(page, "RS 5")   # 5 × 1e9/8 B = 596 MiB
+    for side in ("A · Naive", "B · Halving-doubling"):
+        expect(page.locator("[data-testid='stPlotlyChart'] .annotation-text", has_text=side)).to_have_count(1)
+
+
+def test_arrow_on_a_focused_slider_moves_that_slider_only(page, app_url):
+    # The shortcuts must not hijack a focused slider (the benchmark moves N's thumb with ArrowRight).
+    page.goto(f"{app_url}/collectives")
+    wait_for_app_run(page)
+    wait_for_charts(page)
+    thumb = page.get_by_role("slider").first
+    thumb.focus()
+    thumb.press("ArrowRight")
+    expect(page).to_have_url(re.compile(r"[?&]n=9(&|$)"), timeout=15_000)
+    wait_for_app_run(page)
+    assert "step=" not in page.url
+    assert "sent per GPU 0 B" in _ring_title(page, "ring N=9 · start")

@@ -1,0 +1,123 @@
+"""AppTest for the collectives page: keyboard-step buttons, the URL-bound step, and the A-vs-B section.
+
+Numbers by hand: a ring step on N = 8 sends S/8 per GPU and takes α + (S/8)/B (NVLink 4 preset:
+450 GB/s, 3.4 µs); S = 1 GB by default, shown in binary units (MiB / GiB).
+"""
+from streamlit.testing.v1 import AppTest
+
+from tests.registry import ROOT, chart_specs, run_page_file
+
+
+def run(**params: str) -> AppTest:
+    return run_page_file(str(ROOT / "app_pages" / "collectives.py"), **params)
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def metric(at: AppTest, prefix: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(prefix))
+
+
+def delta(at: AppTest, prefix: str) -> str:
+    return next(m.delta for m in at.metric if m.label.startswith(prefix))
+
+
+def ring_spec(at: AppTest) -> dict:
+    return chart_specs(at)[0]
+
+
+def versus_spec(at: AppTest) -> dict:
+    return next(s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("A vs B"))
+
+
+def test_buttons_carry_the_keyboard_shortcuts():
+    at = run()
+    shortcuts = {b.label: b.proto.shortcut for b in at.button}
+    assert shortcuts == {"◀ Back": "left", "Next ▶": "right", "Reset": "home"}
+
+
+def test_next_advances_the_step_and_the_ring_opens_there():
+    at = run()
+    assert at.slider(key="step").value == 0 and ring_spec(at)["layout"]["sliders"][0]["active"] == 0
+    button(at, "Next ▶").click().run()
+    assert at.slider(key="step").value == 1
+    assert at.query_params["step"] == "1"                # the bound slider writes the URL
+    spec = ring_spec(at)
+    assert spec["layout"]["sliders"][0]["active"] == 1
+    assert spec["layout"]["title"]["text"].startswith("ring N=8 · RS 1")
+    button(at, "Next ▶").click().run()
+    assert at.slider(key="step").value == 2
+    button(at, "Reset").click().run()
+    assert at.slider(key="step").value == 0
+
+
+def test_back_at_zero_stays_at_zero_and_next_stops_at_the_last_step():
+    at = run()
+    button(at, "◀ Back").click().run()
+    assert at.slider(key="step").value == 0
+    at = run(n="2", step="2")        # N = 2: steps 0 … 2(N−1) = 2
+    button(at, "Next ▶").click().run()
+    assert at.slider(key="step").value == 2
+
+
+def test_deep_linked_step_sets_the_per_step_readouts():
+    at = run(step="3")
+    assert metric(at, "Step") == "3 of 14"
+    assert metric(at, "Bytes sent per GPU") == "1.63 GiB"      # all 14 steps: 2·S·7/8 = 1.75e9 B
+    # 3 chunks of 1e9/8 B = 375e6 B = 357.6 MiB; 3·(3.4 µs + 125e6 B / 450e9 B/s) = 843.5 µs.
+    assert delta(at, "Bytes sent per GPU") == "358 MiB by step 3"
+    assert delta(at, "Time on NVLink 4") == "844 µs by step 3"
+    assert ring_spec(at)["layout"]["sliders"][0]["active"] == 3
+    assert "RS 3" in ring_spec(at)["layout"]["title"]["text"]
+
+
+def test_out_of_range_step_in_the_url_falls_back_with_a_notice():
+    at = run(n="8", step="99")
+    assert at.slider(key="step").value == 0
+    assert any("`step=99`" in w.value and "0 to 14" in w.value for w in at.warning)
+
+
+def test_fewer_gpus_clamp_the_step():
+    at = run(step="14")
+    assert at.slider(key="step").value == 14
+    at.slider(key="n").set_value(3).run()
+    assert not at.exception
+    assert at.slider(key="step").value == 4           # 2(N−1) for N = 3
+    assert ring_spec(at)["layout"]["sliders"][0]["active"] == 4
+
+
+def test_a_vs_b_defaults_and_deep_link_by_label():
+    at = run()
+    assert at.selectbox(key="alg_a").value == "Ring" and at.selectbox(key="alg_b").value == "Binomial tree"
+    at = run(alg_a="Naive", alg_b="Halving-doubling")
+    assert at.selectbox(key="alg_a").value == "Naive"
+    assert at.selectbox(key="alg_b").value == "Halving-doubling"
+    assert not at.warning
+    table = at.table[0].value
+    assert list(table.columns) == ["measure", "A · Naive", "B · Halving-doubling", "B / A"]
+    steps = table.set_index("measure").loc["steps"]
+    # Naive: 7 gathers + 7 broadcasts; Rabenseifner on 8 = 2^3: 3 halving + 3 doubling steps.
+    assert (steps["A · Naive"], steps["B · Halving-doubling"]) == ("14", "6")
+    titles = [a["text"] for a in versus_spec(at)["layout"]["annotations"]]
+    assert "A · Naive" in titles[0] and "B · Halving-doubling" in titles[1]
+    assert any("**Halving-doubling** is" in i.value for i in at.info)
+
+
+def test_hierarchical_error_shows_for_its_side_only():
+    at = run(n="6", alg_b="Hierarchical")
+    errors = [e.value for e in at.error]
+    assert errors == ["6 ranks are not a whole number of nodes of 8 GPUs: the two-level algorithm needs "
+                      "num_ranks divisible by gpus_per_node; use a multiple of 8"]
+    titles = [a["text"] for a in versus_spec(at)["layout"]["annotations"]]
+    assert "A · Ring" in titles[0] and "not run" in titles[1]
+    assert not at.table                               # no comparison without both sides
+
+
+def test_two_tier_toggle_sets_the_hierarchical_node_size():
+    at = run(n="8", tier="true", gpn="4", alg_b="Hierarchical")
+    assert not at.error, [e.value for e in at.error]
+    steps = at.table[0].value.set_index("measure").loc["steps"]
+    # 4 GPUs per node × 2 nodes: 3 intra RS + 1 inter RS + 1 inter AG + 3 intra AG = 8 steps.
+    assert steps["B · Hierarchical"] == "8"
