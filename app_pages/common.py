@@ -8,7 +8,7 @@ from typing import Any, Iterator
 import streamlit as st
 
 from core.units import ByteSystem
-from figures.theme import presenter, unvalidated
+from figures.theme import presenter, ready
 
 _NOTICES = "_url_notices"
 _BIND = "query-params"
@@ -166,7 +166,7 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
             fig = fig.to_dict()
             fig["layout"]["height"] = height
     if isinstance(fig, dict):
-        fig = unvalidated(fig)  # builders' specs are validated by the figure tests, not per rerun
+        fig = ready(fig)  # builders' specs are validated by the figure tests, not per rerun
     # theme=None: the figures carry their own colours; Streamlit's theme layer only added browser
     # work on every redraw (measured ~20 ms per chart per slider move).
     config = chart_config(st.session_state.get("img_format_value", "png"), key or "chart")

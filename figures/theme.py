@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common colour-vision
@@ -115,17 +116,32 @@ def _legend_below(spec: dict, base_font_px: int) -> None:
                                            + rows * int(1.6 * base_font_px) + 30)}
 
 
-def unvalidated(spec: dict):
-    """A go.Figure of a plain-dict spec, skipping plotly's per-property validation (same JSON).
+def ready(spec: dict):
+    """A plain-dict spec that st.plotly_chart sends as it is: no go.Figure rebuilt on every rerun.
 
-    st.plotly_chart validates a dict by building go.Figure(spec) on every rerun (10-25 ms per chart);
-    figure tests validate every builder's spec once instead. A named template is expanded as
-    validation would do it.
+    Given a dict, st.plotly_chart builds a validating go.Figure (10-40 ms per chart; the ring
+    animation's frames cost 38 ms) and embeds Plotly's default template (Streamlit's, full of
+    placeholder colours its theme layer would replace). Given a Figure, it only calls `to_dict()`
+    (streamlit/elements/plotly_chart.py → plotly.tools.return_figure_from_figure_or_data). The
+    figure tests validate every builder's spec once instead.
     """
     import plotly.graph_objects as go
+
+    class ReadySpec(go.Figure):
+        def __init__(self, finished: dict):  # deliberately skips go.Figure's build and validation
+            object.__setattr__(self, "_finished", finished)
+
+        def to_dict(self) -> dict:
+            return self._finished
+
+    layout = spec.get("layout", {})
+    if isinstance(layout.get("template"), str):  # plotly.js knows no named templates: expand it here
+        spec = {**spec, "layout": {**layout, "template": _template(layout["template"])}}
+    return ReadySpec(spec)
+
+
+@functools.lru_cache(maxsize=8)
+def _template(name: str) -> dict:
     import plotly.io as pio
 
-    layout = dict(spec.get("layout", {}))
-    if isinstance(layout.get("template"), str):
-        layout["template"] = pio.templates[layout["template"]].to_plotly_json()
-    return go.Figure({**spec, "layout": layout}, _validate=False)
+    return pio.templates[name].to_plotly_json()

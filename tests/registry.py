@@ -46,3 +46,22 @@ def assert_self_check(at, key: str, right: float, wrong: float) -> None:
     assert any("Correct" in s.value for s in at.success)
     box.set_value(wrong).run()
     assert any("Not quite" in e.value for e in at.error)
+
+
+def plain_arrays(obj):
+    """Plotly JSON with its base64 typed arrays ({dtype, bdata, shape}) turned back into lists."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(obj, dict):
+        if set(obj) >= {"dtype", "bdata"}:
+            arr = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=np.dtype(obj["dtype"]))
+            shape = obj.get("shape")
+            if shape:
+                arr = arr.reshape([int(s) for s in str(shape).split(",")])
+            return arr.tolist()
+        return {k: plain_arrays(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [plain_arrays(v) for v in obj]
+    return obj

@@ -2,6 +2,7 @@
 import plotly.graph_objects as go
 
 from figures.theme import CONTINUOUS, OKABE_ITO, presenter
+from tests.registry import plain_arrays
 
 
 def _fig():
@@ -37,16 +38,27 @@ def test_accepts_graph_objects_figures():
     assert out["data"][0]["line"]["color"] == OKABE_ITO[0]
 
 
-def test_unvalidated_figure_serialises_like_the_validated_one():
+def test_ready_spec_reaches_the_browser_unchanged_and_revalidates_to_the_same_figure():
     import json
 
-    from figures.theme import unvalidated
+    import numpy as np
+    import plotly.io as pio
+    from plotly.tools import return_figure_from_figure_or_data as streamlit_path
 
-    spec = {"data": [{"type": "scatter", "x": [1, 2], "y": [3, 4], "line": {"color": "#123456"}}],
-            "layout": {"title": {"text": "t"}, "template": "plotly_white", "xaxis": {"type": "log"}}}
-    checked = json.dumps(go.Figure(spec).to_plotly_json(), sort_keys=True, default=str)
-    fast = json.dumps(unvalidated(spec).to_plotly_json(), sort_keys=True, default=str)
-    assert fast == checked
+    from figures.theme import ready
+
+    spec = {"data": [{"type": "heatmap", "z": np.arange(6, dtype=np.int8).reshape(2, 3)},
+                     {"type": "scatter", "x": [1, 2], "y": [3, 4], "line": {"color": "#123456"}}],
+            "layout": {"title": {"text": "t"}, "xaxis": {"type": "log"}}}
+    sent = streamlit_path(ready(spec), validate_figure=True)   # what st.plotly_chart does with it
+    assert sent is spec                                         # no copy, no rebuild, no template
+    wire = json.loads(pio.to_json(sent, validate=False))
+    assert "template" not in wire["layout"]
+    assert wire["data"][0]["z"] == [[0, 1, 2], [3, 4, 5]]
+    # the browser's figure, validated by plotly, is the builder's figure validated by plotly
+    again = json.loads(pio.to_json(go.Figure(wire)))
+    direct = json.loads(pio.to_json(go.Figure(spec)))
+    assert plain_arrays(again) == plain_arrays(direct)
 
 
 def test_categorical_heat_map_keeps_its_steps_and_matches_its_legend():

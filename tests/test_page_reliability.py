@@ -13,7 +13,7 @@ from core.reliability import (DAY_S, HOUR_S, goodput_curve, interruptions, optim
 from core.stragglers import straggler_curve
 from figures import reliability as fr
 from figures.reliability import goodput_figure
-from tests.registry import ROOT
+from tests.registry import ROOT, plain_arrays
 
 PAGE = str(ROOT / "app_pages" / "reliability.py")  # from_file resolves relative paths against tests/
 LLAMA2_7B_PARAMS = 6_738_415_616  # Touvron et al. 2023 / HF config.json: 6.74B
@@ -169,10 +169,10 @@ def test_goodput_figure_marks_the_chosen_interval_with_its_closed_form_goodput()
     assert max(closed["x"]) < 36_000 and mark["y"][0] == pytest.approx(by_hand)
 
 
-def test_unvalidated_figures_serialise_exactly_like_plotlys_validating_path():
-    # st.plotly_chart builds go.Figure(spec) (validating, template expanded) from a dict; common.chart
-    # passes figures.theme.unvalidated(spec) to skip that work. Both must send the same JSON.
-    from figures.theme import unvalidated
+def test_ready_figures_revalidate_to_what_plotlys_validating_path_sends():
+    # st.plotly_chart builds go.Figure(spec) (validating, template embedded) from a dict; common.chart
+    # passes figures.theme.ready(spec) to send the spec as it is. Validated again, both are the same.
+    from figures.theme import ready
     kw = dict(checkpoint_s=56.8, restart_s=600, mtbf_s=11_135)
     curve, mine = goodput_curve(**kw), waste(interval_s=1800, **kw)
     specs = [fr.goodput_figure(curve, [simulate_goodput(interval_s=1800, run_work_s=7 * DAY_S, **kw)],
@@ -183,10 +183,11 @@ def test_unvalidated_figures_serialise_exactly_like_plotlys_validating_path():
              fr.stragglers_figure(straggler_curve(rank_counts=(1, 8), num_trials=4)),
              fr.useful_devices_figure(useful_devices(num_gpus=100, bubble_fraction=0.1, goodput=0.9))]
     for spec in specs:
-        validated = pio.to_json(streamlit_path(spec, validate_figure=True), validate=False)
-        fast = pio.to_json(streamlit_path(unvalidated(spec), validate_figure=True), validate=False)
-        assert json.loads(fast) == json.loads(validated)
-        assert isinstance(json.loads(fast)["layout"]["template"], dict)  # expanded, as plotly does
+        validated = json.loads(pio.to_json(streamlit_path(spec, validate_figure=True), validate=False))
+        fast = json.loads(pio.to_json(streamlit_path(ready(spec), validate_figure=True), validate=False))
+        assert fast["layout"]["template"] == validated["layout"]["template"]  # the builder's, expanded
+        assert (plain_arrays(json.loads(pio.to_json(go.Figure(fast))))
+                == plain_arrays(json.loads(pio.to_json(go.Figure(validated)))))
 
 
 def test_figure_titles_fit_half_width_columns_and_name_the_jitter_ratio():
