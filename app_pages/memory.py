@@ -67,7 +67,7 @@ def _compute(spec, dp, tp, pp, zero, sp, mb, seq, recipe, rc, flash, gpu, reserv
                 stages=pp > 1 and fm.pipeline_stages_figure(ch, cap, reserve, units, gpu),
                 fits=fm.fits_rows(cm.what_fits(model, par, tr, cap, reserve), dp, tp, pp),
                 trade=shaped and fm.recompute_tradeoff_figure(cm.recompute_tradeoff(model, par, tr), units),
-                how=fm.how_computed_markdown(res, ch, comm, gather, NAMES[zero], units, model))
+                how=fm.how_computed_blocks(res, ch, comm, gather, NAMES[zero], units, model))
 
 
 _seeds = st.cache_data(max_entries=4)(fm.sizing_questions)
@@ -161,8 +161,9 @@ common.takeaway(
     f"(ZeRO-3 over {out['nd']:,}), and TP × PP divide them too. The {b(ch.activations_bytes)} of activations "
     "do not shrink with DP at all: only TP + sequence parallel, PP, recompute, flash attention and a "
     "smaller micro-batch cut them.")
-with st.expander("How this is computed", expanded=True):
-    st.markdown(out["how"])
+with st.expander("How this is computed", expanded=False):
+    for block in out["how"]:  # separate elements: a block whose text is unchanged is not redrawn
+        st.markdown(block)
 
 st.subheader("Self-check")
 n7, (unit, _) = preset("Llama-2 7B").num_params, gib_or_gb(units)

@@ -251,6 +251,13 @@ def activation_formula(recompute: str, flash_attention: bool, sequence_parallel:
 def how_computed_markdown(results: list[MemoryResult], chosen: MemoryResult, comm: tuple[ZeroComm, ZeroComm],
                           gather_bytes: int | None, label: str, units: str = "binary", model=None) -> str:
     """The formulas behind the bars, each with this run's numbers beside it (markdown with KaTeX)."""
+    return "\n\n".join(how_computed_blocks(results, chosen, comm, gather_bytes, label, units, model))
+
+
+def how_computed_blocks(results: list[MemoryResult], chosen: MemoryResult, comm: tuple[ZeroComm, ZeroComm],
+                        gather_bytes: int | None, label: str, units: str = "binary", model=None) -> list[str]:
+    """`how_computed_markdown` as separate markdown blocks: the KaTeX formula gets a block of its own,
+    so a control it does not depend on (DP, ZeRO) leaves it, and its costly browser render, untouched."""
     def b(x):
         return format_bytes(x, units)
 
@@ -269,28 +276,28 @@ def how_computed_markdown(results: list[MemoryResult], chosen: MemoryResult, com
         states = r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes
         text.append(f"| {ZERO_STAGE_LABELS[z]} | {FSDP_NAMES[z]} | {forms[z]} | {r.params_on_gpu:,} "
                     f"| {_exact(states, units)} |")
+    blocks = ["\n".join(text)]
     if chosen.layers_in_flight:
         tr, par = chosen.training, chosen.parallel
         form = activation_formula(tr.recompute, tr.flash_attention, par.sequence_parallel)
-        text += ["", "**Activations** per layer and micro-batch (Korthikanti et al. 2022, Table 2: 2-byte values, "
-                 f"1-byte dropout masks; s = {tr.seq_len:,}, b = {tr.micro_batch}, "
-                 + (f"h = {model.hidden_size:,}, a = {model.num_heads}, " if model is not None else "")
-                 + f"t = {par.tp}"
-                 f"{', flash attention drops 5as/ht' if tr.flash_attention else ''}):", "",
-                 f"$$ {form} = {f'{chosen.layer_activation_bytes:,.0f}'.replace(',', '{,}')}\\ \\text{{B}} $$",
-                 "",
-                 f"× {chosen.layers_in_flight:g} layers in flight on stage {chosen.stage} (1F1B: (PP − r) "
-                 f"micro-batches × L / PP layers) + {chosen.extra_activation_bytes:,.0f} B of embedding / logits "
-                 f"= **{b(chosen.activations_bytes)}**."]
+        blocks += ["**Activations** per layer and micro-batch (Korthikanti et al. 2022, Table 2: 2-byte values, "
+                   f"1-byte dropout masks; s = {tr.seq_len:,}, b = {tr.micro_batch}, "
+                   + (f"h = {model.hidden_size:,}, a = {model.num_heads}, " if model is not None else "")
+                   + f"t = {par.tp}"
+                   f"{', flash attention drops 5as/ht' if tr.flash_attention else ''}):",
+                   f"$$ {form} = {f'{chosen.layer_activation_bytes:,.0f}'.replace(',', '{,}')}\\ \\text{{B}} $$",
+                   f"× {chosen.layers_in_flight:g} layers in flight on stage {chosen.stage} (1F1B: (PP − r) "
+                   f"micro-batches × L / PP layers) + {chosen.extra_activation_bytes:,.0f} B of embedding / logits "
+                   f"= **{b(chosen.activations_bytes)}**."]
     d, z3 = comm
     ratio = f" = {z3.total_bytes / d.total_bytes:.2g}× DDP" if d.total_bytes else ""
-    text += ["", "**Traffic per GPU per step** (ZeRO paper Sec. 7; a ring sends (N−1)/N of each tensor): "
-             f"DDP all-reduces gradients, {b(d.total_bytes)} (2Ψ elements); {label} sends "
-             f"{b(z3.total_bytes)}{ratio}."]
+    traffic = ("**Traffic per GPU per step** (ZeRO paper Sec. 7; a ring sends (N−1)/N of each tensor): "
+               f"DDP all-reduces gradients, {b(d.total_bytes)} (2Ψ elements); {label} sends "
+               f"{b(z3.total_bytes)}{ratio}.")
     if gather_bytes:
-        text.append(f"ZeRO-3 / FULL_SHARD pays by all-gathering each layer's weights ({b(gather_bytes)}) before "
+        traffic += (f"\nZeRO-3 / FULL_SHARD pays by all-gathering each layer's weights ({b(gather_bytes)}) before "
                     "its forward and again before its backward (3Ψ elements per step).")
-    return "\n".join(text)
+    return blocks + [traffic]
 
 
 def sizing_questions(units: str = "binary", gpu: str = "H100 SXM", reserve_fraction: float = 0.05,

@@ -123,6 +123,26 @@ def test_fits_rows_and_formula_text():
     assert "= 1.5× DDP" in text and "Activations" not in text  # a bare parameter count
 
 
+
+def test_how_computed_keeps_the_katex_formula_in_a_block_dp_does_not_touch():
+    from figures.memory import how_computed_blocks
+
+    m = preset("Llama-2 7B")
+
+    def blocks(dp):
+        res = memory_by_zero_stage(m, ParallelConfig(dp=dp, zero_stage=3), TrainingConfig(seq_len=4096))
+        comm = tuple(zero_comm_bytes_per_gpu(res[3].params_on_gpu, dp, z) for z in (0, 3))
+        return how_computed_blocks(res, res[3], comm, None, "ZeRO-3", "binary", m)
+
+    at8, at16 = blocks(8), blocks(16)
+    formulas = [i for i, blk in enumerate(at8) if "$$" in blk]
+    assert len(formulas) == 1                                   # exactly one block carries KaTeX
+    assert at8[formulas[0]] == at16[formulas[0]]                # and DP leaves it as it was
+    assert at8[0] != at16[0] and "N_d = sharding degree = 16" in at16[0]   # the states table moved
+    # s·b·h·(10 + 24/t) + the 5as/ht term without flash attention, t = 1, by hand:
+    s, h, a = 4096, 4096, 32
+    assert f"{s * h * (10 + 24) + 5 * a * s * s:,.0f}".replace(",", "{,}") in at8[formulas[0]]
+
 # --- Layout A vs layout B ---------------------------------------------------------------------------
 P13 = 40 * (2 * 5120**2 * 2 + 3 * 5120 * 13824 + 2 * 5120) + 5120 + 2 * 32000 * 5120  # Llama-2 13B by hand
 GIB = 2**30
