@@ -119,19 +119,24 @@ for col, fig, key in zip(st.columns(2), (by_n, by_size), ("by_n", "by_size")):
 common.chart(bus, key="busbw")
 
 st.subheader("A vs B: two all-reduce algorithms on the same tensor")
+cmp = common.toggle("Compare two algorithms", False, key="cmp",
+                    help="Run two simulators on this page's tensor side by side; both choices go in the URL.")
 sides, runs = st.columns(2), []
-for side, default, col in (("A", "ring", sides[0]), ("B", "tree", sides[1])):
+for side, default, col in (("A", "ring", sides[0]), ("B", "tree", sides[1])) if cmp else ():
     name = common.select(f"Algorithm {side}", ALGS, default, key=f"alg_{side.lower()}", where=col)
     try:
         runs.append(run(name, n, elems, size, bw, alpha, cluster_args))
     except ValueError as err:  # e.g. Hierarchical with N not a multiple of GPUs per node: this side only
         col.error(str(err), icon="🚫")
         runs.append(None)
-common.chart(versus.versus_figure(*runs, byte_system=mem), key="versus")
-if all(runs):
-    st.table(versus.versus_table(*runs, byte_system=mem))
-    st.info(versus.versus_takeaway(*runs, byte_system=mem), icon="⚖️")
-st.caption(versus.timing_note(link_name, dict(cluster_args) if tiered else None))
+if cmp:
+    common.chart(versus.versus_figure(*runs, byte_system=mem), key="versus")
+    if all(runs):
+        table = versus.versus_table(*runs, byte_system=mem)
+        st.table(table)
+        common.csv_button(table, f"allreduce_{runs[0].algorithm}_vs_{runs[1].algorithm}_N{n}.csv")
+        st.info(versus.versus_takeaway(*runs, byte_system=mem), icon="⚖️")
+    st.caption(versus.timing_note(link_name, dict(cluster_args) if tiered else None))
 
 common.takeaway("A ring all-reduce sends about 2·S bytes per GPU whatever N is: it is "
                 "bandwidth-optimal, so the slowest link, not the GPU count, sets its speed — but its "

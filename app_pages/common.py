@@ -173,8 +173,8 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
     st.plotly_chart(fig, width="stretch", key=key, config=config, theme=None)
 
 
-def csv_button(rows: list[dict], file_name: str, *, where: Any = st) -> None:
-    """A CSV download of a table's rows, built only when clicked (no rerun on click)."""
+def csv_button(rows: Any, file_name: str, *, where: Any = st) -> None:
+    """A CSV download of a table (a DataFrame or a list of row dicts), built only when clicked."""
     import pandas as pd
 
     where.download_button(f"{file_name} (CSV)", lambda: pd.DataFrame(rows).to_csv(index=False),

@@ -88,10 +88,18 @@ def test_fewer_gpus_clamp_the_step():
     assert ring_spec(at)["layout"]["sliders"][0]["active"] == 4
 
 
-def test_a_vs_b_defaults_and_deep_link_by_label():
+def test_a_vs_b_is_off_by_default_and_on_with_its_defaults():
     at = run()
+    assert not [s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("A vs B")]
+    assert not at.table and at.toggle(key="cmp").value is False
+    at = run(cmp="true")
     assert at.selectbox(key="alg_a").value == "Ring" and at.selectbox(key="alg_b").value == "Binomial tree"
-    at = run(alg_a="Naive", alg_b="Halving-doubling")
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "allreduce_ring_vs_tree_N8.csv (CSV)" in labels
+
+
+def test_a_vs_b_deep_link_by_label():
+    at = run(cmp="true", alg_a="Naive", alg_b="Halving-doubling")
     assert at.selectbox(key="alg_a").value == "Naive"
     assert at.selectbox(key="alg_b").value == "Halving-doubling"
     assert not at.warning
@@ -106,7 +114,7 @@ def test_a_vs_b_defaults_and_deep_link_by_label():
 
 
 def test_hierarchical_error_shows_for_its_side_only():
-    at = run(n="6", alg_b="Hierarchical")
+    at = run(cmp="true", n="6", alg_b="Hierarchical")
     errors = [e.value for e in at.error]
     assert errors == ["6 ranks are not a whole number of nodes of 8 GPUs: the two-level algorithm needs "
                       "num_ranks divisible by gpus_per_node; use a multiple of 8"]
@@ -116,7 +124,7 @@ def test_hierarchical_error_shows_for_its_side_only():
 
 
 def test_two_tier_toggle_sets_the_hierarchical_node_size():
-    at = run(n="8", tier="true", gpn="4", alg_b="Hierarchical")
+    at = run(cmp="true", n="8", tier="true", gpn="4", alg_b="Hierarchical")
     assert not at.error, [e.value for e in at.error]
     steps = at.table[0].value.set_index("measure").loc["steps"]
     # 4 GPUs per node × 2 nodes: 3 intra RS + 1 inter RS + 1 inter AG + 3 intra AG = 8 steps.

@@ -50,7 +50,7 @@ def test_arrow_keys_step_the_ring_and_the_url(page, app_url):
 
 
 def test_deep_linked_step_and_algorithms_open_where_the_link_says(page, app_url):
-    page.goto(f"{app_url}/collectives?step=5&alg_a=Naive&alg_b=Halving-doubling")
+    page.goto(f"{app_url}/collectives?step=5&cmp=true&alg_a=Naive&alg_b=Halving-doubling")
     wait_for_app_run(page)
     wait_for_charts(page)
     assert "sent per GPU 596 MiB" in _ring_title(page, "RS 5")   # 5 × 1e9/8 B = 596 MiB
