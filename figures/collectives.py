@@ -290,10 +290,11 @@ def time_vs_ranks_figure(*, message_bytes: float, bandwidth_bytes_per_s: float, 
         points = [(p, c, message_bytes) for p in counts if (c := _cluster_with(cluster, p))]
         data += _cluster_curves(points, f", {cluster.gpus_per_node} GPUs/node", "lines+markers")
     return {"data": data, "layout": {
-        "title": {"text": f"All-reduce time vs N · S = {format_bytes(message_bytes, byte_system)}, "
-                          f"B = {bandwidth_bytes_per_s / 1e9:g} GB/s, α = {format_seconds(latency_s)}"},
+        "title": {"text": "All-reduce time vs N",  # the parameters below: a half-width title must fit
+                  "subtitle": {"text": f"S = {format_bytes(message_bytes, byte_system)}, "
+                                       f"B = {bandwidth_bytes_per_s / 1e9:g} GB/s, α = {format_seconds(latency_s)}"}},
         "xaxis": _ranks_axis(counts), "yaxis": _time_axis(data), "height": 440,
-        "legend": {"orientation": "h", "y": -0.2}, "margin": {"l": 60, "r": 20, "t": 60, "b": 40}}}
+        "legend": {"orientation": "h", "y": -0.2}, "margin": {"l": 60, "r": 20, "t": 80, "b": 40}}}
 
 
 def _cluster_curves(points: list[tuple[float, Cluster, float]], suffix: str, mode: str) -> list[dict]:
@@ -317,7 +318,7 @@ def time_vs_size_figure(*, num_ranks: int, bandwidth_bytes_per_s: float, latency
     if cluster is not None:
         data += _cluster_curves([(float(x), cluster, float(x)) for x in sizes],
                                 f" on {cluster.num_nodes}×{cluster.gpus_per_node} GPUs", "lines")
-    shapes, notes = [], []
+    shapes, notes, n_star = [], [], 0.0
     if num_ranks > 1 and latency_s > 0:
         # Ring: 2(p−1)·α = 2(p−1)/p·n/B at n = p·α·B (reference §3 table).
         n_star = num_ranks * latency_s * bandwidth_bytes_per_s
@@ -326,15 +327,17 @@ def time_vs_size_figure(*, num_ranks: int, bandwidth_bytes_per_s: float, latency
                        "line": {"width": 0}, "layer": "below"})
         notes = [{"x": math.log10(n_star), "y": 1, "xref": "x", "yref": "paper", "showarrow": False,
                   "xanchor": xa, "yanchor": "bottom", "text": text} for xa, text in (
-                      ("right", "latency-dominated (ring) ◀ "),
-                      ("left", f" ▶ bandwidth-dominated · n = p·α·B = {format_bytes(n_star, byte_system)}"))]
+                      ("right", "latency-bound ◀ "), ("left", " ▶ bandwidth-bound"))]
     return {"data": data, "layout": {
-        "title": {"text": f"All-reduce time vs message size · N = {num_ranks}, "
-                          f"B = {bandwidth_bytes_per_s / 1e9:g} GB/s, α = {format_seconds(latency_s)}"},
+        "title": {"text": "All-reduce time vs message size",
+                  "subtitle": {"text": f"N = {num_ranks}, B = {bandwidth_bytes_per_s / 1e9:g} GB/s, "
+                                       f"α = {format_seconds(latency_s)}" + (
+                                           f"; ring turns bandwidth-bound at n = p·α·B = "
+                                           f"{format_bytes(n_star, byte_system)}" if notes else "")}},
         "xaxis": {**_log_axis("message size per rank", sizes[0], sizes[-1]),
                   **_bytes_ticks(sizes[0], sizes[-1], byte_system)},
         "yaxis": _time_axis(data), "shapes": shapes, "annotations": notes, "height": 460,
-        "legend": {"orientation": "h", "y": -0.2}, "margin": {"l": 60, "r": 20, "t": 80, "b": 40}}}
+        "legend": {"orientation": "h", "y": -0.2}, "margin": {"l": 60, "r": 20, "t": 100, "b": 40}}}
 
 
 def bandwidth_figure(*, message_bytes: float, bandwidth_bytes_per_s: float, latency_s: float,

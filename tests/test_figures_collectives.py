@@ -156,3 +156,13 @@ def test_open_at_step_rejects_a_step_outside_the_frames():
     with pytest.raises(ValueError, match=r"step=7 is not a frame of this animation: use 0 … 6"):
         open_at_step(fig, 7)
     assert open_at_step(fig, 6)["layout"]["title"]["text"].startswith("ring N=4 · AG 3")
+
+
+def test_time_vs_size_names_the_ring_crossover_in_its_subtitle():
+    from figures.collectives import time_vs_size_figure
+
+    spec = time_vs_size_figure(num_ranks=8, bandwidth_bytes_per_s=450e9, latency_s=3.4e-6)
+    # 2(p−1)·α = 2(p−1)/p·n/B at n = p·α·B = 8 × 3.4 µs × 450 GB/s = 12.24e6 B = 11.7 MiB
+    assert spec["layout"]["title"]["text"] == "All-reduce time vs message size"
+    assert spec["layout"]["title"]["subtitle"]["text"].endswith(f"n = p·α·B = {12.24e6 / 2**20:.3g} MiB")
+    assert [a["text"].strip() for a in spec["layout"]["annotations"]] == ["latency-bound ◀", "▶ bandwidth-bound"]
