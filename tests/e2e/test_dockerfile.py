@@ -44,9 +44,13 @@ def _context_list() -> list[str]:
     """The tracked files `COPY . .` receives once .dockerignore has filtered the build context."""
     patterns = [ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines()
                 if ln.strip() and not ln.startswith("#")]
-    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout.split()
-    return [p for p in tracked if not _ignored(p, patterns)]
+    try:  # tracked files: an untracked module the app imports would be missing from a real build
+        files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                               check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):  # a tree without .git (a CI export): every file
+        files = [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*")
+                 if p.is_file() and ".git" not in p.relative_to(ROOT).parts]
+    return [p for p in files if not _ignored(p, patterns)]
 
 
 def _context(dest: Path) -> None:
