@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core import collectives as coll
-from core.collective_compare import run_algorithm
+from core.collective_compare import run_algorithm, timing_elements
 from core.hardware import LINK_PRESETS, make_cluster
 from core.units import format_bandwidth, format_bytes, format_seconds
 from figures import collectives as figs
@@ -17,17 +17,26 @@ ALGS = {name: a.label for name, a in coll.ALGORITHMS.items()}
 
 
 @st.cache_data(max_entries=64)
-def run(name, n, elems, size, bw, alpha, cluster_args=None):
-    """An all-reduce of small integers (checkable by eye); Hierarchical: the cluster's nodes, else 8 GPUs."""
+def run(name, n, size, bw, alpha, cluster_args=None):
+    """One algorithm on N × timing_elements(N) small integers: every chunk split evenly, so the bytes and
+    times scale exactly to S. Hierarchical: the cluster's node size, else 8 GPUs per node."""
     cluster = make_cluster(**dict(cluster_args)) if cluster_args else None
-    return run_algorithm(name, coll.example_inputs(n, elems), message_bytes=size, bandwidth_bytes_per_s=bw,
-                         latency_s=alpha, gpus_per_node=None if cluster else 8, cluster=cluster)
+    return run_algorithm(name, coll.example_inputs(n, timing_elements(n)), message_bytes=size,
+                         bandwidth_bytes_per_s=bw, latency_s=alpha, gpus_per_node=None if cluster else 8,
+                         cluster=cluster)
+
+
+@st.cache_data(max_entries=64)
+def shown(n, elems):
+    """The ring drawn and checked by eye: the learner's few elements per GPU."""
+    return coll.ring_all_reduce(coll.example_inputs(n, elems))
 
 
 @st.cache_data(max_entries=64)
 def animation(n, elems, bw, alpha, link_name, size, units):
-    return figs.ring_animation_figure(run("ring", n, elems, size, bw, alpha).trace, bandwidth_bytes_per_s=bw,
-                                      latency_s=alpha, link_name=link_name, message_bytes=size, byte_system=units)
+    return figs.ring_animation_figure(shown(n, elems), bandwidth_bytes_per_s=bw, latency_s=alpha,
+                                      link_name=link_name, message_bytes=size, byte_system=units,
+                                      timing=run("ring", n, size, bw, alpha).trace)
 
 
 def move(delta: int | None, last: int) -> None:
@@ -74,14 +83,14 @@ step = common.slider("Step (0 = inputs)", 0, last, 0, key="step", where=s1)
 for col, label, key, delta in ((s2, "◀ Back", "Left", -1), (s3, "Next ▶", "Right", 1), (s4, "Reset", "Home", None)):
     col.button(label, shortcut=key, on_click=move, args=(delta, last), width="stretch")
 with common.explain_errors(), ring_slot:
-    ring = run("ring", n, elems, size, bw, alpha)
+    ring = run("ring", n, size, bw, alpha)
     common.chart(figs.open_at_step(animation(n, elems, bw, alpha, link_name, size, mem), step), key="ring",
                  height=720)
     t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
 st.caption(f"Keys: ← / → step, Home resets (click the page first). ▶ plays on from the step shown. Colour = "
            f"how many GPUs' inputs a chunk copy holds (1 … {n}); every chunk reaches {n} after {last} steps. "
            f"Convention: {coll.RING_INDEXING}")
-(sent_k, elapsed_k), sent, trace = ring.after(step), ring.max_bytes_sent, ring.trace
+(sent_k, elapsed_k), sent, trace = ring.after(step), ring.max_bytes_sent, shown(n, elems)
 m = st.columns(5)
 m[0].metric("Step", f"{step} of {trace.num_steps}", help="2(N−1): N−1 reduce-scatter + N−1 all-gather")
 m[1].metric("Bytes sent per GPU", format_bytes(sent, mem), f"{format_bytes(sent_k, mem)} by step {step}", "off",
@@ -94,8 +103,8 @@ if trace.states is not None and n * elems <= 128:
     with st.expander("Check a sum by eye: the inputs and what every GPU ends with"):
         st.dataframe({f"GPU {r}": trace.states[0][r] for r in range(n)} | {"sum (every GPU)":
                      trace.outputs[0]}, hide_index=False)
-st.download_button("Download the step trace (CSV)", trace.to_frame().to_csv(index=False),
-                   file_name=f"ring_allreduce_N{n}.csv", mime="text/csv")
+st.download_button("Download the step trace (CSV)", lambda t=trace: t.to_frame().to_csv(index=False),
+                   file_name=f"ring_allreduce_N{n}.csv", mime="text/csv", on_click="ignore")
 
 st.subheader("Bytes per GPU stay flat as N grows; a central server's do not")
 common.chart(bytes_scan(size, mem), key="bytes")
@@ -125,7 +134,7 @@ sides, runs = st.columns(2), []
 for side, default, col in (("A", "ring", sides[0]), ("B", "tree", sides[1])) if cmp else ():
     name = common.select(f"Algorithm {side}", ALGS, default, key=f"alg_{side.lower()}", where=col)
     try:
-        runs.append(run(name, n, elems, size, bw, alpha, cluster_args))
+        runs.append(run(name, n, size, bw, alpha, cluster_args))
     except ValueError as err:  # e.g. Hierarchical with N not a multiple of GPUs per node: this side only
         col.error(str(err), icon="🚫")
         runs.append(None)

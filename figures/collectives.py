@@ -66,13 +66,15 @@ def ring_animation_figure(trace: CollectiveTrace, *, bandwidth_bytes_per_s: floa
                           latency_s: float = 0.0, link_name: str = "the link",
                           message_bytes: float | None = None, byte_system: str = "binary",
                           show_values: bool | None = None, frame_ms: int = 800,
-                          start_step: int = 0) -> dict:
+                          start_step: int = 0, timing: CollectiveTrace | None = None) -> dict:
     """Ranks on a circle, each tensor as N chunk cells coloured by contributions held; one frame per step.
 
     message_bytes (default: the simulated tensor's size) scales the running bytes and time, so a small
     simulated tensor can stand for e.g. 1 GB; exact when message_bytes splits like the simulated one.
     show_values (default: N ≤ 8 and ≤ 2 elements per chunk) writes each chunk's numbers in its cell.
-    start_step opens the figure at that frame (see open_at_step).
+    start_step opens the figure at that frame (see open_at_step). timing: a ring trace of the same N
+    whose chunks split evenly (core.collective_compare.timing_elements) for the bytes and time readouts,
+    when the drawn tensor's few elements split unevenly (e.g. 8 elements on 32 GPUs).
     """
     n = trace.num_ranks
     if trace.collective != "all_reduce" or trace.algorithm != "ring":
@@ -94,9 +96,15 @@ def ring_animation_figure(trace: CollectiveTrace, *, bandwidth_bytes_per_s: floa
     px_per_unit = PLOT_PX / (2 * EXTENT)
     size = float(min(40, 0.85 * min(h, 2 * math.pi * R_INNER / n) * px_per_unit))
     lx, ly = _polar(R_OUTER + 0.2, angles)
+    clock = trace
+    if timing is not None:
+        if timing.num_ranks != n or timing.num_steps != trace.num_steps or timing.algorithm != "ring":
+            raise ValueError(f"the timing trace must be a ring all-reduce on the same {n} ranks "
+                             f"({trace.num_steps} steps); simulate it with the same N")
+        clock, scale = timing, (message_bytes or trace.message_bytes) / timing.message_bytes
     elapsed = np.concatenate([[0.0], np.cumsum(step_times_s(
-        trace, bandwidth_bytes_per_s, latency_s, bytes_scale=scale))])
-    sent = np.vstack([np.zeros(n), np.cumsum(trace.sent_per_step(), axis=0)]) * scale
+        clock, bandwidth_bytes_per_s, latency_s, bytes_scale=scale))])
+    sent = np.vstack([np.zeros(n), np.cumsum(clock.sent_per_step(), axis=0)]) * scale
     labels = step_labels(n)
 
     def title(t: int) -> str:

@@ -226,14 +226,14 @@ def how_computed_lines(proof_diffs: tuple[float, float] | None, plan: TpCommPlan
         kinds = f"forward {_counts(plan.forward)}, backward {_counts(plan.backward)}"
         pairs.append((r"**Bytes.** $M = b\,s\,h \times 2$ B per collective; a ring all-reduce sends "
                       r"$2\frac{t-1}{t}M$ per GPU (a reduce-scatter or an all-gather half of that).",
-                      f"Measured: M = {format_bytes(plan.message_bytes, units)}; per layer per step ({kinds}): "
+                      f"This run: M = {format_bytes(plan.message_bytes, units)}; per layer per step ({kinds}): "
                       f"{format_bytes(plan.bytes_sent_per_gpu_per_layer, units)}; × {plan.num_layers} layers "
                       f"= {format_bytes(plan.bytes_sent_per_gpu_per_step, units)}."))
     if times:
         pairs.append((r"**Time.** $t_{AR} = 2(t-1)\,\alpha + 2\frac{t-1}{t}\frac{M}{B}$ per all-reduce "
                       r"($B$, $\alpha$ of the link); compute $= 3 \times$ one layer's forward FLOPs $/\,t$ "
                       r"at the assumed MFU.",
-                      f"Measured: compute at {mfu:.0%} MFU = {format_seconds(times[0].compute_s)}; "
+                      f"This run: compute at an assumed {mfu:.0%} MFU = {format_seconds(times[0].compute_s)}; "
                       "communication per layer: "
                       + ", ".join(f"{x.link.name} {format_seconds(x.comm_s)} "
                                   f"({x.comm_to_compute:.2g}× compute)" for x in times) + "."))

@@ -19,6 +19,8 @@ def _as_dict(fig: Any) -> dict:
 
 def _is_grey(v: str) -> bool:
     """#rrggbb with r = g = b: a neutral (idle, replicated, background) that every viewer tells apart."""
+    if len(v) == 4 and v.startswith("#"):  # #abc = #aabbcc
+        v = "#" + "".join(ch * 2 for ch in v[1:])
     return len(v) == 7 and v.startswith("#") and v[1:3].lower() == v[3:5].lower() == v[5:7].lower()
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.collective_compare import run_algorithm
+from core.collective_compare import run_algorithm, timing_elements
 from core.collectives import ALGORITHMS, example_inputs
 from core.hardware import make_cluster
 
@@ -117,3 +117,36 @@ def test_bytes_are_conserved_and_every_sum_is_exact(case, size, alpha):
     assert r.latency_s == pytest.approx(r.num_steps * alpha, abs=1e-15)
     assert r.time_s == pytest.approx(r.latency_s + r.bandwidth_s) and r.bandwidth_s >= 0
     assert math.isclose(r.after(r.num_steps)[1], r.time_s, rel_tol=1e-9, abs_tol=1e-15)
+
+
+def test_timing_elements_split_evenly_for_every_algorithm():
+    # multiples of N and of the largest power of two ≤ N: lcm(8, 8), lcm(6, 4), lcm(12, 8), lcm(5, 4)
+    assert [timing_elements(n) for n in (8, 6, 12, 5, 32, 1)] == [8, 12, 24, 20, 32, 1]
+    s, bw = 1e9, 450e9
+    for n in (5, 6, 12, 16, 32):
+        e = timing_elements(n)
+        ring = run_algorithm("ring", example_inputs(n, e), message_bytes=s, bandwidth_bytes_per_s=bw)
+        assert ring.max_bytes_sent == pytest.approx(2 * s * (n - 1) / n)      # not S/8-sized chunks
+        assert ring.time_s == pytest.approx(2 * (n - 1) / n * s / bw)
+    # halving-doubling on 16 = 2^4 sends 2·S·(p−1)/p too (Rabenseifner), at 16 elements per rank
+    hd = run_algorithm("halving_doubling", example_inputs(16, timing_elements(16)), message_bytes=s,
+                       bandwidth_bytes_per_s=bw)
+    assert hd.max_bytes_sent == pytest.approx(2 * s * 15 / 16)
+
+
+def test_on_a_cluster_every_algorithm_pays_the_network_it_crosses():
+    # 4 nodes × 8 GPUs, one NDR NIC (50 GB/s, 14 µs) per node, NVLink 4 inside (450 GB/s, 3.4 µs).
+    c = make_cluster(num_nodes=4, gpus_per_node=8, nics_per_node=1)
+    s, n = 1e9, 32
+    kw = dict(message_bytes=s, bandwidth_bytes_per_s=450e9, latency_s=3.4e-6, cluster=c)
+    ring = run_algorithm("ring", example_inputs(n, timing_elements(n)), **kw)
+    # Every ring step has one message leaving each node (alone on its node's NIC): each of the
+    # 62 steps lasts 14 µs + (S/32) / 50 GB/s.
+    assert ring.time_s == pytest.approx(62 * (14e-6 + s / 32 / 50e9))
+    assert ring.bandwidth_s == pytest.approx(62 * s / 32 / 50e9)
+    hier = run_algorithm("hierarchical", example_inputs(n, timing_elements(n)), **kw)
+    # Two-level: 7 intra reduce-scatter steps of S/8 on NVLink, an inter-node ring on S/8 across 4 nodes
+    # (3 + 3 steps of S/32, 8 GPUs of a node leaving at once: 50/8 GB/s each), 7 intra all-gather steps.
+    by_hand = (14 * (3.4e-6 + s / 8 / 450e9) + 6 * (14e-6 + s / 32 / (50e9 / 8)))
+    assert hier.time_s == pytest.approx(by_hand)
+    assert hier.time_s < ring.time_s    # one NIC per node: the flat ring crosses it 62 times

@@ -74,3 +74,11 @@ def test_timing_note_says_which_link_times_the_hierarchical_steps():
     two_tier = timing_note("NVLink 4", {"gpus_per_node": 4, "nics_per_node": 2,
                                         "inter_link_name": "InfiniBand NDR"})
     assert "4 GPUs per node" in two_tier and "2 × InfiniBand NDR" in two_tier
+
+
+def test_equal_bytes_give_no_crossover_from_float_noise():
+    # Ring and halving-doubling on 8 GPUs move the same 2·S·7/8 bytes per GPU; halving-doubling needs
+    # 6 α-steps instead of 14, so it wins at every size: no "above S ≈ <huge>" sentence.
+    text = versus_takeaway(run("ring"), run("halving_doubling"), byte_system="binary")
+    assert text.startswith("**Halving-doubling** is") and "no message size reverses that" in text
+    assert "PiB" not in text and "would win" not in text

@@ -78,9 +78,13 @@ def test_categorical_heat_map_keeps_its_steps_and_matches_its_legend():
 
 def test_greys_are_not_recoloured():
     out = presenter({"data": [{"type": "bar", "marker": {"color": "#AAAAAA"}},
-                              {"type": "bar", "marker": {"color": "#ff0000"}}], "layout": {}})
+                              {"type": "bar", "marker": {"color": "#ff0000"}},
+                              {"type": "scatter", "line": {"color": "#444"}},
+                              {"type": "scatter", "line": {"color": "#456"}}], "layout": {}})
     assert out["data"][0]["marker"]["color"] == "#AAAAAA"
     assert out["data"][1]["marker"]["color"] == OKABE_ITO[0]
+    assert out["data"][2]["line"]["color"] == "#444"            # short-hex grey: still grey
+    assert out["data"][3]["line"]["color"] == OKABE_ITO[1]      # #456 is a (dark) blue, not a grey
 
 
 def test_bottom_legend_and_subtitle_get_room_at_presenter_size():

@@ -129,3 +129,16 @@ def test_two_tier_toggle_sets_the_hierarchical_node_size():
     steps = at.table[0].value.set_index("measure").loc["steps"]
     # 4 GPUs per node × 2 nodes: 3 intra RS + 1 inter RS + 1 inter AG + 3 intra AG = 8 steps.
     assert steps["B · Hierarchical"] == "8"
+
+
+def test_few_elements_on_many_gpus_still_time_a_whole_tensor():
+    # 8 drawn elements on 32 GPUs: most drawn chunks are empty, but bytes and times are those of S = 1 GB
+    # split in 32: t = 2·31·3.4 µs + 2·31/32 · 1e9 / 450e9 = 4.52 ms, every GPU sends 2·31/32 GB.
+    at = run(n="32", elems="8", step="62")
+    assert not at.exception and not at.error
+    t = 2 * 31 * 3.4e-6 + 2 * 31 / 32 * 1e9 / 450e9
+    assert metric(at, "Time on NVLink 4") == f"{t * 1e3:.3g} ms"
+    assert delta(at, "Time on NVLink 4") == f"{t * 1e3:.3g} ms by step 62"     # the steps add up to it
+    assert metric(at, "Bytes sent per GPU") == f"{2 * 31 / 32 * 1e9 / 2**30:.3g} GiB"
+    ring = next(s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("ring N=32"))
+    assert f"elapsed {t * 1e3:.3g} ms" in ring["layout"]["title"]["text"]
