@@ -121,9 +121,12 @@ if common.toggle("Compare with layout B", False, key="cmp", help="A second layou
              common.slider("B: micro-batch", 1, 64, 1, key="b_mb", where=c[4]),
              common.select("B: recompute", RC, "none", key="b_rc", radio=True, horizontal=True, where=c[5]),
              common.toggle("B: sequence parallel", False, key="b_sp", where=c[6]))
+    here = {**st.query_params.to_dict(), "cmp": "true", "b_dp": "4", "b_tp": "2", "b_zero": "1"}
     st.caption("B shares A's model, recipe, GPU, reserve, sequence length and flash attention: one run, two "
-               "layouts. B starts as A with ZeRO-1 for ZeRO-3: same 8 GPUs, no weight all-gathers, but 4 Ψ of weights "
-               "+ grads per GPU. [TP 2 × DP 4, ZeRO-1](memory?cmp=true&b_dp=4&b_tp=2&b_zero=1) halves Ψ instead.")
+               "layouts. B starts at DP 8 with ZeRO-1 (A's default layout, the other ZeRO stage): no weight "
+               "all-gathers, but every GPU keeps whole weights and gradients. "
+               f"[Try B = TP 2 × DP 4, ZeRO-1 with this A](memory?{urlencode(here, quote_via=quote)}): TP "
+               "halves the weights per GPU instead.")
     try:
         cmp = _compare(spec, (dp, tp, pp, zero, mb, rc, sp), lay_b, seq, recipe, flash, gpu, reserve, units)
     except ValueError as err:

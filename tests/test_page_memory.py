@@ -227,3 +227,11 @@ def test_compare_b_shares_a_model_and_recipe():
     # DDP keeps all 16 B/param (4 + 4 + 8, fp32 Adam) of Llama-2 7B on every GPU, whatever the DP degree.
     assert metrics(at)["B states / GPU"] == f"{16 * P7 / GB:.3g} GB"
     assert metrics(at)["B GPUs"] == "2" and "-6 vs A" in [m.proto.delta for m in at.metric]
+
+
+def test_compare_suggestion_link_keeps_layout_a():
+    at = run({"cmp": "true", "model": "Llama-2 7B", "dp": "16"})
+    link = next(c.value for c in at.caption if "Try B = TP 2 × DP 4" in c.value)
+    target = link.split("](memory?", 1)[1].split(")", 1)[0]
+    assert "model=Llama-2%207B" in target and "dp=16" in target          # A as it is now
+    assert "b_tp=2" in target and "b_dp=4" in target and "cmp=true" in target
