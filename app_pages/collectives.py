@@ -76,7 +76,8 @@ alpha = link.latency_s if alpha_us is None else alpha_us * 1e-6
 bw = link.bandwidth_bytes_per_s
 
 ring_slot, last = st.container(), 2 * (n - 1)
-if st.session_state.get("step", 0) > last:  # fewer GPUs than the step the URL or session asked for
+asked = st.session_state.get("step", common.url_int("step"))
+if asked is not None and asked > last:  # fewer GPUs than the step the URL or session asked for
     st.session_state["step"] = last
 s1, s2, s3, s4 = st.columns([5, 1, 1, 1], vertical_alignment="bottom")
 step = common.slider("Step (0 = inputs)", 0, last, 0, key="step", where=s1)

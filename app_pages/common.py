@@ -22,6 +22,16 @@ def _raw(key: str) -> str | None:
         return None
 
 
+def url_int(key: str) -> int | None:
+    """The URL's value for key as a whole number, or None if absent or not one."""
+    raw = _raw(key)
+    try:
+        value = float(raw) if raw is not None else math.nan
+    except ValueError:
+        return None
+    return int(value) if math.isfinite(value) and value == int(value) else None
+
+
 def _inert(raw: str, limit: int = 40) -> str:
     """A URL value made safe to quote inside a markdown code span (no backticks, no control chars)."""
     return "".join(ch for ch in raw[:limit] if ch.isprintable() and ch != "`")

@@ -75,8 +75,11 @@ def test_deep_linked_step_sets_the_per_step_readouts():
 
 def test_out_of_range_step_in_the_url_falls_back_with_a_notice():
     at = run(n="8", step="99")
-    assert at.slider(key="step").value == 0
-    assert any("`step=99`" in w.value and "0 to 14" in w.value for w in at.warning)
+    assert at.slider(key="step").value == 14          # clamped to the last of 2(N−1) steps, as N changes do
+    assert any("`step=99`" in w.value and "0 to 14" in w.value and "using 14" in w.value for w in at.warning)
+    at = run(n="8", step="-3")
+    assert at.slider(key="step").value == 0           # below the range: the default, with a notice
+    assert any("`step=-3`" in w.value for w in at.warning)
 
 
 def test_fewer_gpus_clamp_the_step():
