@@ -51,12 +51,13 @@ def bytes_scan(size, units):
 
 
 @st.cache_data(max_entries=32)
-def comparison(n, size, bw, alpha, cluster_args, units):
+def comparison(n, size, bw, alpha, cluster_args, units, bw_units):
     cluster = make_cluster(**dict(cluster_args)) if cluster_args else None
+    units_kw = dict(byte_system=units, bandwidth_system=bw_units)
     return (figs.time_vs_ranks_figure(message_bytes=size, bandwidth_bytes_per_s=bw, latency_s=alpha,
-                                      cluster=cluster, byte_system=units),
+                                      cluster=cluster, **units_kw),
             figs.time_vs_size_figure(num_ranks=n, bandwidth_bytes_per_s=bw, latency_s=alpha,
-                                     cluster=cluster, byte_system=units),
+                                     cluster=cluster, **units_kw),
             figs.bandwidth_figure(message_bytes=size, bandwidth_bytes_per_s=bw, latency_s=alpha))
 
 
@@ -122,7 +123,7 @@ if tiered:
     cluster_args = (("num_nodes", max(2, n // gpn)), ("gpus_per_node", gpn), ("intra_link_name", link_name),
                     ("inter_link_name", nic), ("nics_per_node", min(nics, gpn)))
 with common.explain_errors():
-    by_n, by_size, bus = comparison(n, size, bw, alpha, cluster_args, mem)
+    by_n, by_size, bus = comparison(n, size, bw, alpha, cluster_args, mem, bwu)
 for col, fig, key in zip(st.columns(2), (by_n, by_size), ("by_n", "by_size")):
     with col:
         common.chart(fig, key=key)

@@ -287,7 +287,8 @@ def _cluster_with(cluster: Cluster, num_ranks: int) -> Cluster | None:
 def time_vs_ranks_figure(*, message_bytes: float, bandwidth_bytes_per_s: float, latency_s: float,
                          rank_counts=tuple(2 ** k for k in range(1, 11)),
                          algorithms=("ring", "halving_doubling", "tree", "naive"),
-                         cluster: Cluster | None = None, byte_system: str = "binary") -> dict:
+                         cluster: Cluster | None = None, byte_system: str = "binary",
+                         bandwidth_system: str = "decimal") -> dict:
     """All-reduce time vs N for each algorithm on one link (log-log); two-level curves on a cluster."""
     counts = [int(c) for c in rank_counts]
     data = [{"type": "scatter", "mode": "lines+markers", "name": ALL_REDUCE_MODELS[a][0],
@@ -300,7 +301,7 @@ def time_vs_ranks_figure(*, message_bytes: float, bandwidth_bytes_per_s: float, 
     return {"data": data, "layout": {
         "title": {"text": "All-reduce time vs N",  # the parameters below: a half-width title must fit
                   "subtitle": {"text": f"S = {format_bytes(message_bytes, byte_system)}, "
-                                       f"B = {bandwidth_bytes_per_s / 1e9:g} GB/s, α = {format_seconds(latency_s)}"}},
+                                       f"B = {format_bandwidth(bandwidth_bytes_per_s, bandwidth_system)}, α = {format_seconds(latency_s)}"}},
         "xaxis": _ranks_axis(counts), "yaxis": _time_axis(data), "height": 440,
         "legend": {"orientation": "h", "y": -0.2}, "margin": {"l": 60, "r": 20, "t": 80, "b": 40}}}
 
@@ -317,7 +318,8 @@ def _cluster_curves(points: list[tuple[float, Cluster, float]], suffix: str, mod
 
 def time_vs_size_figure(*, num_ranks: int, bandwidth_bytes_per_s: float, latency_s: float,
                         sizes_bytes=None, algorithms=("ring", "halving_doubling", "tree", "naive"),
-                        cluster: Cluster | None = None, byte_system: str = "binary") -> dict:
+                        cluster: Cluster | None = None, byte_system: str = "binary",
+                        bandwidth_system: str = "decimal") -> dict:
     """All-reduce time vs message size (log-log), shading where ring latency exceeds its bandwidth term."""
     sizes = np.geomspace(1024, 16 * 2 ** 30, 61) if sizes_bytes is None else np.asarray(sizes_bytes, float)
     data = [{"type": "scatter", "mode": "lines", "name": ALL_REDUCE_MODELS[a][0], "x": sizes.tolist(),
@@ -338,7 +340,7 @@ def time_vs_size_figure(*, num_ranks: int, bandwidth_bytes_per_s: float, latency
                       ("right", "latency-bound ◀ "), ("left", " ▶ bandwidth-bound"))]
     return {"data": data, "layout": {
         "title": {"text": "All-reduce time vs message size",
-                  "subtitle": {"text": f"N = {num_ranks}, B = {bandwidth_bytes_per_s / 1e9:g} GB/s, "
+                  "subtitle": {"text": f"N = {num_ranks}, B = {format_bandwidth(bandwidth_bytes_per_s, bandwidth_system)}, "
                                        f"α = {format_seconds(latency_s)}" + (
                                            f"; ring turns bandwidth-bound at n = p·α·B = "
                                            f"{format_bytes(n_star, byte_system)}" if notes else "")}},

@@ -166,3 +166,15 @@ def test_time_vs_size_names_the_ring_crossover_in_its_subtitle():
     assert spec["layout"]["title"]["text"] == "All-reduce time vs message size"
     assert spec["layout"]["title"]["subtitle"]["text"].endswith(f"n = p·α·B = {12.24e6 / 2**20:.3g} MiB")
     assert [a["text"].strip() for a in spec["layout"]["annotations"]] == ["latency-bound ◀", "▶ bandwidth-bound"]
+
+
+def test_time_charts_print_the_link_in_the_sidebars_bandwidth_unit():
+    from figures.collectives import time_vs_ranks_figure, time_vs_size_figure
+
+    kw = dict(bandwidth_bytes_per_s=450e9, latency_s=3.4e-6)
+    by_n = time_vs_ranks_figure(message_bytes=1e9, bandwidth_system="binary", **kw)
+    by_size = time_vs_size_figure(num_ranks=8, bandwidth_system="binary", **kw)
+    # 450e9 B/s / 2^30 = 419.1 GiB/s
+    assert "B = 419 GiB/s" in by_n["layout"]["title"]["subtitle"]["text"]
+    assert "B = 419 GiB/s" in by_size["layout"]["title"]["subtitle"]["text"]
+    assert "B = 450 GB/s" in time_vs_ranks_figure(message_bytes=1e9, **kw)["layout"]["title"]["subtitle"]["text"]
