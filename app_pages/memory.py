@@ -62,7 +62,7 @@ def _compute(spec, dp, tp, pp, zero, sp, mb, seq, recipe, rc, flash, gpu, reserv
     gather = cm.layer_allgather_bytes(model, tp, recipe) if shaped else None
     return dict(ch=ch, nd=nd, caption=fm.run_caption(dp, tp, pp, model.num_params, recipe, units),
                 metrics=fm.headline_metrics(ch, cap, reserve, NAMES[zero], model.num_params, recipe, gpu, units),
-                states=[r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes for r in res],
+                states=[r.states_bytes for r in res],
                 bars=fm.zero_stages_figure(res, cap, reserve, units, gpu),
                 stages=pp > 1 and fm.pipeline_stages_figure(ch, cap, reserve, units, gpu),
                 fits=fm.fits_rows(cm.what_fits(model, par, tr, cap, reserve), dp, tp, pp),

@@ -131,8 +131,13 @@ class StageMemory:
     extra_activation_bytes: float  # embedding / logits terms, all micro-batches in flight
 
     @property
+    def states_bytes(self) -> int:
+        """Model states: parameters + gradients + optimizer states."""
+        return self.parameters_bytes + self.gradients_bytes + self.optimizer_bytes
+
+    @property
     def total_bytes(self) -> float:
-        return self.parameters_bytes + self.gradients_bytes + self.optimizer_bytes + self.activations_bytes
+        return self.states_bytes + self.activations_bytes
 
 
 @dataclass(frozen=True, kw_only=True)

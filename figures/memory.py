@@ -123,9 +123,6 @@ def compare_layouts(a: MemoryResult, b: MemoryResult, capacity_bytes: float, res
 def compare_summary(a: MemoryResult, b: MemoryResult, capacity_bytes: float, reserve_bytes: float = 0.0,
                     units: str = "binary", capacity_label: str = "the GPU") -> tuple[list[dict], str]:
     """B's st.metric arguments with deltas against A, and one sentence: which layout fits, by how much."""
-    def states(r):
-        return r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes
-
     def gpus(r):
         return r.parallel.dp * r.parallel.tp * r.parallel.pp
 
@@ -145,7 +142,7 @@ def compare_summary(a: MemoryResult, b: MemoryResult, capacity_bytes: float, res
 
     rows = [metric("B per GPU", b.total_bytes + reserve_bytes, a.total_bytes + reserve_bytes, b_,
                    "B's fullest GPU: model states + activations + reserve."),
-            metric("B states / GPU", states(b), states(a), b_, "Parameters + gradients + optimizer states."),
+            metric("B states / GPU", b.states_bytes, a.states_bytes, b_, "Parameters + gradients + optimizer states."),
             metric("B activations / GPU", b.activations_bytes, a.activations_bytes, b_,
                    "Activations stored on B's fullest GPU."),
             metric("B GPUs", gpus(b), gpus(a), lambda n: f"{n:,}", "DP × TP × PP", colour="off")]
@@ -205,7 +202,7 @@ def headline_metrics(chosen: MemoryResult, capacity_bytes: float, reserve_bytes:
 
     used, ok = chosen.total_bytes + reserve_bytes, fits(chosen.total_bytes, capacity_bytes, reserve_bytes)
     whole = model_state_bytes_per_gpu(num_params, 1, 0, recipe).total_bytes
-    states = chosen.parameters_bytes + chosen.gradients_bytes + chosen.optimizer_bytes
+    states = chosen.states_bytes
     return [{"label": f"{label}, per GPU", "value": b(used), "border": True,
              "delta": f"{b(capacity_bytes - used)} free" if ok else f"-{b(used - capacity_bytes)} over",
              "help": "The fullest GPU: model states + activations + reserve."},
@@ -273,7 +270,7 @@ def how_computed_blocks(results: list[MemoryResult], chosen: MemoryResult, comm:
             "| stage | PyTorch | model states per GPU | Ψ | = this run |", "|---|---|---|---|---|"]
     for r in results:
         z = r.parallel.zero_stage
-        states = r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes
+        states = r.states_bytes
         text.append(f"| {ZERO_STAGE_LABELS[z]} | {FSDP_NAMES[z]} | {forms[z]} | {r.params_on_gpu:,} "
                     f"| {_exact(states, units)} |")
     blocks = ["\n".join(text)]
@@ -306,9 +303,6 @@ def sizing_questions(units: str = "binary", gpu: str = "H100 SXM", reserve_fract
     def b(x):
         return format_bytes(x, units)
 
-    def states(r):
-        return r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes
-
     def both(x):  # the seed's question is asked in TB; show the other convention beside it
         return f"{b(x)} ({format_bytes(x, 'binary' if units == 'decimal' else 'decimal')})"
 
@@ -334,12 +328,12 @@ def sizing_questions(units: str = "binary", gpu: str = "H100 SXM", reserve_fract
          f"**{both(model_state_bytes_per_gpu(m70.num_params, 1, 0).total_bytes)}**, before activations, "
          "buffers and fragmentation."),
         (f"Does ZeRO-3 over 16 × {card} fit Llama-2 70B?",
-         f"16 Ψ / 16 = Ψ bytes = **{b(states(r70))}** of model states per GPU. Full recompute at {seq_len:,} "
+         f"16 Ψ / 16 = Ψ bytes = **{b(r70.states_bytes)}** of model states per GPU. Full recompute at {seq_len:,} "
          f"tokens adds {b(r70.activations_bytes)} of activations, the reserve {b(reserve)}: {verdict(r70)}. "
          f"Without recompute (flash attention still on): {verdict(r70_none)}."),
         (f"Does a 13B model train on {card} cards under DDP, and under FULL_SHARD?",
-         f"DDP: 16 Ψ = {b(states(ddp13))} of states per GPU → {verdict(ddp13)}. FULL_SHARD over 8: "
-         f"{b(states(z3_13))} of states → {verdict(z3_13)}. The price: before each of the {m13.num_layers} "
+         f"DDP: 16 Ψ = {b(ddp13.states_bytes)} of states per GPU → {verdict(ddp13)}. FULL_SHARD over 8: "
+         f"{b(z3_13.states_bytes)} of states → {verdict(z3_13)}. The price: before each of the {m13.num_layers} "
          f"layers' forward, and again before its backward, every GPU all-gathers that layer's weights "
          f"({b(layer_allgather_bytes(m13))}), so each GPU sends {b(c3.total_bytes)} per step instead of DDP's "
          f"{b(c0.total_bytes)} ({c3.total_bytes / c0.total_bytes:.2g}×)."),

@@ -300,7 +300,6 @@ def schedules_figure(s: Schedules) -> dict:
 # ---------- 5 · DDP vs FSDP ----------
 def sharding_text(s: Sharding, units: str) -> Walkthrough:
     b, d, f = (lambda x: format_bytes(x, units)), s.ddp, s.fsdp
-    states = (lambda r: r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes)
     got = s.layer_gather_bytes * (s.dp - 1) / s.dp
     n2 = 2 * s.dp
     unit = gib_or_gb(units)[0]
@@ -309,11 +308,11 @@ def sharding_text(s: Sharding, units: str) -> Walkthrough:
         intro=(f"{s.num_params:,} parameters on {s.dp} × {GPU} ({format_bytes(s.capacity_bytes, 'decimal')}), "
                f"mixed-precision Adam, one sequence of {SEQ:,} tokens per GPU, flash attention."),
         steps=(
-            f"**DDP replicates everything.** 16 B × Ψ = {b(states(d))} of model states on every GPU, + "
+            f"**DDP replicates everything.** 16 B × Ψ = {b(d.states_bytes)} of model states on every GPU, + "
             f"{b(d.activations_bytes)} activations = **{b(d.total_bytes + s.reserve_bytes)}** with the reserve: "
             f"{_verdict(s.fits(d))} — on any number of GPUs, since DDP adds replicas, not room.",
             f"**FSDP FULL_SHARD (= ZeRO-3) over {s.dp}.** Each GPU keeps 1/{s.dp} of weights, gradients and "
-            f"optimizer state: {b(states(f))}, + {b(f.activations_bytes)} activations = "
+            f"optimizer state: {b(f.states_bytes)}, + {b(f.activations_bytes)} activations = "
             f"**{b(f.total_bytes + s.reserve_bytes)}**: {_verdict(s.fits(f))}.",
             f"**The price: an all-gather per layer.** Before each layer's forward, and again before its "
             f"backward, FSDP gathers that layer's full bf16 weights, {b(s.layer_gather_bytes)}; each GPU "
@@ -339,7 +338,7 @@ def sharding_text(s: Sharding, units: str) -> Walkthrough:
 def sharding_figure(s: Sharding, units: str) -> dict:
     cols = []
     for label, r in (("DDP", s.ddp), (f"FULL_SHARD over {s.dp}", s.fsdp)):
-        st = r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes
+        st = r.states_bytes
         cols.append((label, st, r.activations_bytes, s.fits(r)))
     return _memory_bars(cols, s.capacity_bytes, s.reserve_bytes, units, f"{s.model}: memory per GPU")
 
