@@ -127,6 +127,15 @@ def ready(spec: dict):
     (streamlit/elements/plotly_chart.py → plotly.tools.return_figure_from_figure_or_data). The
     figure tests validate every builder's spec once instead.
     """
+    layout = spec.get("layout", {})
+    if isinstance(layout.get("template"), str):  # plotly.js knows no named templates: expand it here
+        spec = {**spec, "layout": {**layout, "template": _template(layout["template"])}}
+    return _ready_class()(spec)
+
+
+@functools.cache
+def _ready_class() -> type:
+    """The Figure subclass `ready` returns, defined once (plotly imported on first use)."""
     import plotly.graph_objects as go
 
     class ReadySpec(go.Figure):
@@ -136,10 +145,7 @@ def ready(spec: dict):
         def to_dict(self) -> dict:
             return self._finished
 
-    layout = spec.get("layout", {})
-    if isinstance(layout.get("template"), str):  # plotly.js knows no named templates: expand it here
-        spec = {**spec, "layout": {**layout, "template": _template(layout["template"])}}
-    return ReadySpec(spec)
+    return ReadySpec
 
 
 @functools.lru_cache(maxsize=8)
