@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core import collectives as coll
-from core.collective_compare import run_algorithm, timing_elements
+from core.collectives import run_algorithm, timing_elements
 from core.hardware import LINK_PRESETS, make_cluster
 from core.units import format_bandwidth, format_bytes, format_seconds
 from figures import collectives as figs

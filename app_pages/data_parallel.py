@@ -5,7 +5,10 @@ from dataclasses import replace
 
 import streamlit as st
 
-from core import data_parallel as dp, dp_scaling as ds, dp_scenario as sc, stragglers as sg
+from core import data_parallel as dp
+from core import data_parallel as ds
+from core import data_parallel as sc
+from core import data_parallel as sg
 from core.collectives import scan_bytes_per_rank
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
 from core.units import format_bandwidth, format_bytes, format_count, format_seconds, gib_or_gb

@@ -10,7 +10,8 @@ from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
 from core.memory import RECOMPUTE_MODES
 from core.model import MODEL_PRESETS, preset
 from core.parallel import ORDERS, SCHEDULE_LABELS, ZERO_LABELS, ParallelDims, place
-from core.planner import Efficiency, Layout, Training, evaluate, search
+from core.planner import Efficiency, Training, evaluate, search
+from core.parallel import Layout
 from core.units import gib_or_gb
 from figures import planner as fp
 from figures.memory import RECIPE_LABELS

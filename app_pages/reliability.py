@@ -7,7 +7,7 @@ from core import reliability as rel
 from core.memory import RECIPES
 from core.model import MODEL_PRESETS
 from core.pipeline import simulate
-from core.stragglers import straggler_curve
+from core.data_parallel import straggler_curve
 from core.units import format_bytes, format_count, format_seconds, gib_or_gb
 from figures import reliability as fig
 from app_pages import common

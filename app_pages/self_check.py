@@ -87,7 +87,7 @@ with st.expander("How this is computed"):
         "Each set draws its parameters from `numpy.random.default_rng(seed)` in `core.quiz`, and each answer "
         "comes from a core: ring steps and bytes from the numpy ring simulator's trace, the data-parallel weights "
         "checked against a full-batch gradient (`core.data_parallel`), TP message sizes and link times from "
-        "`core.tp_comm`, bubbles from the pipeline event simulator, ZeRO savings from "
+        "`core.tensor_parallel.comm`, bubbles from the pipeline event simulator, ZeRO savings from "
         "`core.memory.model_state_bytes_per_gpu`. Your answers live in the URL like every control; the score "
         "counts each question's first answer in this browser session.")
 common.show_url_notices()

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import tensor_parallel as tpc, tp_comm as tc
+from core import tensor_parallel as tpc
+from core import tensor_parallel as tc
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
 from core.model import MODEL_PRESETS, preset
 from core.units import bytes_in, format_bytes

@@ -7,7 +7,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core import trace_export as tx, trace_import as ti
+from core import traces as tx
+from core import traces as ti
 from core.units import format_bandwidth, format_flops, format_seconds as fs
 from figures import trace as ft
 from app_pages import common

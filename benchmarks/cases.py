@@ -43,7 +43,7 @@ def _search(num_nodes: int, model: str, global_batch: int, seq_len: int, recompu
     from core.hardware import make_cluster
     from core.model import preset
     from core.planner import Training, search
-    from core.step_time import makespan_per_microbatch
+    from core.planner import makespan_per_microbatch
 
     args = (preset(model), make_cluster(num_nodes=num_nodes, gpus_per_node=8),
             Training(global_batch=global_batch, seq_len=seq_len, recompute=recompute))

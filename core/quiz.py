@@ -12,7 +12,7 @@ from core.hardware import GPU_PRESETS
 from core.memory import ZERO_STAGE_LABELS, get_recipe, model_state_bytes_per_gpu
 from core.model import preset
 from core.pipeline import simulate
-from core.tp_comm import link_comparison, tp_comm_plan
+from core.tensor_parallel import link_comparison, tp_comm_plan
 from core.units import bytes_in, format_bytes, format_seconds, gib_or_gb
 
 BLANK = "—"  # a multiple-choice question's "no answer yet" label (listed first, the widget default)

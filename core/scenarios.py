@@ -3,17 +3,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from core import dp_scenario as dsc
-from core.dp_scaling import cluster_for, dp_step
+from core import data_parallel as dsc
+from core.data_parallel import cluster_for, dp_step
 from core.hardware import GPU_PRESETS, Cluster, make_cluster
-from core.memory import (MemoryResult, ParallelConfig, TrainingConfig, ZeroComm, get_recipe, layer_allgather_bytes,
-                         memory_per_gpu, model_state_bytes_per_gpu, zero_comm_bytes_per_gpu)
+from core.memory import MemoryResult, ParallelConfig, TrainingConfig, ZeroComm, get_recipe, layer_allgather_bytes, memory_per_gpu, model_state_bytes_per_gpu, zero_comm_bytes_per_gpu
 from core.model import preset
 from core.parallel import ORDERS, ZERO_LABELS, group_span
 from core.pipeline import closed_form_bubble_share, simulate
-from core.planner import Layout, Training, evaluate, search
-from core.step_time import Breakdown
-from core.tp_comm import tp_comm_plan
+from core.parallel import Layout
+from core.planner import Training, evaluate, search
+from core.planner import Breakdown
+from core.tensor_parallel import tp_comm_plan
 
 GPU = "H100 SXM"
 RESERVE = 0.05  # the memory page's default reserve: 5 % of HBM for temporaries and fragmentation
@@ -91,7 +91,7 @@ class ScaleOut:
 
 
 def scale_out(large_gpus: int = 64, nics_fix: int = 8) -> ScaleOut:
-    """core.dp_scenario's job and cluster, plus the fix that attacks the cause: more NIC bandwidth."""
+    """core.data_parallel.scenario's job and cluster, plus the fix that attacks the cause: more NIC bandwidth."""
     run = dsc.slower_at_scale(large_gpus=large_gpus)
     base, job = dsc.scenario_cluster(), run.job
     nic_fix = dsc.Fix(label=f"{nics_fix}× {base.inter_link.name} per node (one NIC per GPU)",

@@ -6,12 +6,10 @@ import math
 
 import numpy as np
 
-from core.collective_cost import (ALL_REDUCE_MODELS, all_gather_time_s, all_reduce_coefficients,
-                                  all_reduce_cost, all_reduce_time_s, flat_ring_all_reduce_time_s,
-                                  hierarchical_all_reduce_time_s, reduce_scatter_time_s, step_times_s)
-from core.allreduce_algorithms import BytesScan
-from core.collectives_busbw import algbw_bytes_per_s, bus_bandwidth_factor, check_positive
-from core.collectives_trace import CollectiveTrace
+from core.collectives import ALL_REDUCE_MODELS, all_gather_time_s, all_reduce_coefficients, all_reduce_cost, all_reduce_time_s, flat_ring_all_reduce_time_s, hierarchical_all_reduce_time_s, reduce_scatter_time_s, step_times_s
+from core.collectives import BytesScan
+from core.collectives import algbw_bytes_per_s, bus_bandwidth_factor, check_positive
+from core.collectives import CollectiveTrace
 from core.hardware import Cluster
 from core.units import format_bandwidth, format_bytes, format_seconds, gib_or_gb
 
@@ -73,7 +71,7 @@ def ring_animation_figure(trace: CollectiveTrace, *, bandwidth_bytes_per_s: floa
     simulated tensor can stand for e.g. 1 GB; exact when message_bytes splits like the simulated one.
     show_values (default: N ≤ 8 and ≤ 2 elements per chunk) writes each chunk's numbers in its cell.
     start_step opens the figure at that frame (see open_at_step). timing: a ring trace of the same N
-    whose chunks split evenly (core.collective_compare.timing_elements) for the bytes and time readouts,
+    whose chunks split evenly (core.collectives.compare.timing_elements) for the bytes and time readouts,
     when the drawn tensor's few elements split unevenly (e.g. 8 elements on 32 GPUs).
     """
     n = trace.num_ranks

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from core.collective_compare import AlgorithmRun
+from core.collectives import AlgorithmRun
 from core.units import bytes_in, format_bytes, format_seconds
 
 SIDES = ("A", "B")

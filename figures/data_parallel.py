@@ -6,10 +6,10 @@ import math
 import numpy as np
 
 from core.data_parallel import DpProof, SgdCurves
-from core.dp_scaling import AllReduceKind, DpJob, DpStep, ScalingCurve
-from core.dp_scenario import FixEffect, SlowerAtScale, fix_effects
+from core.data_parallel import AllReduceKind, DpJob, DpStep, ScalingCurve
+from core.data_parallel import FixEffect, SlowerAtScale, fix_effects
 from core.hardware import Cluster
-from core.stragglers import StragglerCurve
+from core.data_parallel import StragglerCurve
 from core.units import format_bandwidth, format_bytes, format_count, format_seconds
 
 FULL_COLOR, RING_COLOR, WEIGHTED_COLOR = "#1f77b4", "#ff7f0e", "#2ca02c"

@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 from core.hardware import GPU_PRESETS
-from core.memory import (RECIPES, ZERO_STAGE_LABELS, FitRow, MemoryResult, ParallelConfig, RecomputeOption,
-                         StageMemory, TrainingConfig, ZeroComm, fits, get_recipe, layer_allgather_bytes,
-                         memory_per_gpu, model_state_bytes_per_gpu, zero_comm_bytes_per_gpu)
+from core.memory import RECIPES, ZERO_STAGE_LABELS, FitRow, MemoryResult, ParallelConfig, RecomputeOption, StageMemory, TrainingConfig, ZeroComm, fits, get_recipe, layer_allgather_bytes, memory_per_gpu, model_state_bytes_per_gpu, zero_comm_bytes_per_gpu
 from core.model import MODEL_PRESETS, preset
 from core.units import format_bytes, format_count, gib_or_gb
 

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Sequence
 
-from core.calibration import CalibrationRow, calibration_table
+from core.planner import CalibrationRow, calibration_table
 from core.hardware import Cluster
 from core.parallel import DEFAULT_ORDER, ORDERS, Layout, ParallelDims, Placement, group_span
 from core.planner import Evaluation, SearchResult
@@ -25,7 +25,7 @@ def _ink(fill: str) -> str:
     return "#111111" if 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] > 0.179 else "#ffffff"
 COLOUR_BY = {"tp": "TP group", "pp": "PP stage", "dp": "DP replica"}
 MAX_NODES_DRAWN = 64
-# Breakdown field -> colour; labels come from core.step_time.Breakdown.LABELS.
+# Breakdown field -> colour; labels come from core.planner.step_time.Breakdown.LABELS.
 # (figures.memory uses blue, orange, green and purple for the memory segments.)
 PART_COLOURS = {"compute_s": "#2F4B7C", "memory_bound_s": "#7FB3D5", "recompute_s": "#A9DFBF",
                 "tp_s": "#D62728", "pp_p2p_s": "#FF9896", "pp_bubble_s": "#C7C7C7",

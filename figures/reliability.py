@@ -4,9 +4,8 @@ from __future__ import annotations
 from typing import Sequence
 
 
-from core.reliability import (LLAMA3_GPUS, LLAMA3_SNAPSHOT_S, LLAMA3_UNEXPECTED, GoodputCurve,
-                              Interruptions, MonteCarloGoodput, UsefulDevices, Waste)
-from core.stragglers import StragglerCurve
+from core.reliability import LLAMA3_GPUS, LLAMA3_SNAPSHOT_S, LLAMA3_UNEXPECTED, GoodputCurve, Interruptions, MonteCarloGoodput, UsefulDevices, Waste
+from core.data_parallel import StragglerCurve
 from core.units import format_seconds
 
 _COLORS = {"curve": "#1f77b4", "young": "#ff7f0e", "daly": "#2ca02c", "optimum": "#d62728",

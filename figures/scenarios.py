@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from core.memory import model_state_bytes_per_gpu
 from core.pipeline import closed_form_bubble_share
 from core.scenarios import GPU, SEQ, Placement, ScaleOut, Schedules, Sentence, Sharding, Sizing
-from core.step_time import Breakdown
+from core.planner import Breakdown
 from core.units import bytes_in, format_bandwidth, format_bytes, format_count, format_seconds, gib_or_gb
 from figures.data_parallel import fix_notes, scenario_figure
 from figures.memory import RESERVE_COLOUR, SEGMENTS
@@ -161,7 +161,7 @@ def scale_out_text(s: ScaleOut, units: str, bw_units: str) -> Walkthrough:
         takeaway=(f"The GPUs did not get slower — the wire did: the all-reduce left {small.bottleneck_link} for "
                   f"{large.bottleneck_link}, {r.bandwidth_drop:.3g}× less bandwidth for the same ≈2× gradient "
                   "bytes per rank. More tokens per GPU or more NIC bandwidth fix it; more GPUs do not."),
-        how=("`core.dp_scenario.slower_at_scale` prices each run with `core.dp_scaling.dp_step`: compute = "
+        how=("`core.data_parallel.slower_at_scale` prices each run with `core.data_parallel.dp_step`: compute = "
              "6·N·tokens / (peak × MFU 0.4), the all-reduce from the collectives cost model on the cluster's "
              "links (α + bytes / bandwidth per ring step), buckets overlapped with backward. Bytes per rank come "
              "from `core.collectives.scan_bytes_per_rank` (the numpy ring). The NIC fix reruns the same step "
@@ -224,7 +224,7 @@ def placement_text(p: Placement, units: str) -> Walkthrough:
         takeaway=(f"TP sends {ratio:.3g}× more bytes per micro-batch than a pipeline hop, inside every layer: "
                   "give it the fastest link, the NVLink inside a node. PP's few small messages survive the network."),
         how=("`core.planner.evaluate` for both rank orders (`core.parallel.group_span` finds which link each "
-             "group uses; TP time from `core.tp_comm`'s b·s·h·2 messages, 2(t−1)/t of each per GPU; pipeline "
+             "group uses; TP time from `core.tensor_parallel.comm`'s b·s·h·2 messages, 2(t−1)/t of each per GPU; pipeline "
              "from the schedule simulator). TP bytes per micro-batch = layers per stage × all-reduces per layer "
              "(6 with full recompute) × 2(t−1)/t × b·s·h·2."),
         question="How many times longer is the step when TP crosses nodes?", answer=a.step_s / i.step_s,
@@ -377,7 +377,7 @@ def sentence_text(s: Sentence, units: str) -> Walkthrough:
                   f"the TP time, PP's sends are {i.breakdown.pp_p2p_s / i.step_s:.2%} of the step on InfiniBand, "
                   f"and without ZeRO the GPU needs {b(d.memory_bytes)}."),
         how=("Every number is `core.planner.evaluate` of one layout on the cluster (step-time breakdown, spans, "
-             "memory with the planner's 10 % headroom), plus `core.tp_comm.tp_comm_plan` for bytes per "
+             "memory with the planner's 10 % headroom), plus `core.tensor_parallel.tp_comm_plan` for bytes per "
              "micro-batch; the last step is `core.planner.search` over every DP × TP × PP × ZeRO × micro-batch "
              "× schedule."),
         question="How many times more bytes per micro-batch does a GPU send for TP than one pipeline hop carries?",

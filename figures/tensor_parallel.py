@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.tensor_parallel import REPLICATED, TpProof
-from core.tp_comm import LinkTime, TpCommPlan, TpPoint
+from core.tensor_parallel import LinkTime, TpCommPlan, TpPoint
 from core.units import format_bytes, format_seconds
 from figures.data_parallel import ticks_125
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.trace_export import PlanTimeline
-from core.trace_import import COMM_ONLY, COMPUTE, IDLE, OVERLAP, TraceAnalysis
+from core.traces import PlanTimeline
+from core.traces import COMM_ONLY, COMPUTE, IDLE, OVERLAP, TraceAnalysis
 from core.units import format_seconds
 
 # Same hues as the pipeline Gantt (compute blue, communication orange); overlap purple, idle grey.

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.collective_compare import run_algorithm, timing_elements
+from core.collectives import run_algorithm, timing_elements
 from core.collectives import ALGORITHMS, example_inputs
 from core.hardware import make_cluster
 

@@ -4,13 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from core.collectives import (ALGORITHMS, algbw_bytes_per_s, all_gather_time_s, all_reduce_cost,
-                              all_reduce_time_s, bus_bandwidth_factor, busbw_bytes_per_s,
-                              crossover_message_bytes, flat_ring_all_reduce_time_s,
-                              hierarchical_all_reduce, hierarchical_all_reduce_cost,
-                              hierarchical_all_reduce_time_s, reduce_scatter_time_s,
-                              ring_all_gather, ring_all_reduce, ring_reduce_scatter, shard,
-                              simulate_all_reduce, step_times_s)
+from core.collectives import ALGORITHMS, algbw_bytes_per_s, all_gather_time_s, all_reduce_cost, all_reduce_time_s, bus_bandwidth_factor, busbw_bytes_per_s, crossover_message_bytes, flat_ring_all_reduce_time_s, hierarchical_all_reduce, hierarchical_all_reduce_cost, hierarchical_all_reduce_time_s, reduce_scatter_time_s, ring_all_gather, ring_all_reduce, ring_reduce_scatter, shard, simulate_all_reduce, step_times_s
 from core.hardware import make_cluster
 
 GIB = 2**30

@@ -3,8 +3,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.collectives import ALGORITHMS, ring_all_gather, ring_all_reduce, ring_reduce_scatter, \
-    simulate_all_reduce
+from core.collectives import ALGORITHMS, ring_all_gather, ring_all_reduce, ring_reduce_scatter, simulate_all_reduce
 
 
 @st.composite

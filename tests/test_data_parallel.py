@@ -6,13 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from core.data_parallel import (equal_shards, loss_and_grad, make_problem, prove_data_parallel,
-                                sgd_curves, shard_bounds)
-from core.dp_scaling import (DEFAULT_BUCKET_BYTES, AllReduceKind, DpJob, Scaling, bucket_sizes,
-                             cluster_for, dp_step, overlap_schedule, scaling_curve)
-from core.dp_scenario import scenario_cluster, slower_at_scale
+from core.data_parallel import equal_shards, loss_and_grad, make_problem, prove_data_parallel, sgd_curves, shard_bounds
+from core.data_parallel import DEFAULT_BUCKET_BYTES, AllReduceKind, DpJob, Scaling, bucket_sizes, cluster_for, dp_step, overlap_schedule, scaling_curve
+from core.data_parallel import scenario_cluster, slower_at_scale
 from core.hardware import make_cluster
-from core.stragglers import expected_max_std_normal, prob_step_slow, straggler_curve
+from core.data_parallel import expected_max_std_normal, prob_step_slow, straggler_curve
 
 
 def _loss(problem, params, x=None, y=None):

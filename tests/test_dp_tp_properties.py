@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.data_parallel import equal_shards, loss_and_grad, make_problem, prove_data_parallel
-from core.stragglers import expected_max_std_normal
+from core.data_parallel import expected_max_std_normal
 from core.tensor_parallel import prove_sequence_parallel_mlp, prove_tp_attention, prove_tp_mlp
 
 FAST = settings(max_examples=25, deadline=None)

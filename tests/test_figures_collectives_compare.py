@@ -2,7 +2,7 @@
 import plotly.graph_objects as go
 import pytest
 
-from core.collective_compare import run_algorithm
+from core.collectives import run_algorithm
 from core.collectives import example_inputs
 from figures.collectives_compare import timing_note, versus_figure, versus_table, versus_takeaway
 

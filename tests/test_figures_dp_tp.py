@@ -6,14 +6,13 @@ import plotly.graph_objects as go
 import pytest
 
 from core.data_parallel import equal_shards, make_problem, prove_data_parallel, sgd_curves
-from core.dp_scaling import DpJob, cluster_for, dp_step, scaling_curve
-from core.dp_scenario import scenario_cluster, slower_at_scale
+from core.data_parallel import DpJob, cluster_for, dp_step, scaling_curve
+from core.data_parallel import scenario_cluster, slower_at_scale
 from core.hardware import gpu, make_cluster
 from core.model import preset
-from core.stragglers import straggler_curve
-from core.tensor_parallel import (attention_ownership, mlp_ownership, prove_sequence_parallel_mlp,
-                                  prove_tp_attention, prove_tp_mlp)
-from core.tp_comm import link_comparison, tp_sweep
+from core.data_parallel import straggler_curve
+from core.tensor_parallel import attention_ownership, mlp_ownership, prove_sequence_parallel_mlp, prove_tp_attention, prove_tp_mlp
+from core.tensor_parallel import link_comparison, tp_sweep
 from figures import data_parallel as fdp
 from figures import tensor_parallel as ftp
 

@@ -2,8 +2,7 @@
 import plotly.graph_objects as go
 import pytest
 
-from core.memory import (ParallelConfig, TrainingConfig, memory_by_zero_stage, memory_per_gpu,
-                         recompute_tradeoff, zero_comm_bytes_per_gpu)
+from core.memory import ParallelConfig, TrainingConfig, memory_by_zero_stage, memory_per_gpu, recompute_tradeoff, zero_comm_bytes_per_gpu
 from core.model import ParamsOnly, preset
 from figures.memory import pipeline_stages_figure, recompute_tradeoff_figure, zero_stages_figure
 

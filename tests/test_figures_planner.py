@@ -4,7 +4,8 @@ import pytest
 
 from core.hardware import make_cluster
 from core.model import preset
-from core.planner import Layout, Training, evaluate, search
+from core.parallel import Layout
+from core.planner import Training, evaluate, search
 from core.units import format_flops, format_seconds
 from figures.planner import (CROSSING_COLOUR, PALETTE, bare_cluster_figure, breakdown_figure, calibration_rows,
                              cluster_figure, compare_figure, filter_rows, headline_metrics, how_computed_markdown,

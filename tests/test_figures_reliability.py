@@ -4,9 +4,8 @@ import math
 import plotly.graph_objects as go
 import pytest
 
-from core.reliability import (DAY_S, HOUR_S, goodput_curve, interruptions, simulate_goodput,
-                              useful_devices)
-from core.stragglers import straggler_curve
+from core.reliability import DAY_S, HOUR_S, goodput_curve, interruptions, simulate_goodput, useful_devices
+from core.data_parallel import straggler_curve
 from figures.reliability import (goodput_figure, interruptions_figure, stragglers_figure,
                                  useful_devices_figure, waste_figure)
 

@@ -5,8 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.trace_export import dp_plan
-from core.trace_import import analyze, load_trace
+from core.traces import dp_plan
+from core.traces import analyze, load_trace
 from figures.trace import breakdown_figure, timeline_figure
 
 ROOT = Path(__file__).resolve().parents[1]

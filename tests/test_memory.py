@@ -4,9 +4,7 @@ from dataclasses import replace
 
 import pytest
 
-from core.memory import (FSDP_STRATEGIES, RECIPES, ParallelConfig, TrainingConfig, activation_bytes_per_layer,
-                         fits, fsdp_to_zero, memory_by_zero_stage, memory_per_gpu, model_state_bytes_per_gpu,
-                         layer_allgather_bytes, recompute_tradeoff, what_fits, zero_comm_bytes_per_gpu)
+from core.memory import FSDP_STRATEGIES, RECIPES, ParallelConfig, TrainingConfig, activation_bytes_per_layer, fits, fsdp_to_zero, memory_by_zero_stage, memory_per_gpu, model_state_bytes_per_gpu, layer_allgather_bytes, recompute_tradeoff, what_fits, zero_comm_bytes_per_gpu
 from core.model import ParamsOnly, preset
 
 GB = 1e9
@@ -352,7 +350,8 @@ def test_layer_allgather_bytes_is_one_layers_weights():
 
 
 def test_activations_module_is_reexported_and_sized_by_hand():
-    from core import activations, memory
+    from core import memory as activations
+    from core import memory
 
     assert memory.activation_bytes_per_layer is activations.activation_bytes_per_layer
     assert memory.RECOMPUTE_MODES == activations.RECOMPUTE_MODES == ("none", "selective", "full")

@@ -5,8 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.memory import (RECIPES, ParallelConfig, TrainingConfig, activation_bytes_per_layer,
-                         memory_per_gpu, model_state_bytes_per_gpu)
+from core.memory import RECIPES, ParallelConfig, TrainingConfig, activation_bytes_per_layer, memory_per_gpu, model_state_bytes_per_gpu
 from core.model import MODEL_PRESETS
 
 FAST = settings(max_examples=60, deadline=None)

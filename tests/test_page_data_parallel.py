@@ -189,7 +189,7 @@ def test_skewed_shards_by_hand_and_their_rules():
 
 
 def test_step_splits_the_all_reduce_into_latency_and_bandwidth():
-    from core.dp_scaling import DpJob, all_reduce_s, dp_step
+    from core.data_parallel import DpJob, all_reduce_s, dp_step
     from core.hardware import make_cluster
     node = make_cluster(num_nodes=1)        # 8 × H100, NVLink 4: 450 GB/s, α = 3.4 µs
     job = DpJob(num_params=2.5e8, tokens_per_gpu=4096)  # 1e9 B of fp32 gradients, 25 MiB buckets
@@ -202,7 +202,7 @@ def test_step_splits_the_all_reduce_into_latency_and_bandwidth():
 
 
 def test_fix_effects_are_consistent_with_the_steps():
-    from core.dp_scenario import fix_effects, slower_at_scale
+    from core.data_parallel import fix_effects, slower_at_scale
     s = slower_at_scale()
     bucketing, hierarchical, batch, both = fix_effects(s)
     compute = 6 * 1.3e9 * 2048 / (312e12 * 0.4)
@@ -219,7 +219,7 @@ def test_fix_effects_are_consistent_with_the_steps():
 
 
 def test_fix_notes_state_the_verdict_and_the_cap():
-    from core.dp_scenario import FixEffect
+    from core.data_parallel import FixEffect
     from figures.data_parallel import fix_notes
     worse = FixEffect(label="x", tokens_per_s_gain=0.9, step_change_s=0.01, compute_change_s=0.0,
                       comm_s=1.0, comm_change_s=0.1, latency_change_s=0.1, hidden_s=0.05, hide_cap_s=0.05,

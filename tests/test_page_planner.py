@@ -11,7 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.hardware import make_cluster
 from core.model import preset
-from core.planner import Layout, Training, evaluate, search
+from core.parallel import Layout
+from core.planner import Training, evaluate, search
 from core.units import format_seconds
 from tests.registry import ROOT, chart_specs, run_page_file
 

@@ -8,9 +8,8 @@ import pytest
 from plotly.tools import return_figure_from_figure_or_data as streamlit_path
 from streamlit.testing.v1 import AppTest
 
-from core.reliability import (DAY_S, HOUR_S, goodput_curve, interruptions, optimal_interval_s,
-                              simulate_goodput, useful_devices, waste)
-from core.stragglers import straggler_curve
+from core.reliability import DAY_S, HOUR_S, goodput_curve, interruptions, optimal_interval_s, simulate_goodput, useful_devices, waste
+from core.data_parallel import straggler_curve
 from figures import reliability as fr
 from figures.reliability import goodput_figure
 from tests.registry import ROOT, plain_arrays

@@ -134,7 +134,7 @@ def test_sequence_parallel_needs_tp_to_divide_the_sequence():
 
 def test_plans_by_mode_leaves_out_an_invalid_comparison_but_raises_for_the_chosen_one():
     from core.model import preset
-    from core.tp_comm import plans_by_mode
+    from core.tensor_parallel import plans_by_mode
     gpt3 = preset("GPT-3 175B")
     assert list(plans_by_mode(gpt3, tp=2, micro_batch=1, seq_len=2048, sequence_parallel=True)) == [False, True]
     only = plans_by_mode(gpt3, tp=3, micro_batch=1, seq_len=2048, sequence_parallel=False)
@@ -150,7 +150,7 @@ def test_proof_forward_and_backward_maxima():
 
 
 def test_node_boundary_note_in_numbers():
-    from core.tp_comm import TpPoint
+    from core.tensor_parallel import TpPoint
     from figures.tensor_parallel import node_boundary_note
     pts = (TpPoint(tp=1, valid=True, reason="", crosses_node=False, link_label="NVLink 4", comm_s=0.0,
                    compute_s=4.0),

@@ -6,7 +6,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.trace_import import analyze, load_trace
+from core.traces import analyze, load_trace
 from tests.registry import ROOT, chart_specs, run_page_file
 
 DEMO = sorted((ROOT / "data" / "traces").glob("ddp_gloo_rank*.json.gz"))

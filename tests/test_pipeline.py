@@ -12,12 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.pipeline import (
-    BUBBLE_METRICS, CLOSED_FORMS, SCHEDULES, bubble_ratio, bubble_share, bubble_sweep,
-    closed_form_bubble_share, closed_form_idle_s, closed_form_makespan_s,
-    closed_form_peak_activations, simulate, simulate_order, span_bubble, to_chrome_trace, to_csv,
-    to_dataframe)
-from core.schedules import ScheduleOrder, build_order, format_action
+from core.pipeline import BUBBLE_METRICS, CLOSED_FORMS, SCHEDULES, bubble_ratio, bubble_share, bubble_sweep, closed_form_bubble_share, closed_form_idle_s, closed_form_makespan_s, closed_form_peak_activations, simulate, simulate_order, span_bubble, to_chrome_trace, to_csv, to_dataframe
+from core.pipeline import ScheduleOrder, build_order, format_action
 
 # Durations per full stage: (t_F, t_I, t_W); a full backward t_B = t_I + t_W.
 DURATIONS = [(1.0, 1.0, 1.0), (1.0, 0.5, 0.5), (2.0, 1.5, 1.0), (0.5, 2.0, 0.25), (1.0, 1.0, 3.0)]

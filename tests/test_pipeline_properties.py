@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.pipeline import SCHEDULES, simulate
-from core.schedules import build_order
+from core.pipeline import build_order
 
 FAST = settings(max_examples=60, deadline=None)
 TIMES = st.sampled_from([0.25, 0.5, 1.0, 1.5, 2.0, 3.0])

@@ -5,8 +5,9 @@ from core.hardware import make_cluster
 from core.model import ModelSpec, ParamsOnly, preset
 from core.parallel import ParallelDims, group_span
 from core.pipeline import simulate
-from core.planner import Efficiency, Layout, Training, evaluate, search
-from core.step_time import group_collective_s, makespan_per_microbatch
+from core.planner import Efficiency, Training, evaluate, search
+from core.parallel import Layout
+from core.planner import group_collective_s, makespan_per_microbatch
 
 MiB = 2**20
 

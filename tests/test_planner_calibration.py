@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from core.calibration import NARAYANAN_2021, calibration_table, gpt, markdown
+from core.planner import NARAYANAN_2021, calibration_table, gpt, markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,4 +38,4 @@ def test_pattern_utilisation_rises_with_size_once_tp_is_full(rows):
 
 def test_docs_table_is_current(rows):
     doc = ROOT / "docs" / "calibration.md"
-    assert doc.read_text() == markdown(rows), "regenerate with: python -m core.calibration"
+    assert doc.read_text() == markdown(rows), "regenerate with: python -m core.planner.calibration"

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from core.hardware import make_cluster
 from core.model import preset
 from core.parallel import ORDERS, ParallelDims, group_span
-from core.planner import Efficiency, Layout, Training, evaluate
+from core.planner import Efficiency, Training, evaluate
+from core.parallel import Layout
 
 MODEL = preset("Llama-3.2 1B")  # 16 layers, 32 heads, 8 KV heads
 

@@ -6,9 +6,7 @@ import pytest
 
 from core.model import ParamsOnly, preset
 from core.pipeline import simulate
-from core.reliability import (DAY_S, HOUR_S, LLAMA3_GPU_MTBF_S, LLAMA3_JOB_MTBF_S, checkpoint,
-                              daly_interval_s, goodput_curve, interruptions, optimal_interval_s,
-                              simulate_goodput, useful_devices, waste, young_interval_s)
+from core.reliability import DAY_S, HOUR_S, LLAMA3_GPU_MTBF_S, LLAMA3_JOB_MTBF_S, checkpoint, daly_interval_s, goodput_curve, interruptions, optimal_interval_s, simulate_goodput, useful_devices, waste, young_interval_s
 
 
 # --- failures ---------------------------------------------------------------------------------

@@ -5,8 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.reliability import (daly_interval_s, interruptions, optimal_interval_s, waste,
-                              young_interval_s)
+from core.reliability import daly_interval_s, interruptions, optimal_interval_s, waste, young_interval_s
 
 checkpoint_s = st.floats(1.0, 3600.0)
 mtbf_s = st.floats(600.0, 1e6)

@@ -8,12 +8,8 @@ import pytest
 
 from core.hardware import gpu, make_cluster
 from core.model import preset
-from core.tensor_parallel import (REPLICATED, attention_backward, attention_forward,
-                                  attention_ownership, check_tp, gelu, gelu_grad, mlp_backward,
-                                  mlp_forward, mlp_ownership, prove_sequence_parallel_mlp,
-                                  prove_tp_attention, prove_tp_mlp)
-from core.tp_comm import (LINKS_COMPARED, layer_compute_s, link_comparison, tp_comm_plan,
-                          tp_sweep)
+from core.tensor_parallel import REPLICATED, attention_backward, attention_forward, attention_ownership, check_tp, gelu, gelu_grad, mlp_backward, mlp_forward, mlp_ownership, prove_sequence_parallel_mlp, prove_tp_attention, prove_tp_mlp
+from core.tensor_parallel import LINKS_COMPARED, layer_compute_s, link_comparison, tp_comm_plan, tp_sweep
 
 
 def _fd(f, arr, eps=1e-6):

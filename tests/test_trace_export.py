@@ -6,9 +6,11 @@ import pytest
 
 from core.hardware import make_cluster
 from core.model import preset
-from core.planner import Layout, Training, evaluate
-from core.trace_export import dp_plan, fit_rates, planner_step_trace, timeline_trace
-from core.trace_import import COMM_ONLY, COMPUTE, OVERLAP, analyze, load_trace
+from core.parallel import Layout
+from core.planner import Training, evaluate
+from core.traces import dp_plan, fit_rates, timeline_trace
+from core.planner import planner_step_trace
+from core.traces import COMM_ONLY, COMPUTE, OVERLAP, analyze, load_trace
 
 
 def tracks(trace: dict) -> dict[int, str]:
@@ -102,7 +104,7 @@ def test_planner_step_trace(kw):
     for r in range(pp):
         leaf = slices(tr, r)
         # The simulated step (makespan + exposed DP sync + optimizer) equals the breakdown's total,
-        # which core.step_time computes by its own route (closed makespan per micro-batch).
+        # which core.planner.step_time computes by its own route (closed makespan per micro-batch).
         assert sum(e["dur"] for e in leaf) == pytest.approx(ev.step_time_s * 1e6, rel=1e-6)
         assert {e["cat"] for e in leaf} <= {"compute", "comm", "idle"}
         ops = slices(tr, r, leaf_only=False)

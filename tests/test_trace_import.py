@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.trace_import import (COMM_ONLY, COMPUTE, IDLE, OVERLAP, analyze, load_trace)
+from core.traces import COMM_ONLY, COMPUTE, IDLE, OVERLAP, analyze, load_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = sorted((ROOT / "data" / "traces").glob("ddp_gloo_rank*.json.gz"))

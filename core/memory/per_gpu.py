@@ -3,9 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-# Activations live in core/activations.py; re-exported so `from core.memory import ...` keeps working.
-from core.activations import RECOMPUTE_MODES, SCHEDULES, RecomputeOption, stage_activations
-from core.activations import activation_bytes_per_layer  # noqa: F401
+from core.memory.activations import RECOMPUTE_MODES, SCHEDULES, RecomputeOption, stage_activations
 from core.model import ModelSpec, check_choice, check_divides, whole_number
 
 

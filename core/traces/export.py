@@ -3,18 +3,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from core.dp_scaling import DpJob, DpStep, dp_step
+from core.data_parallel import DpJob, DpStep, dp_step
 from core.hardware import Cluster, GpuSpec, LinkSpec
-from core.pipeline_export import to_chrome_trace
-from core.trace_import import COMM_ONLY, COMPUTE, IDLE, OVERLAP, TraceAnalysis, runs, union
-
-if TYPE_CHECKING:
-    from core.planner import Evaluation
+from core.pipeline import to_chrome_trace
+from core.traces.importer import COMM_ONLY, COMPUTE, IDLE, OVERLAP, TraceAnalysis, runs, union
 
 # Slice names in exported traces: what a rank does in each state.
 SLICE = {IDLE: "idle", COMPUTE: "compute", COMM_ONLY: "communication (exposed)",
@@ -32,7 +28,7 @@ class PlanTimeline:
     step_s: float
     seg_start_s: np.ndarray
     seg_end_s: np.ndarray
-    seg_state: np.ndarray      # IDLE, COMPUTE, COMM_ONLY, OVERLAP (core.trace_import)
+    seg_state: np.ndarray      # IDLE, COMPUTE, COMM_ONLY, OVERLAP (core.traces.importer)
 
     def seconds(self, state: int) -> float:
         """Time in one state over all the steps, per rank."""
@@ -88,7 +84,7 @@ def plan_cluster(num_ranks: int, *, flops_per_s: float, bus_bytes_per_s: float,
 def dp_plan(num_ranks: int, *, num_params: float, samples_per_rank: float, flops_per_s: float,
             bus_bytes_per_s: float, bucket_bytes: float | None = 2**20, steps: int = 1,
             grad_bytes_per_param: float = 4.0) -> tuple[DpStep, PlanTimeline]:
-    """The DP step of core.dp_scaling on the plan's hardware (MFU 1: the rate is what was achieved)."""
+    """The DP step of core.data_parallel.scaling on the plan's hardware (MFU 1: the rate is what was achieved)."""
     job = DpJob(num_params=num_params, tokens_per_gpu=samples_per_rank, mfu=1.0, bucket_bytes=bucket_bytes,
                 grad_bytes_per_param=grad_bytes_per_param, first_bucket_bytes=min(2**20, bucket_bytes or 2**20))
     step = dp_step(job, plan_cluster(num_ranks, flops_per_s=flops_per_s, bus_bytes_per_s=bus_bytes_per_s))
@@ -117,7 +113,7 @@ def analysis_table(analysis: TraceAnalysis) -> pd.DataFrame:
     return df
 
 
-def _meta(title: str, tracks: list[str]) -> list[dict]:
+def meta_events(title: str, tracks: list[str]) -> list[dict]:
     """Metadata events naming the process and one thread track per rank, in rank order."""
     ev = [{"name": "process_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": title}}]
     for r, name in enumerate(tracks):
@@ -126,54 +122,16 @@ def _meta(title: str, tracks: list[str]) -> list[dict]:
     return ev
 
 
-def _slice(name: str, cat: str, tid: int, start_us: float, dur_us: float, **args) -> dict:
+def slice_event(name: str, cat: str, tid: int, start_us: float, dur_us: float, **args) -> dict:
     return {"name": name, "cat": cat, "ph": "X", "pid": 0, "tid": tid, "ts": round(start_us, 3),
             "dur": round(dur_us, 3), "args": args}
 
 
 def timeline_trace(plan: PlanTimeline) -> dict:
     """A plan as Chrome trace-event JSON (Perfetto, chrome://tracing): one track per rank, µs."""
-    events = _meta(plan.label, [f"rank {r}" for r in range(plan.num_ranks)])
+    events = meta_events(plan.label, [f"rank {r}" for r in range(plan.num_ranks)])
     for r in range(plan.num_ranks):
-        events += [_slice(SLICE[int(k)], CAT[int(k)], r, s * 1e6, (e - s) * 1e6)
+        events += [slice_event(SLICE[int(k)], CAT[int(k)], r, s * 1e6, (e - s) * 1e6)
                    for s, e, k in zip(plan.seg_start_s.tolist(), plan.seg_end_s.tolist(), plan.seg_state)
                    if e > s]
-    return {"traceEvents": events, "displayTimeUnit": "ms"}
-
-
-def planner_step_trace(ev: Evaluation) -> dict:
-    """A planner step (core.planner.evaluate) as trace events: one track per pipeline rank.
-
-    Each F/B op of the simulated schedule holds two child slices, compute then its share of the
-    exposed TP / PP / ZeRO-3 communication (StageTimes gives that share per micro-batch, not per
-    direction, so every op gets the same fraction); gaps are the bubble; then every rank waits for
-    the exposed DP sync and runs the optimizer (the breakdown's critical path).
-    """
-    pipe, st, bd = ev.pipeline(), ev.stage, ev.breakdown
-    comm_frac = (st.tp_s + st.p2p_s + st.zero_gather_s) / (st.forward_s + st.backward_s)
-    lay = ev.layout
-    title = (f"planner step: {lay.label}; each track is one pipeline rank, standing for its DP × TP = "
-             f"{lay.dp * lay.tp} GPUs")
-    events = _meta(title, [f"PP rank {r}" for r in range(pipe.num_stages)])
-    ops = [e for e in to_chrome_trace(pipe)["traceEvents"] if e["ph"] == "X"]
-    end_us = round(pipe.makespan_s * 1e6, 3)
-    for op in ops:
-        op["cat"] = f"op {op['cat']}"
-        compute = round(op["dur"] * (1 - comm_frac), 3)
-        events += [op, _slice("compute", "compute", op["tid"], op["ts"], compute)]
-        if op["dur"] > compute:
-            events.append(_slice("communication (TP, PP, ZeRO-3)", "comm", op["tid"], op["ts"] + compute,
-                                 op["dur"] - compute))
-    for r in range(pipe.num_stages):
-        mine = [o for o in ops if o["tid"] == r]
-        busy = union(np.array([o["ts"] for o in mine]), np.array([o["ts"] + o["dur"] for o in mine]))
-        s, e, k = runs(busy, (np.empty(0), np.empty(0)), 0.0, end_us)
-        events += [_slice("idle (pipeline bubble)", "idle", r, a, b - a)
-                   for a, b, x in zip(s.tolist(), e.tolist(), k) if x == IDLE and b > a]
-        t = end_us
-        for name, cat, dur in (("DP gradient sync (exposed)", "comm", bd.dp_s * 1e6),
-                               ("optimizer step", "compute", bd.optimizer_s * 1e6)):
-            if dur > 0:
-                events.append(_slice(name, cat, r, t, dur))
-                t += round(dur, 3)
     return {"traceEvents": events, "displayTimeUnit": "ms"}

@@ -4,12 +4,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.collectives import (all_gather_time_s, all_reduce_coefficients, all_reduce_time_s,
-                              reduce_scatter_time_s)
-from core.dp_scaling import AllReduceKind, all_reduce_s, cluster_for
+from core.collectives import all_gather_time_s, all_reduce_coefficients, all_reduce_time_s, reduce_scatter_time_s
+from core.data_parallel import AllReduceKind, all_reduce_s, cluster_for
 from core.hardware import Cluster, GpuSpec, LinkSpec, link
 from core.model import ModelSpec
-from core.tensor_parallel import check_tp
+from core.tensor_parallel.layers import check_tp
 
 LINKS_COMPARED = ("NVLink 4", "PCIe 5 x16", "InfiniBand NDR")
 TP_DEGREES = (1, 2, 4, 8, 16, 32)

@@ -1,15 +1,12 @@
 """Export a simulated pipeline timeline: Chrome trace-event JSON and a table (DataFrame / CSV)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from core.pipeline import PipelineResult
+from core.pipeline.result import KINDS, PipelineResult
 
-_KINDS = np.array(["F", "B", "I", "W"])
+_KINDS = np.array(KINDS)
 
 
 def op_names(result: PipelineResult) -> list[str]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.collectives_busbw import check_nonnegative, check_positive, check_ranks
+from core.collectives.busbw import check_nonnegative, check_positive, check_ranks
 from core.hardware import Cluster
 
 

@@ -6,8 +6,7 @@ from enum import Enum
 
 import numpy as np
 
-from core.collectives import (all_reduce_coefficients, flat_ring_all_reduce_time_s,
-                              flat_ring_bottleneck_bytes_per_s, hierarchical_all_reduce_time_s)
+from core.collectives import all_reduce_coefficients, flat_ring_all_reduce_time_s, flat_ring_bottleneck_bytes_per_s, hierarchical_all_reduce_time_s
 from core.hardware import Cluster
 
 # PyTorch DDP: kDefaultBucketBytesCap = 25 MiB and kDefaultFirstBucketBytes = 1 MiB

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.collectives_trace import (CollectiveTrace, as_rank_inputs, chunk_offsets, initial_masks,
-                                    keeps_states, make_step, make_trace)
+from core.collectives.trace import CollectiveTrace, as_rank_inputs, chunk_offsets, initial_masks, keeps_states, make_step, make_trace
 
 
 RING_INDEXING = ("Chunk c is the c-th of N near-equal slices of the tensor. Reduce-scatter step k "

@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from core.pipeline import OpTable, PipelineResult
+from core.pipeline.schedules import check_inputs
+from core.pipeline.simulator import simulate
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,44 +28,6 @@ BUBBLE_METRICS: dict[str, BubbleMetric] = {
                          formula="1 − busy / span of the rank with the longest span",
                          used_by="zero-bubble authors (HF space)"),
 }
-
-
-def peak_activations(ops: OpTable, p: int) -> tuple[int, ...]:
-    """Per-rank max of held activations: +1 at F start, -1 at B end (or W end when split)."""
-    acquire = ops.kind == 0
-    release = (ops.kind == 1) | (ops.kind == 3)
-    t = np.concatenate([ops.start_s[acquire], ops.end_s[release]])
-    r = np.concatenate([ops.rank[acquire], ops.rank[release]])
-    delta = np.concatenate([np.ones(acquire.sum(), np.int64), -np.ones(release.sum(), np.int64)])
-    order = np.lexsort((delta, t, r))  # by rank, then time; at a tie release before acquire
-    # Every activation a rank takes it also frees, so the running sum is back to 0 between ranks.
-    level = np.cumsum(delta[order])
-    peaks = np.zeros(p, np.int64)
-    np.maximum.at(peaks, r[order], level)
-    return tuple(int(x) for x in peaks)
-
-
-def bubble_share(result: PipelineResult) -> float:
-    """Metric A: idle share of all rank-time, Σ idle / (P · makespan)."""
-    return sum(result.idle_s) / (result.num_stages * result.makespan_s)
-
-
-def bubble_ratio(result: PipelineResult) -> float:
-    """Metric B: idle relative to ideal compute, Σ idle / Σ busy (= A / (1 − A))."""
-    return sum(result.idle_s) / sum(result.busy_s)
-
-
-def span_bubble(result: PipelineResult) -> float:
-    """Metric C: 1 − busy / span on the rank whose own first-to-last-op span is longest."""
-    ops = result.ops
-    p = result.num_stages
-    first = np.full(p, np.inf)
-    last = np.zeros(p)
-    np.minimum.at(first, ops.rank, ops.start_s)
-    np.maximum.at(last, ops.rank, ops.end_s)
-    span = last - first
-    r = int(np.argmax(span))
-    return float(1.0 - result.busy_s[r] / span[r])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -189,9 +149,6 @@ def bubble_sweep(schedule: str, num_stages: int, microbatches: tuple[int, ...],
                  num_chunks: int = 1, forward_s: float = 1.0, backward_input_s: float = 1.0,
                  backward_weight_s: float = 1.0) -> BubbleSweep:
     """Simulate metric A at each valid M and evaluate the closed form for every M up to the max."""
-    from core.pipeline import simulate  # late import: core.pipeline re-exports this module
-    from core.schedules import check_inputs
-
     kept, sim = [], []
     for m in sorted(set(microbatches)):
         try:

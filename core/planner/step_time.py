@@ -3,43 +3,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
-from core.collectives import (all_gather_time_s, all_reduce_time_s, hierarchical_all_reduce_time_s,
-                              reduce_scatter_time_s)
+from core.collectives import all_gather_time_s, all_reduce_time_s, hierarchical_all_reduce_time_s, reduce_scatter_time_s
 from core.hardware import Cluster
 from core.memory import Recipe, get_recipe
 from core.model import ModelSpec
 from core.parallel import GroupSpan, Layout
 from core.pipeline import simulate
-from core.tp_comm import tp_comm_plan
+from core.tensor_parallel import tp_comm_plan
 
-if TYPE_CHECKING:
-    from core.planner import Training
+from core.planner.training import Efficiency, Training
 
 ACT_BYTES = 2  # bf16/fp16 activations
 # Vocab-parallel cross entropy in fp32 per logit: forward reads the 2-byte logit, writes and re-reads
 # a 4-byte probability (10 B); backward reads it and writes a 2-byte gradient (6 B) [derived estimate].
 LOSS_FWD_BYTES, LOSS_BWD_BYTES = 10, 6
-
-
-@dataclass(frozen=True, kw_only=True)
-class Efficiency:
-    """Achievable fractions of hardware peaks; one default set serves every model and cluster."""
-
-    matmul: float = 0.70      # of dense peak for GEMMs: the one value set against Narayanan Table 1
-                              # (all rows at once); folds in kernel gaps (Calculon: 0.9-0.95 raw)
-    hbm: float = 0.85         # of HBM bandwidth, for memory-bound elementwise kernels (Calculon: 0.9)
-    intra_link: float = 0.77  # busbw / NVLink: 8x A100 231.6 of 300 GB/s (collectives.md §7.3)
-    inter_link: float = 0.94  # per NIC: 47 of 50 GB/s NDR (nccl-tests #290), 24 of 25 HDR (nccl #812)
-    tp_overlap: float = 0.0   # share of TP communication hidden behind compute (Megatron 2021: none)
-
-    def __post_init__(self) -> None:
-        for f in ("matmul", "hbm", "intra_link", "inter_link", "tp_overlap"):
-            v, zero_ok = getattr(self, f), f == "tp_overlap"
-            if not (0 <= v if zero_ok else 0 < v) or v > 1:
-                raise ValueError(f"efficiency {f}={v!r} must be in {'[' if zero_ok else '('}0, 1]: a "
-                                 f"fraction; use e.g. {0 if zero_ok else 0.7}")
 
 
 def layer_traffic_bytes(model: ModelSpec, seq_len: int, micro_batch: int, tp: int,
@@ -150,7 +128,7 @@ def stage_times(model: ModelSpec, cluster: Cluster, spans: dict[str, GroupSpan],
     rec = layers * {"none": 0.0, "full": layer_fwd / flop_s + tr_f / hbm,  # repeat the whole forward
                     "selective": core / flop_s + tr_core / hbm}[recompute]
     # TP collectives per layer (2 forward, 2 backward, +2 with full recompute; SP: RS + AG) from
-    # core.tp_comm, each timed on the link the placement gives the TP group.
+    # core.tensor_parallel.comm, each timed on the link the placement gives the TP group.
     plan = tp_comm_plan(model, tp=t, micro_batch=micro_batch, seq_len=s, bytes_per_element=ACT_BYTES,
                         sequence_parallel=training.sequence_parallel, full_recompute=recompute == "full")
     each = {k: group_collective_s(k, spans["tp"], plan.message_bytes, cluster, eff)

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.allreduce_algorithms import ALGORITHMS, simulate_all_reduce
-from core.collective_cost import step_times_s
-from core.collectives_busbw import check_positive
-from core.collectives_trace import CollectiveTrace
+from core.collectives.algorithms import ALGORITHMS, simulate_all_reduce
+from core.collectives.cost import step_times_s
+from core.collectives.busbw import check_positive
+from core.collectives.trace import CollectiveTrace
 from core.hardware import Cluster
 
 
@@ -90,7 +90,7 @@ def run_algorithm(algorithm: str, inputs, *, message_bytes: float, bandwidth_byt
                   inter_latency_s: float | None = None, cluster: Cluster | None = None) -> AlgorithmRun:
     """Simulate one registered all-reduce on inputs (num_ranks, num_elements) and time it.
 
-    Step time = alpha + largest message / B (core.collective_cost.step_times_s); the hierarchical
+    Step time = alpha + largest message / B (core.collectives.cost.step_times_s); the hierarchical
     algorithm's inter-node steps use the inter_* link when given. With a cluster, every algorithm is
     timed message by message on it (cluster_step_times_s): node-crossing messages share their node's
     NICs, the rest use bandwidth_bytes_per_s / latency_s; the hierarchical node size defaults to the

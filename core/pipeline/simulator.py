@@ -2,106 +2,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from numbers import Real
-from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from core.pipeline_export import to_chrome_trace, to_csv, to_dataframe
-from core.pipeline_metrics import (
-    BUBBLE_METRICS, CLOSED_FORMS, BubbleSweep, bubble_ratio, bubble_share, bubble_sweep,
-    closed_form_bubble_share, closed_form_idle_s, closed_form_makespan_s,
-    closed_form_peak_activations, peak_activations, span_bubble)
-from core.schedules import SCHEDULES, ScheduleOrder, build_order, format_action, stage_chunks
-
-__all__ = [  # the simulator plus re-exported metrics, closed forms and exports
-    "BUBBLE_METRICS", "CLOSED_FORMS", "KINDS", "SCHEDULES", "BubbleSweep", "Op", "OpTable",
-    "PipelineResult", "bubble_ratio", "bubble_share", "bubble_sweep", "closed_form_bubble_share",
-    "closed_form_idle_s", "closed_form_makespan_s", "closed_form_peak_activations", "simulate",
-    "simulate_order", "span_bubble", "to_chrome_trace", "to_csv", "to_dataframe"]
-
-KINDS = ("F", "B", "I", "W")  # kind codes 0..3 in OpTable.kind
-
-
-class Op(NamedTuple):
-    """One timed op; `overlapped` marks the two halves of a DualPipeV forward+backward pair."""
-
-    rank: int
-    stage: int
-    chunk: int
-    microbatch: int
-    kind: str
-    start_s: float
-    end_s: float
-    overlapped: bool
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)
-class OpTable:
-    """All ops as read-only numpy columns, sorted by rank then start; iterates as Op tuples."""
-
-    rank: np.ndarray
-    stage: np.ndarray
-    chunk: np.ndarray
-    microbatch: np.ndarray
-    kind: np.ndarray  # int8 code into KINDS
-    start_s: np.ndarray
-    end_s: np.ndarray
-    overlapped: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.rank)
-
-    def __getitem__(self, i: int) -> Op:
-        return Op(int(self.rank[i]), int(self.stage[i]), int(self.chunk[i]),
-                  int(self.microbatch[i]), KINDS[self.kind[i]], float(self.start_s[i]),
-                  float(self.end_s[i]), bool(self.overlapped[i]))
-
-    def __iter__(self) -> Iterator[Op]:
-        cols = (self.rank.tolist(), self.stage.tolist(), self.chunk.tolist(),
-                self.microbatch.tolist(), [KINDS[k] for k in self.kind.tolist()],
-                self.start_s.tolist(), self.end_s.tolist(), self.overlapped.tolist())
-        return (Op(*row) for row in zip(*cols))
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)
-class PipelineResult:
-    """A simulated schedule: timeline, idle time and activation memory per rank."""
-
-    schedule: str
-    num_stages: int  # P, pipeline ranks
-    num_microbatches: int
-    num_chunks: int
-    forward_s: float
-    backward_input_s: float
-    backward_weight_s: float
-    p2p_s: float
-    overlap_s: float
-    makespan_s: float
-    ops: OpTable = field(repr=False)
-    busy_s: tuple[float, ...]
-    idle_s: tuple[float, ...]
-    bubble_fraction: float  # metric A: Σ idle / (P · makespan)
-    peak_activations: tuple[int, ...]  # (chunk, micro-batch) activations held at once, per rank
-
-    @property
-    def label(self) -> str:
-        info = SCHEDULES.get(self.schedule)
-        return info.label if info else self.schedule
-
-    @property
-    def peak_activation_stages(self) -> tuple[float, ...]:
-        """Peak activations in full-stage equivalents (a chunk holds 1/v of a stage's)."""
-        return tuple(k / self.num_chunks for k in self.peak_activations)
-
-    @property
-    def bubble_ratio(self) -> float:
-        return bubble_ratio(self)
-
-    @property
-    def span_bubble(self) -> float:
-        return span_bubble(self)
+from core.pipeline.result import OpTable, PipelineResult, peak_activations
+from core.pipeline.schedules import ScheduleOrder, build_order, format_action, stage_chunks
 
 
 def _positive(name: str, value: float, allow_zero: bool = False) -> float:

@@ -11,8 +11,8 @@ from typing import Callable
 
 import numpy as np
 
-from core.collectives_ring import ring_all_reduce
-from core.collectives_trace import CollectiveTrace, Executor, as_rank_inputs, chunk_offsets
+from core.collectives.ring import ring_all_reduce
+from core.collectives.trace import CollectiveTrace, Executor, as_rank_inputs, chunk_offsets
 
 
 def _fold(ex: Executor, p: int, phase: str) -> tuple[int, list[int]]:
@@ -124,7 +124,7 @@ def hierarchical_all_reduce(inputs, *, gpus_per_node: int) -> CollectiveTrace:
     nodes (one ring per local GPU index), ring all-gather inside each node (Horovod PR #411).
 
     Ranks are node-major (rank = node * g + local). Chunk c*m + j is piece j (of m nodes) of intra-node
-    chunk c (of g); both levels use the reference ring indexing of core.collectives_ring.
+    chunk c (of g); both levels use the reference ring indexing of core.collectives.ring.
     """
     x = as_rank_inputs(inputs)
     p, e = x.shape

@@ -1,4 +1,4 @@
-"""Calibration: the planner against Narayanan et al. 2021 Table 1; `python -m core.calibration` writes docs."""
+"""Calibration: the planner against Narayanan et al. 2021 Table 1; `python -m core.planner.calibration` writes docs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,7 +6,9 @@ from pathlib import Path
 
 from core.hardware import make_cluster
 from core.model import ModelSpec
-from core.planner import Efficiency, Layout, Training, evaluate
+from core.planner.step_time import Efficiency
+from core.parallel import Layout
+from core.planner.search import Training, evaluate
 
 SEQ_LEN, VOCAB = 2048, 51_200
 SOURCE = ("Narayanan et al., SC'21 (arXiv:2104.04473) Table 1; NVIDIA/Megatron-LM README "
@@ -122,7 +124,7 @@ def markdown(rows: tuple[CalibrationRow, ...] | None = None) -> str:
         "all-reduces, the simulated pipeline bubble, p2p, gradient all-reduce, optimizer step).", "",
         head, *lines, "",
         f"Mean absolute error {mean:.1%}, worst {worst:.1%} (test bound: 15%). Regenerate with "
-        "`python -m core.calibration`.", ""])
+        "`python -m core.planner.calibration`.", ""])
 
 
 def write(path: str | Path = Path(__file__).resolve().parents[1] / "docs" / "calibration.md") -> Path:

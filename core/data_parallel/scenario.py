@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from core.collectives import scan_bytes_per_rank
-from core.dp_scaling import DEFAULT_BUCKET_BYTES, AllReduceKind, DpJob, DpStep, cluster_for, dp_step
+from core.data_parallel.scaling import DEFAULT_BUCKET_BYTES, AllReduceKind, DpJob, DpStep, cluster_for, dp_step
 from core.hardware import Cluster, make_cluster
 
 

@@ -4,39 +4,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.hardware import Cluster
-from core.memory import (RECOMPUTE_MODES, SCHEDULES, MemoryResult, ParallelConfig, TrainingConfig,
-                         fits, get_recipe, memory_per_gpu)
+from core.memory import RECOMPUTE_MODES, SCHEDULES, MemoryResult, ParallelConfig, TrainingConfig, fits, get_recipe, memory_per_gpu
 from core.model import ModelSpec, check_choice, whole_number
 from core.parallel import (DEFAULT_ORDER, SCHEDULE_LABELS, ZERO_LABELS, GroupSpan, Layout,  # noqa: F401
                            ParallelDims, Placement, group_span, place)
 from core.pipeline import PipelineResult, simulate
-from core.step_time import Breakdown, Efficiency, StageTimes, stage_times, step_breakdown
-
-
-@dataclass(frozen=True, kw_only=True)
-class Training:
-    """What is trained and how: batch, sequence, precision recipe, recompute and efficiency."""
-
-    global_batch: int                  # sequences per optimizer step
-    seq_len: int = 2048
-    micro_batch: int = 1               # used when a Layout leaves its micro_batch unset
-    recipe: str = "mixed_adam"
-    recompute: str = "none"
-    schedule: str = "1f1b"             # used when a Layout leaves its schedule unset
-    flash_attention: bool = True
-    sequence_parallel: bool = False
-    overlap_dp: bool = True            # gradient sync hidden behind the last micro-batch's backward
-    memory_headroom: float = 0.1       # share of HBM kept free: CUDA context, NCCL buffers, fragments
-    efficiency: Efficiency = field(default_factory=Efficiency)
-
-    def __post_init__(self) -> None:
-        for f in ("global_batch", "seq_len", "micro_batch"):
-            whole_number(f, getattr(self, f))
-        get_recipe(self.recipe)
-        check_choice("recompute", self.recompute, RECOMPUTE_MODES)
-        check_choice("schedule", self.schedule, SCHEDULES)
-        if not 0 <= self.memory_headroom < 1:
-            raise ValueError(f"memory_headroom={self.memory_headroom!r} must be in [0, 1); use 0.1")
+from core.planner.training import Training
+from core.planner.step_time import Breakdown, StageTimes, stage_times, step_breakdown
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)

@@ -1,0 +1,4 @@
+"""Reliability at scale: failure rates, checkpoint intervals and goodput."""
+from core.reliability.goodput import (CHECKPOINT_CONTENTS, Checkpoint, DAY_S, GoodputCurve, HOUR_S, Interruptions, LLAMA3_GPUS, LLAMA3_GPU_MTBF_S, LLAMA3_JOB_MTBF_S, LLAMA3_PLANNED, LLAMA3_SNAPSHOT_S, LLAMA3_UNEXPECTED, MonteCarloGoodput, UsefulDevices, Waste, checkpoint, daly_interval_s, goodput_curve, interruptions, optimal_interval_s, simulate_goodput, useful_devices, waste, young_interval_s)
+
+__all__ = ["CHECKPOINT_CONTENTS", "Checkpoint", "DAY_S", "GoodputCurve", "HOUR_S", "Interruptions", "LLAMA3_GPUS", "LLAMA3_GPU_MTBF_S", "LLAMA3_JOB_MTBF_S", "LLAMA3_PLANNED", "LLAMA3_SNAPSHOT_S", "LLAMA3_UNEXPECTED", "MonteCarloGoodput", "UsefulDevices", "Waste", "checkpoint", "daly_interval_s", "goodput_curve", "interruptions", "optimal_interval_s", "simulate_goodput", "useful_devices", "waste", "young_interval_s"]
