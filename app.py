@@ -1,4 +1,5 @@
 """SplitLab entry point: page config, global settings in the sidebar, navigation, landing page."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -6,8 +7,12 @@ import streamlit as st
 from app_pages import common
 
 _PRESENTING = str(st.query_params.get("present", "")).lower() == "true"
-st.set_page_config(page_title="SplitLab — distributed training, explained", page_icon="🧩",
-                   layout="wide", initial_sidebar_state="collapsed" if _PRESENTING else "auto")
+st.set_page_config(
+    page_title="SplitLab — distributed training, explained",
+    page_icon="🧩",
+    layout="wide",
+    initial_sidebar_state="collapsed" if _PRESENTING else "auto",
+)
 
 # Presenter mode: type readable from the back of a lecture hall (our own CSS, no outside assets).
 PRESENTER_CSS = """<style>
@@ -20,25 +25,66 @@ PRESENTER_CSS = """<style>
 
 # (file, title, icon, the question the page answers). Order = the course order.
 PAGES = [
-    ("app_pages/collectives.py", "Collectives", "🔁",
-     "How do N GPUs sum one tensor, and why does the ring scale?"),
-    ("app_pages/data_parallel.py", "Data parallel", "🧮",
-     "Why is averaging gradients the same as one big batch, and when does it stop scaling?"),
-    ("app_pages/tensor_parallel.py", "Tensor parallel", "🔪",
-     "How does one layer's math split across GPUs, and why does TP stay inside a node?"),
-    ("app_pages/pipeline.py", "Pipeline", "🚰",
-     "Where does a pipeline sit idle, and what do micro-batches and smarter schedules buy?"),
-    ("app_pages/memory.py", "Memory", "🧠",
-     "Will this model train on these GPUs, and what does each parallelism choice save?"),
-    ("app_pages/planner.py", "Planner", "🗺️",
-     "Which DP × TP × PP × ZeRO layout trains fastest on this cluster, and does it fit?"),
-    ("app_pages/reliability.py", "Reliability", "🛟",
-     "A week-long run on thousands of GPUs: what do failures cost, and how often should it checkpoint?"),
-    ("app_pages/trace.py", "Plan vs trace", "🔬", "Does the simulated plan match a real profiler trace?"),
-    ("app_pages/scenarios.py", "Scenarios", "🧭",
-     "Six guided design exercises, each computed live and one click from its preloaded page."),
-    ("app_pages/self_check.py", "Self-check", "✅",
-     "Can you derive the numbers yourself? Randomised questions with the working shown."),
+    (
+        "app_pages/collectives.py",
+        "Collectives",
+        "🔁",
+        "How do N GPUs sum one tensor, and why does the ring scale?",
+    ),
+    (
+        "app_pages/data_parallel.py",
+        "Data parallel",
+        "🧮",
+        "Why is averaging gradients the same as one big batch, and when does it stop scaling?",
+    ),
+    (
+        "app_pages/tensor_parallel.py",
+        "Tensor parallel",
+        "🔪",
+        "How does one layer's math split across GPUs, and why does TP stay inside a node?",
+    ),
+    (
+        "app_pages/pipeline.py",
+        "Pipeline",
+        "🚰",
+        "Where does a pipeline sit idle, and what do micro-batches and smarter schedules buy?",
+    ),
+    (
+        "app_pages/memory.py",
+        "Memory",
+        "🧠",
+        "Will this model train on these GPUs, and what does each parallelism choice save?",
+    ),
+    (
+        "app_pages/planner.py",
+        "Planner",
+        "🗺️",
+        "Which DP × TP × PP × ZeRO layout trains fastest on this cluster, and does it fit?",
+    ),
+    (
+        "app_pages/reliability.py",
+        "Reliability",
+        "🛟",
+        "A week-long run on thousands of GPUs: what do failures cost, and how often should it checkpoint?",
+    ),
+    (
+        "app_pages/trace.py",
+        "Plan vs trace",
+        "🔬",
+        "Does the simulated plan match a real profiler trace?",
+    ),
+    (
+        "app_pages/scenarios.py",
+        "Scenarios",
+        "🧭",
+        "Six guided design exercises, each computed live and one click from its preloaded page.",
+    ),
+    (
+        "app_pages/self_check.py",
+        "Self-check",
+        "✅",
+        "Can you derive the numbers yourself? Randomised questions with the working shown.",
+    ),
 ]
 
 
@@ -54,13 +100,16 @@ def landing() -> None:
     """What SplitLab answers, the concept map, and a card per page."""
     st.title("SplitLab")
     st.session_state["_notice_slot"] = st.empty()
-    st.markdown("#### See how a training run is cut across a cluster — and what every cut costs "
-                "in memory, communication and idle time.")
+    st.markdown(
+        "#### See how a training run is cut across a cluster — and what every cut costs "
+        "in memory, communication and idle time."
+    )
     st.markdown(
         "Every chart here is computed live: the ring animation replays a real numpy all-reduce, the "
         "Gantt charts come from a dependency-respecting schedule simulator, and the memory bars add "
         "up exact parameter counts. Move a slider, copy the URL, and anyone who opens it sees the "
-        "same view.")
+        "same view."
+    )
     st.subheader("The map")
     st.code(
         "  one GPU can't hold it (≈16 bytes per parameter to train)  →  split it\n"
@@ -73,7 +122,9 @@ def landing() -> None:
         "                          (all-reduce = reduce-scatter + all-gather)\n"
         "                                      ▼\n"
         "        3D parallelism on a topology: TP inside a node (NVLink), PP across nodes,\n"
-        "        DP outermost — the planner maps it and proves it fits", language=None)
+        "        DP outermost — the planner maps it and proves it fits",
+        language=None,
+    )
     st.subheader("Pages")
     cols = st.columns(3)
     for i, (path, title, icon, question) in enumerate(_available()):
@@ -87,24 +138,46 @@ def sidebar_settings() -> None:
     """Global display conventions every page obeys; bound to the URL like every control."""
     with st.sidebar:
         st.markdown("**Units**")
-        mem = common.select("Memory", {"binary": "GiB", "decimal": "GB"}, "binary", key="mem",
-                            radio=True, horizontal=True,
-                            help="GiB = 2^30 bytes (what nvidia-smi and PyTorch report); "
-                                 "GB = 10^9 bytes (datasheets).")
-        bw = common.select("Bandwidth", {"decimal": "GB/s", "binary": "GiB/s"}, "decimal", key="bw",
-                           radio=True, horizontal=True,
-                           help="GB/s = 10^9 bytes/s, the nccl-tests and datasheet convention.")
+        mem = common.select(
+            "Memory",
+            {"binary": "GiB", "decimal": "GB"},
+            "binary",
+            key="mem",
+            radio=True,
+            horizontal=True,
+            help="GiB = 2^30 bytes (what nvidia-smi and PyTorch report); "
+            "GB = 10^9 bytes (datasheets).",
+        )
+        bw = common.select(
+            "Bandwidth",
+            {"decimal": "GB/s", "binary": "GiB/s"},
+            "decimal",
+            key="bw",
+            radio=True,
+            horizontal=True,
+            help="GB/s = 10^9 bytes/s, the nccl-tests and datasheet convention.",
+        )
         st.session_state["mem_units_value"] = mem
         st.session_state["bw_units_value"] = bw
         st.markdown("**Display**")
-        present = common.toggle("Presenter mode", False, key="present",
-                                help="Large type, thick lines and a colour-blind-safe palette for "
-                                     "projectors; the sidebar starts collapsed. Kept in the URL.")
+        present = common.toggle(
+            "Presenter mode",
+            False,
+            key="present",
+            help="Large type, thick lines and a colour-blind-safe palette for "
+            "projectors; the sidebar starts collapsed. Kept in the URL.",
+        )
         st.session_state["present_value"] = present
         st.session_state["img_format_value"] = common.select(
-            "Chart download (toolbar 📷)", common.IMAGE_FORMATS, "png", key="img", radio=True,
-            horizontal=True, help="What every chart's camera button saves: PNG (2× pixels, for slides) "
-                                  "or SVG (vector, scales without blur, editable).")
+            "Chart download (toolbar 📷)",
+            common.IMAGE_FORMATS,
+            "png",
+            key="img",
+            radio=True,
+            horizontal=True,
+            help="What every chart's camera button saves: PNG (2× pixels, for slides) "
+            "or SVG (vector, scales without blur, editable).",
+        )
     if present:
         st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
 
@@ -117,6 +190,8 @@ sidebar_settings()
 try:
     nav.run()
 except Exception as err:  # last line of defence: never show a traceback to a learner
-    st.error(f"Something went wrong on this page ({type(err).__name__}: {err}). Reset the controls "
-             "or open the page without URL parameters; please report the link that caused it.",
-             icon="🚫")
+    st.error(
+        f"Something went wrong on this page ({type(err).__name__}: {err}). Reset the controls "
+        "or open the page without URL parameters; please report the link that caused it.",
+        icon="🚫",
+    )

@@ -1,9 +1,11 @@
 """Shared page helpers: URL-bound widgets with invalid-value notices, errors, charts, self-checks."""
+
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import streamlit as st
 
@@ -39,7 +41,8 @@ def _inert(raw: str, limit: int = 40) -> str:
 
 def _note(key: str, raw: str, rule: str, value: Any) -> None:
     st.session_state.setdefault(_NOTICES, []).append(
-        f"URL value `{key}={_inert(raw)}` was ignored ({rule}); using {value}.")
+        f"URL value `{key}={_inert(raw)}` was ignored ({rule}); using {value}."
+    )
 
 
 def _same_number(raw: str, value: float) -> bool:
@@ -50,8 +53,17 @@ def _same_number(raw: str, value: float) -> bool:
     return math.isfinite(parsed) and math.isclose(parsed, value, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def slider(label: str, lo: int | float, hi: int | float, default: int | float, *, key: str,
-           step: int | float | None = None, help: str | None = None, where: Any = st) -> Any:
+def slider(
+    label: str,
+    lo: int | float,
+    hi: int | float,
+    default: int | float,
+    *,
+    key: str,
+    step: int | float | None = None,
+    help: str | None = None,
+    where: Any = st,
+) -> Any:
     """A URL-bound slider; an out-of-range or malformed URL value falls back with a notice."""
     raw = _raw(key)
     value = where.slider(label, lo, hi, default, step=step, key=key, help=help, bind=_BIND)
@@ -60,21 +72,39 @@ def slider(label: str, lo: int | float, hi: int | float, default: int | float, *
     return value
 
 
-def number(label: str, lo: float | None, hi: float | None, default: float | None, *, key: str,
-           step: float | None = None, fmt: str | None = None, help: str | None = None,
-           where: Any = st) -> Any:
+def number(
+    label: str,
+    lo: float | None,
+    hi: float | None,
+    default: float | None,
+    *,
+    key: str,
+    step: float | None = None,
+    fmt: str | None = None,
+    help: str | None = None,
+    where: Any = st,
+) -> Any:
     """A URL-bound number input with the same fallback rule as `slider`."""
     raw = _raw(key)
     # Streamlit 1.67 crashes seeding an *integer* number_input from a URL value like "inf" or
     # "1e309" (OverflowError in int()); a float input shown as a whole number is seeded safely.
-    whole = default is not None and all(isinstance(v, int) and not isinstance(v, bool)
-                                        for v in (lo, hi, default, step) if v is not None)
-    as_float = (lambda v: None if v is None else float(v))
-    value = where.number_input(label, min_value=as_float(lo), max_value=as_float(hi),
-                               value=as_float(default),
-                               step=as_float(step) if step is not None else (1.0 if whole else None),
-                               format=fmt or ("%d" if whole else None), key=key, help=help,
-                               bind=_BIND)
+    whole = default is not None and all(
+        isinstance(v, int) and not isinstance(v, bool)
+        for v in (lo, hi, default, step)
+        if v is not None
+    )
+    as_float = lambda v: None if v is None else float(v)
+    value = where.number_input(
+        label,
+        min_value=as_float(lo),
+        max_value=as_float(hi),
+        value=as_float(default),
+        step=as_float(step) if step is not None else (1.0 if whole else None),
+        format=fmt or ("%d" if whole else None),
+        key=key,
+        help=help,
+        bind=_BIND,
+    )
     if whole and value is not None:
         value = int(round(value))
     if raw is not None and raw != "" and (value is None or not _same_number(raw, value)):
@@ -82,8 +112,17 @@ def number(label: str, lo: float | None, hi: float | None, default: float | None
     return value
 
 
-def select(label: str, choices: dict[str, str], default: str, *, key: str, help: str | None = None,
-           horizontal: bool = False, radio: bool = False, where: Any = st) -> str:
+def select(
+    label: str,
+    choices: dict[str, str],
+    default: str,
+    *,
+    key: str,
+    help: str | None = None,
+    horizontal: bool = False,
+    radio: bool = False,
+    where: Any = st,
+) -> str:
     """A URL-bound choice among {internal key: short label}; returns the internal key.
 
     Streamlit writes the displayed label into the URL, so labels are kept short and stable.
@@ -92,8 +131,9 @@ def select(label: str, choices: dict[str, str], default: str, *, key: str, help:
     raw = _raw(key)
     index = list(choices).index(default)
     if radio:
-        shown = where.radio(label, labels, index=index, key=key, help=help, horizontal=horizontal,
-                            bind=_BIND)
+        shown = where.radio(
+            label, labels, index=index, key=key, help=help, horizontal=horizontal, bind=_BIND
+        )
     else:
         shown = where.selectbox(label, labels, index=index, key=key, help=help, bind=_BIND)
     if raw is not None and raw != shown:
@@ -101,7 +141,9 @@ def select(label: str, choices: dict[str, str], default: str, *, key: str, help:
     return next(k for k, v in choices.items() if v == shown)
 
 
-def toggle(label: str, default: bool, *, key: str, help: str | None = None, where: Any = st) -> bool:
+def toggle(
+    label: str, default: bool, *, key: str, help: str | None = None, where: Any = st
+) -> bool:
     """A URL-bound on/off switch; anything but true/false in the URL falls back with a notice."""
     raw = _raw(key)
     value = where.toggle(label, value=default, key=key, help=help, bind=_BIND)
@@ -158,9 +200,16 @@ IMAGE_FORMATS = {"png": "PNG", "svg": "SVG"}  # the toolbar's camera button take
 def chart_config(image_format: str, name: str) -> dict:
     """Plotly config: no logo, responsive, camera button saving `name`.png (2× scale) or .svg."""
     fmt = image_format if image_format in IMAGE_FORMATS else "png"
-    return {"displaylogo": False, "responsive": True, "modeBarButtonsToAdd": ["toImage"],
-            "toImageButtonOptions": {"format": fmt, "filename": f"splitlab-{name}",
-                                     **({"scale": 2} if fmt == "png" else {})}}
+    return {
+        "displaylogo": False,
+        "responsive": True,
+        "modeBarButtonsToAdd": ["toImage"],
+        "toImageButtonOptions": {
+            "format": fmt,
+            "filename": f"splitlab-{name}",
+            **({"scale": 2} if fmt == "png" else {}),
+        },
+    }
 
 
 def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> None:
@@ -187,8 +236,14 @@ def csv_button(rows: Any, file_name: str, *, where: Any = st) -> None:
     """A CSV download of a table (a DataFrame or a list of row dicts), built only when clicked."""
     import pandas as pd
 
-    where.download_button(f"{file_name} (CSV)", lambda: pd.DataFrame(rows).to_csv(index=False),
-                          file_name, "text/csv", on_click="ignore", icon="⬇️")
+    where.download_button(
+        f"{file_name} (CSV)",
+        lambda: pd.DataFrame(rows).to_csv(index=False),
+        file_name,
+        "text/csv",
+        on_click="ignore",
+        icon="⬇️",
+    )
 
 
 def takeaway(text: str) -> None:
@@ -196,8 +251,15 @@ def takeaway(text: str) -> None:
     st.success(f"**Takeaway.** {text}", icon="💡")
 
 
-def self_check(question: str, answer: float, *, key: str, rel_tol: float = 0.02,
-               explanation: str = "", unit: str = "") -> None:
+def self_check(
+    question: str,
+    answer: float,
+    *,
+    key: str,
+    rel_tol: float = 0.02,
+    explanation: str = "",
+    unit: str = "",
+) -> None:
     """A numeric question; the learner's answer is checked within a relative tolerance."""
     guess = number(question + (f" ({unit})" if unit else ""), None, None, None, key=key)
     if guess is None:
@@ -205,5 +267,7 @@ def self_check(question: str, answer: float, *, key: str, rel_tol: float = 0.02,
     if math.isclose(guess, answer, rel_tol=rel_tol, abs_tol=1e-12):
         st.success(f"Correct: {answer:,.6g}{' ' + unit if unit else ''}. {explanation}")
     else:
-        st.error(f"Not quite: you said {guess:,.6g}; the answer is {answer:,.6g}"
-                 f"{' ' + unit if unit else ''}. {explanation}")
+        st.error(
+            f"Not quite: you said {guess:,.6g}; the answer is {answer:,.6g}"
+            f"{' ' + unit if unit else ''}. {explanation}"
+        )

@@ -1,4 +1,5 @@
 """Scenarios: six guided design exercises, computed live, each one click from its preloaded page."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,16 +8,28 @@ from urllib.parse import quote, urlencode
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
+from app_pages import common
 from core import scenarios as cs
 from core.hardware import LINK_PRESETS
 from figures import scenarios as fs
-from app_pages import common
 
 # Short, stable labels: Streamlit writes the label into the URL (?sc=DDP+vs+FSDP).
-SCENARIOS = {"size": "Size 70B", "scale": "DP scale-out", "place": "3D placement", "pipe": "GPipe vs 1F1B",
-             "fsdp": "DDP vs FSDP", "sentence": "The sentence"}
-RUN = {"size": cs.size_70b, "scale": cs.scale_out, "place": cs.placement, "pipe": cs.gpipe_vs_1f1b,
-       "fsdp": cs.ddp_vs_fsdp, "sentence": lambda _: cs.sentence()}
+SCENARIOS = {
+    "size": "Size 70B",
+    "scale": "DP scale-out",
+    "place": "3D placement",
+    "pipe": "GPipe vs 1F1B",
+    "fsdp": "DDP vs FSDP",
+    "sentence": "The sentence",
+}
+RUN = {
+    "size": cs.size_70b,
+    "scale": cs.scale_out,
+    "place": cs.placement,
+    "pipe": cs.gpipe_vs_1f1b,
+    "fsdp": cs.ddp_vs_fsdp,
+    "sentence": lambda _: cs.sentence(),
+}
 NETS = {n: n for n, spec in LINK_PRESETS.items() if spec.latency_s >= 1e-5}  # scale-out links only
 AT = {str(n): str(n) for n in (16, 32, 64, 128, 256, 512)}
 
@@ -55,11 +68,16 @@ def _open(link: cs.Link, query: dict[str, str]) -> None:
         st.markdown(f"↗️ [{link.label}]({Path(link.page).stem}?{urlencode(query, quote_via=quote)})")
 
 
-common.start_page("Scenarios", "Can you design a training run? Six exercises, each computed live by the "
-                  "cores and one click from the page that shows it in full.")
+common.start_page(
+    "Scenarios",
+    "Can you design a training run? Six exercises, each computed live by the "
+    "cores and one click from the page that shows it in full.",
+)
 units, bw_units = common.memory_units().value, common.bandwidth_units().value
 c = st.columns([3, 1])
-kind = common.select("Scenario", SCENARIOS, "size", key="sc", radio=True, horizontal=True, where=c[0])
+kind = common.select(
+    "Scenario", SCENARIOS, "size", key="sc", radio=True, horizontal=True, where=c[0]
+)
 knob = _knob(kind, c[1])
 
 with common.explain_errors():
@@ -70,8 +88,11 @@ st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(text.steps, 1)))
 common.chart(fig, key=f"fig_{kind}")
 
 st.markdown("**Open it yourself** — each link opens the page with exactly this configuration:")
-extra = (({"mem": "GB"} if units == "decimal" else {}) | ({"bw": "GiB/s"} if bw_units == "binary" else {})
-         | ({"present": "true"} if st.session_state.get("present_value") else {}))  # keep the global settings
+extra = (
+    ({"mem": "GB"} if units == "decimal" else {})
+    | ({"bw": "GiB/s"} if bw_units == "binary" else {})
+    | ({"present": "true"} if st.session_state.get("present_value") else {})
+)  # keep the global settings
 for link in links:
     _open(link, dict(link.params) | extra)
 
@@ -79,5 +100,7 @@ common.takeaway(text.takeaway)
 with st.expander("How this is computed"):
     st.markdown(text.how)
 st.subheader("Self-check")
-common.self_check(text.question, text.answer, key=f"q_{kind}", unit=text.unit, explanation=text.explanation)
+common.self_check(
+    text.question, text.answer, key=f"q_{kind}", unit=text.unit, explanation=text.explanation
+)
 common.show_url_notices()

@@ -2,11 +2,10 @@
 
 Usage: python -m benchmarks [--pages-only | --core-only] [--reruns 20] [--moves 30] [--match TEXT]
 """
+
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import statistics
 import time
 from pathlib import Path
@@ -72,19 +71,24 @@ def run_pages(reruns: int, moves: int, match: str) -> list[str]:
 
     from tests.e2e.harness import launch_browser, running_app
 
-    rows = ["| page | case | rerun p50 | payload | slider→first chart redrawn p50 | "
-            "slider→all charts settled p50 |", "|---|---|---|---|---|---|"]
+    rows = [
+        "| page | case | rerun p50 | payload | slider→first chart redrawn p50 | "
+        "slider→all charts settled p50 |",
+        "|---|---|---|---|---|---|",
+    ]
     cases = [c for c in PAGE_CASES if (ROOT / c[0]).exists() and match in c[0] + c[1]]
     with running_app() as url, sync_playwright() as p:
         browser = launch_browser(p)
         for page, label, params, budget in cases:
             rerun, payload = measure_rerun_and_payload(page, params, reruns)
             latency, settled = measure_latency(browser, url, page, params, moves)
-            rows.append(f"| {Path(page).stem} | {label} | "
-                        f"{_fmt_budget(rerun, budget.get('rerun_ms'), 'ms')} | "
-                        f"{_fmt_budget(payload / 1000, (budget.get('payload') or 0) / 1000 or None, 'kB')} | "
-                        f"{_fmt_budget(latency, budget.get('latency_ms'), 'ms')} | "
-                        f"{settled:,.0f} ms |")
+            rows.append(
+                f"| {Path(page).stem} | {label} | "
+                f"{_fmt_budget(rerun, budget.get('rerun_ms'), 'ms')} | "
+                f"{_fmt_budget(payload / 1000, (budget.get('payload') or 0) / 1000 or None, 'kB')} | "
+                f"{_fmt_budget(latency, budget.get('latency_ms'), 'ms')} | "
+                f"{settled:,.0f} ms |"
+            )
             print(rows[-1], flush=True)
         browser.close()
     return rows
@@ -101,8 +105,10 @@ def run_core(match: str) -> list[str]:
             rows.append(f"| {label} | not available ({err}) | {budget_s} s |")
             continue
         best = min(_timed(fn) for _ in range(3))
-        rows.append(f"| {label} | {best * 1000:,.0f} ms | ≤ {budget_s * 1000:,.0f} ms "
-                    f"{'✅' if best <= budget_s else '❌'} |")
+        rows.append(
+            f"| {label} | {best * 1000:,.0f} ms | ≤ {budget_s * 1000:,.0f} ms "
+            f"{'✅' if best <= budget_s else '❌'} |"
+        )
         print(rows[-1], flush=True)
     return rows
 

@@ -11,6 +11,7 @@ Usage: python -m benchmarks.load [--sessions 10 50] [--seconds 20] [--page colle
 Bounded: at most --max-reruns reruns and --seconds of measuring per level, a 60 s per-rerun timeout
 and a hard deadline per level; only 127.0.0.1 is contacted; the app process is always stopped.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,9 +26,9 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from websockets.asyncio.client import connect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -53,9 +54,24 @@ class App:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = open(ROOT / "benchmarks" / "results" / "load-streamlit.log", "w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-             "--server.port", str(self.port), "--server.headless", "true", *extra],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.address",
+                "127.0.0.1",
+                "--server.port",
+                str(self.port),
+                "--server.headless",
+                "true",
+                *extra,
+            ],
+            cwd=ROOT,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.time() + 90
         while True:
             try:
@@ -73,7 +89,11 @@ class App:
         return Path(f"/proc/{self.proc.pid}/{name}").read_text()
 
     def rss_mib(self) -> float:
-        kib = next(line.split()[1] for line in self._proc("status").splitlines() if line.startswith("VmRSS"))
+        kib = next(
+            line.split()[1]
+            for line in self._proc("status").splitlines()
+            if line.startswith("VmRSS")
+        )
         return int(kib) / 1024
 
     def cpu_s(self) -> float:
@@ -81,8 +101,13 @@ class App:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
     def threads(self) -> int:
-        return int(next(line.split()[1] for line in self._proc("status").splitlines()
-                        if line.startswith("Threads")))
+        return int(
+            next(
+                line.split()[1]
+                for line in self._proc("status").splitlines()
+                if line.startswith("Threads")
+            )
+        )
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -104,9 +129,15 @@ class Session:
     exceptions: int = 0
 
     async def open(self) -> float:
-        self.ws = await connect(self.url.replace("http", "ws") + "/_stcore/stream",
-                                subprotocols=["streamlit"], origin=self.url, max_size=2**28,
-                                compression=None, ping_interval=None, open_timeout=60)
+        self.ws = await connect(
+            self.url.replace("http", "ws") + "/_stcore/stream",
+            subprotocols=["streamlit"],
+            origin=self.url,
+            max_size=2**28,
+            compression=None,
+            ping_interval=None,
+            open_timeout=60,
+        )
         return await self.rerun()
 
     async def rerun(self, value: float | None = None) -> float:
@@ -163,7 +194,7 @@ async def run_level(app: App, page: str, n: int, seconds: float, max_reruns: int
     stop_at = start + seconds
 
     async def loop(i: int, s: Session) -> None:
-        for value in itertools.cycle(s.values[i % len(s.values):] + s.values[:i % len(s.values)]):
+        for value in itertools.cycle(s.values[i % len(s.values) :] + s.values[: i % len(s.values)]):
             if time.perf_counter() >= stop_at or len(samples) >= max_reruns:
                 return
             try:
@@ -181,16 +212,27 @@ async def run_level(app: App, page: str, n: int, seconds: float, max_reruns: int
     await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
     lat = sorted(latency for _, latency in samples)
     q = statistics.quantiles(lat, n=100) if len(lat) >= 2 else [lat[0]] * 99
-    return {"sessions": n, "reruns": len(lat), "seconds": elapsed, "rate": len(lat) / elapsed,
-            "p50": q[49] * 1000, "p95": q[94] * 1000, "max": lat[-1] * 1000,
-            "first_p50": statistics.median(first) * 1000, "first_max": max(first) * 1000,
-            "connect_s": connect_s, "errors": errors, "exceptions": exceptions,
-            "rss_connected": rss_connected}
+    return {
+        "sessions": n,
+        "reruns": len(lat),
+        "seconds": elapsed,
+        "rate": len(lat) / elapsed,
+        "p50": q[49] * 1000,
+        "p95": q[94] * 1000,
+        "max": lat[-1] * 1000,
+        "first_p50": statistics.median(first) * 1000,
+        "first_max": max(first) * 1000,
+        "connect_s": connect_s,
+        "errors": errors,
+        "exceptions": exceptions,
+        "rss_connected": rss_connected,
+    }
 
 
 def measure(page: str, n: int, seconds: float, max_reruns: int, extra: list[str]) -> dict:
     app = App(extra)
     try:
+
         async def go() -> dict:
             warm = Session(app.url, "")  # the entry page first: registers st.navigation
             await warm.open()
@@ -209,13 +251,16 @@ def measure(page: str, n: int, seconds: float, max_reruns: int, extra: list[str]
 
             sampler = asyncio.create_task(sample())
             try:
-                result = await asyncio.wait_for(run_level(app, page, n, seconds, max_reruns),
-                                                timeout=seconds + 300)
+                result = await asyncio.wait_for(
+                    run_level(app, page, n, seconds, max_reruns), timeout=seconds + 300
+                )
             finally:
                 sampler.cancel()
             cpu = app.cpu_s() - cpu0
             result["cpu_share"] = cpu / (result["seconds"] + result["connect_s"])
-            result["cpu_ms_per_rerun"] = cpu * 1000 / (result["reruns"] + n)  # first loads count too
+            result["cpu_ms_per_rerun"] = (
+                cpu * 1000 / (result["reruns"] + n)
+            )  # first loads count too
             result["rss_base"], result["rss_peak"] = base, max(peak[0], app.rss_mib())
             result["threads"] = app.threads()
             return result
@@ -225,9 +270,19 @@ def measure(page: str, n: int, seconds: float, max_reruns: int, extra: list[str]
         app.stop()
 
 
-HEADER = ("Sessions", "Reruns", "Sustained reruns/s", "p50 ms", "p95 ms", "max ms",
-          "First load p50 / max ms", "Server CPU (ms per rerun)", "RSS base → all connected → peak MiB",
-          "MiB per session (idle / peak)", "Errors")
+HEADER = (
+    "Sessions",
+    "Reruns",
+    "Sustained reruns/s",
+    "p50 ms",
+    "p95 ms",
+    "max ms",
+    "First load p50 / max ms",
+    "Server CPU (ms per rerun)",
+    "RSS base → all connected → peak MiB",
+    "MiB per session (idle / peak)",
+    "Errors",
+)
 
 
 def table(rows: list[dict]) -> str:
@@ -238,11 +293,19 @@ def table(rows: list[dict]) -> str:
         errs = f"{len(r['errors'])} ({r['errors'][0]})" if r["errors"] else "0"
         if r["exceptions"]:
             errs += f"; {r['exceptions']} page exceptions"
-        cells = (r["sessions"], r["reruns"], f"{r['rate']:.1f}", f"{r['p50']:,.0f}", f"{r['p95']:,.0f}",
-                 f"{r['max']:,.0f}", f"{r['first_p50']:,.0f} / {r['first_max']:,.0f}",
-                 f"{r['cpu_share']:.0%} ({r['cpu_ms_per_rerun']:.0f})",
-                 f"{r['rss_base']:.0f} → {r['rss_connected']:.0f} → {r['rss_peak']:.0f}",
-                 f"{idle:.2f} / {busy:.2f}", errs)
+        cells = (
+            r["sessions"],
+            r["reruns"],
+            f"{r['rate']:.1f}",
+            f"{r['p50']:,.0f}",
+            f"{r['p95']:,.0f}",
+            f"{r['max']:,.0f}",
+            f"{r['first_p50']:,.0f} / {r['first_max']:,.0f}",
+            f"{r['cpu_share']:.0%} ({r['cpu_ms_per_rerun']:.0f})",
+            f"{r['rss_base']:.0f} → {r['rss_connected']:.0f} → {r['rss_peak']:.0f}",
+            f"{idle:.2f} / {busy:.2f}",
+            errs,
+        )
         out.append("| " + " | ".join(map(str, cells)) + " |")
     return "\n".join(out)
 
@@ -252,10 +315,17 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, nargs="+", default=[10, 50])
     ap.add_argument("--seconds", type=float, default=20.0, help="measuring time per level")
     ap.add_argument("--max-reruns", type=int, default=5000, help="cap per level")
-    ap.add_argument("--page", default=url_path(registered_pages()[0][0]),
-                    help="url path of the page (default: the first registered page)")
-    ap.add_argument("--streamlit-arg", action="append", default=[],
-                    help="extra `streamlit run` option, e.g. --streamlit-arg=--runner.postScriptGC=true")
+    ap.add_argument(
+        "--page",
+        default=url_path(registered_pages()[0][0]),
+        help="url path of the page (default: the first registered page)",
+    )
+    ap.add_argument(
+        "--streamlit-arg",
+        action="append",
+        default=[],
+        help="extra `streamlit run` option, e.g. --streamlit-arg=--runner.postScriptGC=true",
+    )
     args = ap.parse_args()
     (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)
     rows = []
@@ -264,8 +334,10 @@ def main() -> None:
         rows.append(measure(args.page, n, args.seconds, args.max_reruns, args.streamlit_arg))
         print(table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
     load = os.getloadavg()
-    print(f"Page /{args.page}; one app process; {os.cpu_count()} cores; load average before the "
-          f"last level {load[0]:.1f}; {args.seconds:.0f} s per level.\n")
+    print(
+        f"Page /{args.page}; one app process; {os.cpu_count()} cores; load average before the "
+        f"last level {load[0]:.1f}; {args.seconds:.0f} s per level.\n"
+    )
     print(table(rows))
 
 

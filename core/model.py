@@ -1,4 +1,5 @@
 """Decoder-only transformer shapes, exact parameter counts and FLOPs per token."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,7 +25,9 @@ def check_divides(what: str, k: int, n: int, noun: str, rule: str) -> None:
     """ValueError with the rule and the valid degrees when k does not divide n."""
     if n % k:
         divisors = ", ".join(str(d) for d in range(1, n + 1) if n % d == 0)
-        raise ValueError(f"{what}={k} does not divide {n} {noun}: {rule}; use {what} in {{{divisors}}}")
+        raise ValueError(
+            f"{what}={k} does not divide {n} {noun}: {rule}; use {what} in {{{divisors}}}"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,27 +40,40 @@ class ModelSpec:
     num_heads: int
     num_kv_heads: int
     ffn_hidden_size: int
-    gated_mlp: bool                # SwiGLU: gate, up and down projections
+    gated_mlp: bool  # SwiGLU: gate, up and down projections
     vocab_size: int
     tied_embeddings: bool
-    head_dim: int | None = None    # None: hidden_size // num_heads
-    linear_bias: bool = False      # GPT-2/3 have a bias on every linear layer
-    norm: str = "rmsnorm"          # "rmsnorm" (weight only) or "layernorm" (weight + bias)
-    learned_positions: int = 0     # rows of a learned position table (GPT-3: 2048); 0 for RoPE
+    head_dim: int | None = None  # None: hidden_size // num_heads
+    linear_bias: bool = False  # GPT-2/3 have a bias on every linear layer
+    norm: str = "rmsnorm"  # "rmsnorm" (weight only) or "layernorm" (weight + bias)
+    learned_positions: int = 0  # rows of a learned position table (GPT-3: 2048); 0 for RoPE
     source: str = ""
 
     def __post_init__(self) -> None:
-        for f in ("num_layers", "hidden_size", "num_heads", "num_kv_heads", "ffn_hidden_size",
-                  "vocab_size"):
+        for f in (
+            "num_layers",
+            "hidden_size",
+            "num_heads",
+            "num_kv_heads",
+            "ffn_hidden_size",
+            "vocab_size",
+        ):
             object.__setattr__(self, f, whole_number(f, getattr(self, f)))
         if self.head_dim is not None:
             object.__setattr__(self, "head_dim", whole_number("head_dim", self.head_dim))
         elif self.hidden_size % self.num_heads:
-            raise ValueError(f"hidden_size={self.hidden_size} is not divisible by num_heads="
-                             f"{self.num_heads}: each head needs a whole head dimension; set "
-                             "head_dim explicitly or pick a divisor")
-        check_divides("num_kv_heads", self.num_kv_heads, self.num_heads, "query heads",
-                      "GQA shares each KV head among a whole group of query heads")
+            raise ValueError(
+                f"hidden_size={self.hidden_size} is not divisible by num_heads="
+                f"{self.num_heads}: each head needs a whole head dimension; set "
+                "head_dim explicitly or pick a divisor"
+            )
+        check_divides(
+            "num_kv_heads",
+            self.num_kv_heads,
+            self.num_heads,
+            "query heads",
+            "GQA shares each KV head among a whole group of query heads",
+        )
         check_choice("norm", self.norm, ("rmsnorm", "layernorm"))
         if self.learned_positions < 0:
             raise ValueError(f"learned_positions={self.learned_positions} must be ≥ 0")
@@ -95,7 +111,9 @@ class ModelSpec:
 
     @property
     def params_per_layer(self) -> int:
-        return self.attention_params_per_layer + self.mlp_params_per_layer + self.norm_params_per_layer
+        return (
+            self.attention_params_per_layer + self.mlp_params_per_layer + self.norm_params_per_layer
+        )
 
     @property
     def layer_replicated_params(self) -> int:
@@ -131,18 +149,24 @@ class ModelSpec:
 
     @property
     def num_params(self) -> int:
-        return (self.embedding_params + self.num_layers * self.params_per_layer
-                + self.final_norm_params + self.output_params)
+        return (
+            self.embedding_params
+            + self.num_layers * self.params_per_layer
+            + self.final_norm_params
+            + self.output_params
+        )
 
     def parts(self) -> dict[str, int]:
         """Exact parameter count per part; values sum to num_params."""
         L = self.num_layers
-        return {"embedding": self.embedding_params,
-                "attention": L * self.attention_params_per_layer,
-                "mlp": L * self.mlp_params_per_layer,
-                "layer norms": L * self.norm_params_per_layer,
-                "final norm": self.final_norm_params,
-                "output head": self.output_params}
+        return {
+            "embedding": self.embedding_params,
+            "attention": L * self.attention_params_per_layer,
+            "mlp": L * self.mlp_params_per_layer,
+            "layer norms": L * self.norm_params_per_layer,
+            "final norm": self.final_norm_params,
+            "output head": self.output_params,
+        }
 
     def layer_params_per_gpu(self, tp: int) -> int:
         """One layer's parameters on one TP rank (what FSDP all-gathers per layer, before sharding)."""
@@ -160,17 +184,33 @@ class ModelSpec:
 
     def check_split(self, tp: int, pp: int, virtual_stages: int = 1) -> None:
         """Raise unless TP splits heads, KV heads and FFN evenly and PP x v splits the layers."""
-        check_divides("TP", tp, self.num_heads, "attention heads", "each TP rank must own whole heads")
-        check_divides("TP", tp, self.num_kv_heads, "KV heads", "each TP rank must own whole KV-head groups")
-        check_divides("TP", tp, self.ffn_hidden_size, "FFN columns", "each TP rank must own an equal slice")
-        check_divides("PP" if virtual_stages == 1 else "PP x v", pp * virtual_stages, self.num_layers,
-                      "layers", "every pipeline stage (chunk) must hold the same number of layers")
+        check_divides(
+            "TP", tp, self.num_heads, "attention heads", "each TP rank must own whole heads"
+        )
+        check_divides(
+            "TP", tp, self.num_kv_heads, "KV heads", "each TP rank must own whole KV-head groups"
+        )
+        check_divides(
+            "TP", tp, self.ffn_hidden_size, "FFN columns", "each TP rank must own an equal slice"
+        )
+        check_divides(
+            "PP" if virtual_stages == 1 else "PP x v",
+            pp * virtual_stages,
+            self.num_layers,
+            "layers",
+            "every pipeline stage (chunk) must hold the same number of layers",
+        )
 
     # --- FLOPs (planner.md §1) ---
     @property
     def matmul_params(self) -> int:
         """Weights used in matrix multiplies per token: layer weights plus the V x h logit layer."""
-        h, q, kv, f = self.hidden_size, self.q_width, self.num_kv_heads * self.d_head, self.ffn_hidden_size
+        h, q, kv, f = (
+            self.hidden_size,
+            self.q_width,
+            self.num_kv_heads * self.d_head,
+            self.ffn_hidden_size,
+        )
         per_layer = 2 * h * q + 2 * h * kv + (3 if self.gated_mlp else 2) * h * f
         return self.num_layers * per_layer + self.vocab_size * h
 
@@ -197,8 +237,11 @@ class ModelSpec:
     def recompute_flops_fraction(self, seq_len: int, recompute: str) -> float:
         """Extra FLOPs of activation recompute as a fraction of the model FLOPs per token."""
         # Full repeats every layer's forward; selective repeats QK^T and AV (softmax not counted).
-        extra = {"none": 0.0, "selective": self.attention_core_forward_flops_per_token(seq_len),
-                 "full": self.layer_forward_flops_per_token(seq_len)}
+        extra = {
+            "none": 0.0,
+            "selective": self.attention_core_forward_flops_per_token(seq_len),
+            "full": self.layer_forward_flops_per_token(seq_len),
+        }
         if recompute not in extra:
             raise ValueError(f"recompute={recompute!r} is unknown: use one of {', '.join(extra)}")
         return extra[recompute] / self.flops_per_token(seq_len)
@@ -223,31 +266,75 @@ class ParamsOnly:
 
 
 def _gpt(name, L, h, a, V, s, src):
-    return ModelSpec(name=name, num_layers=L, hidden_size=h, num_heads=a, num_kv_heads=a,
-                     ffn_hidden_size=4 * h, gated_mlp=False, vocab_size=V, tied_embeddings=True,
-                     linear_bias=True, norm="layernorm", learned_positions=s, source=src)
+    return ModelSpec(
+        name=name,
+        num_layers=L,
+        hidden_size=h,
+        num_heads=a,
+        num_kv_heads=a,
+        ffn_hidden_size=4 * h,
+        gated_mlp=False,
+        vocab_size=V,
+        tied_embeddings=True,
+        linear_bias=True,
+        norm="layernorm",
+        learned_positions=s,
+        source=src,
+    )
 
 
 def _llama(name, L, h, a, g, f, V, src, tied=False):
-    return ModelSpec(name=name, num_layers=L, hidden_size=h, num_heads=a, num_kv_heads=g,
-                     ffn_hidden_size=f, gated_mlp=True, vocab_size=V, tied_embeddings=tied, source=src)
+    return ModelSpec(
+        name=name,
+        num_layers=L,
+        hidden_size=h,
+        num_heads=a,
+        num_kv_heads=g,
+        ffn_hidden_size=f,
+        gated_mlp=True,
+        vocab_size=V,
+        tied_embeddings=tied,
+        source=src,
+    )
 
 
 _HF = "Hugging Face config.json of "
-MODEL_PRESETS: dict[str, ModelSpec] = {m.name: m for m in [
-    _gpt("GPT-2 small (124M)", 12, 768, 12, 50257, 1024, _HF + "openai-community/gpt2"),
-    _gpt("GPT-3 175B", 96, 12288, 96, 50257, 2048, "Brown et al. 2020, Table 2.1 (175.0B)"),
-    _gpt("Megatron GPT 145.6B (Narayanan 2021)", 80, 12288, 96, 51200, 2048,
-         "Narayanan et al. 2021, Table 1 (145.6B; V = 51,200)"),
-    _llama("Llama-2 7B", 32, 4096, 32, 32, 11008, 32000, _HF + "meta-llama/Llama-2-7b-hf"),
-    _llama("Llama-2 13B", 40, 5120, 40, 40, 13824, 32000, _HF + "meta-llama/Llama-2-13b-hf"),
-    _llama("Llama-2 70B", 80, 8192, 64, 8, 28672, 32000, _HF + "meta-llama/Llama-2-70b-hf"),
-    _llama("Llama-3.1 8B", 32, 4096, 32, 8, 14336, 128256, _HF + "meta-llama/Llama-3.1-8B"),
-    _llama("Llama-3.1 70B", 80, 8192, 64, 8, 28672, 128256, _HF + "meta-llama/Llama-3.1-70B"),
-    _llama("Llama-3.1 405B", 126, 16384, 128, 8, 53248, 128256, _HF + "meta-llama/Llama-3.1-405B"),
-    _llama("Llama-3.2 1B", 16, 2048, 32, 8, 8192, 128256, _HF + "meta-llama/Llama-3.2-1B", tied=True),
-    _llama("Mistral 7B", 32, 4096, 32, 8, 14336, 32000, _HF + "mistralai/Mistral-7B-v0.1"),
-]}
+MODEL_PRESETS: dict[str, ModelSpec] = {
+    m.name: m
+    for m in [
+        _gpt("GPT-2 small (124M)", 12, 768, 12, 50257, 1024, _HF + "openai-community/gpt2"),
+        _gpt("GPT-3 175B", 96, 12288, 96, 50257, 2048, "Brown et al. 2020, Table 2.1 (175.0B)"),
+        _gpt(
+            "Megatron GPT 145.6B (Narayanan 2021)",
+            80,
+            12288,
+            96,
+            51200,
+            2048,
+            "Narayanan et al. 2021, Table 1 (145.6B; V = 51,200)",
+        ),
+        _llama("Llama-2 7B", 32, 4096, 32, 32, 11008, 32000, _HF + "meta-llama/Llama-2-7b-hf"),
+        _llama("Llama-2 13B", 40, 5120, 40, 40, 13824, 32000, _HF + "meta-llama/Llama-2-13b-hf"),
+        _llama("Llama-2 70B", 80, 8192, 64, 8, 28672, 32000, _HF + "meta-llama/Llama-2-70b-hf"),
+        _llama("Llama-3.1 8B", 32, 4096, 32, 8, 14336, 128256, _HF + "meta-llama/Llama-3.1-8B"),
+        _llama("Llama-3.1 70B", 80, 8192, 64, 8, 28672, 128256, _HF + "meta-llama/Llama-3.1-70B"),
+        _llama(
+            "Llama-3.1 405B", 126, 16384, 128, 8, 53248, 128256, _HF + "meta-llama/Llama-3.1-405B"
+        ),
+        _llama(
+            "Llama-3.2 1B",
+            16,
+            2048,
+            32,
+            8,
+            8192,
+            128256,
+            _HF + "meta-llama/Llama-3.2-1B",
+            tied=True,
+        ),
+        _llama("Mistral 7B", 32, 4096, 32, 8, 14336, 32000, _HF + "mistralai/Mistral-7B-v0.1"),
+    ]
+}
 
 
 def preset(name: str) -> ModelSpec:

@@ -1,4 +1,5 @@
 """Rank grid: place DP x PP x TP on a cluster's nodes, list each kind of group, find node crossings."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -39,8 +40,10 @@ class ParallelDims:
         for d in DIMS:
             _whole(d, getattr(self, d))
         if self.order not in ORDERS:
-            raise ValueError(f"order={self.order!r} is unknown: list tp, pp and dp innermost first, "
-                             f"one of {', '.join(ORDERS)}")
+            raise ValueError(
+                f"order={self.order!r} is unknown: list tp, pp and dp innermost first, "
+                f"one of {', '.join(ORDERS)}"
+            )
 
     @property
     def world_size(self) -> int:
@@ -59,10 +62,15 @@ class ParallelDims:
         """Raise unless the grid uses every GPU exactly once."""
         if self.world_size != num_gpus:
             mp = self.tp * self.pp
-            fix = (f"use DP = {num_gpus // mp}" if num_gpus % mp == 0
-                   else f"pick TP x PP dividing {num_gpus}")
-            raise ValueError(f"DP x PP x TP = {self.dp} x {self.pp} x {self.tp} = {self.world_size} "
-                             f"≠ {num_gpus} GPUs: the grid must use every GPU exactly once; {fix}")
+            fix = (
+                f"use DP = {num_gpus // mp}"
+                if num_gpus % mp == 0
+                else f"pick TP x PP dividing {num_gpus}"
+            )
+            raise ValueError(
+                f"DP x PP x TP = {self.dp} x {self.pp} x {self.tp} = {self.world_size} "
+                f"≠ {num_gpus} GPUs: the grid must use every GPU exactly once; {fix}"
+            )
 
     def rank(self, *, dp: int, pp: int, tp: int) -> int:
         """Global rank of the GPU at grid coordinates (dp, pp, tp)."""
@@ -100,11 +108,11 @@ class GroupSpan:
     dim: str
     size: int
     num_groups: int
-    nodes_per_group: int    # most nodes any one group touches
-    ranks_per_node: int     # fewest members any group has on one of its nodes
-    crossing_groups: int    # groups touching more than one node
-    even: bool              # every group has the same number of members on each of its nodes
-    link: str               # e.g. "NVLink 4" or "NVLink 4 + InfiniBand NDR"
+    nodes_per_group: int  # most nodes any one group touches
+    ranks_per_node: int  # fewest members any group has on one of its nodes
+    crossing_groups: int  # groups touching more than one node
+    even: bool  # every group has the same number of members on each of its nodes
+    link: str  # e.g. "NVLink 4" or "NVLink 4 + InfiniBand NDR"
 
     @property
     def crosses_node(self) -> bool:
@@ -124,9 +132,16 @@ def group_span(dims: ParallelDims, dim: str, cluster: Cluster) -> GroupSpan:
     span = int(per_group.max())
     intra, inter = cluster.intra_link.name, cluster.inter_link.name
     link = intra if span == 1 else (inter if runs.min() == 1 else f"{intra} + {inter}")
-    return GroupSpan(dim=dim, size=size, num_groups=len(nodes), nodes_per_group=span,
-                     ranks_per_node=int(runs.min()), crossing_groups=int((per_group > 1).sum()),
-                     even=bool(runs.min() == runs.max() and per_group.min() == span), link=link)
+    return GroupSpan(
+        dim=dim,
+        size=size,
+        num_groups=len(nodes),
+        nodes_per_group=span,
+        ranks_per_node=int(runs.min()),
+        crossing_groups=int((per_group > 1).sum()),
+        even=bool(runs.min() == runs.max() and per_group.min() == span),
+        link=link,
+    )
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -166,8 +181,12 @@ class Placement:
 
     def table(self) -> list[dict]:
         """One row per rank: rank, node, local GPU, dp, pp, tp."""
-        cols = {"rank": self.ranks, "node": self.node, "local_gpu": self.local_gpu,
-                **{d: self.coord(d) for d in DIMS}}
+        cols = {
+            "rank": self.ranks,
+            "node": self.node,
+            "local_gpu": self.local_gpu,
+            **{d: self.coord(d) for d in DIMS},
+        }
         return [dict(zip(cols, map(int, row))) for row in zip(*cols.values())]
 
 
@@ -185,8 +204,8 @@ class Layout:
     tp: int = 1
     pp: int = 1
     zero_stage: int = 0
-    micro_batch: int | None = None     # None: the Training's
-    schedule: str | None = None        # None: the Training's
+    micro_batch: int | None = None  # None: the Training's
+    schedule: str | None = None  # None: the Training's
     num_chunks: int = 1
     order: str = DEFAULT_ORDER
 
@@ -198,8 +217,9 @@ class Layout:
         if self.micro_batch is not None:
             _whole("micro_batch", self.micro_batch)
         if self.schedule is not None and self.schedule not in SCHEDULE_LABELS:
-            raise ValueError(f"schedule={self.schedule!r} is unknown: use one of "
-                             f"{', '.join(SCHEDULE_LABELS)}")
+            raise ValueError(
+                f"schedule={self.schedule!r} is unknown: use one of {', '.join(SCHEDULE_LABELS)}"
+            )
         self.dims  # validates the order
 
     @property
@@ -208,27 +228,39 @@ class Layout:
 
     def resolved(self, training) -> Layout:
         """This layout with micro-batch and schedule filled in from the training settings."""
-        return replace(self, micro_batch=self.micro_batch or training.micro_batch,
-                       schedule=self.schedule or training.schedule)
+        return replace(
+            self,
+            micro_batch=self.micro_batch or training.micro_batch,
+            schedule=self.schedule or training.schedule,
+        )
 
     def check(self, num_gpus: int, global_batch: int) -> None:
         """Raise ValueError (numbers, rule, fix) unless a resolved layout can run this batch."""
         self.dims.check_gpus(num_gpus)
         B, dp, b = global_batch, self.dp, self.micro_batch
         if B % (dp * b):
-            fix = (f"use a micro-batch dividing {B // dp} ({B} / DP)" if B % dp == 0
-                   else f"use a DP degree dividing {B}, or a global batch that is a multiple of {dp * b}")
-            raise ValueError(f"global batch {B} is not divisible by DP × micro-batch = {dp} × {b} = "
-                             f"{dp * b}: every DP rank needs the same whole number of micro-batches; {fix}")
+            fix = (
+                f"use a micro-batch dividing {B // dp} ({B} / DP)"
+                if B % dp == 0
+                else f"use a DP degree dividing {B}, or a global batch that is a multiple of {dp * b}"
+            )
+            raise ValueError(
+                f"global batch {B} is not divisible by DP × micro-batch = {dp} × {b} = "
+                f"{dp * b}: every DP rank needs the same whole number of micro-batches; {fix}"
+            )
         if (self.num_chunks > 1) != (self.schedule == "interleaved_1f1b") or self.num_chunks > 8:
-            raise ValueError(f"{self.num_chunks} model chunks per rank with schedule {self.schedule}: "
-                             "interleaved 1F1B needs 2 to 8 chunks, the others 1; use num_chunks=2 "
-                             "with interleaved_1f1b, else 1")
+            raise ValueError(
+                f"{self.num_chunks} model chunks per rank with schedule {self.schedule}: "
+                "interleaved 1F1B needs 2 to 8 chunks, the others 1; use num_chunks=2 "
+                "with interleaved_1f1b, else 1"
+            )
 
     @property
     def label(self) -> str:
         v = f" v={self.num_chunks}" if self.num_chunks > 1 else ""
         sched = SCHEDULE_LABELS.get(self.schedule, "schedule unset") + v
         order = "" if self.order == DEFAULT_ORDER else f", order {self.order}"
-        return (f"DP {self.dp} × TP {self.tp} × PP {self.pp}, {ZERO_LABELS[self.zero_stage]}, "
-                f"mb {self.micro_batch}, {sched}{order}")
+        return (
+            f"DP {self.dp} × TP {self.tp} × PP {self.pp}, {ZERO_LABELS[self.zero_stage]}, "
+            f"mb {self.micro_batch}, {sched}{order}"
+        )

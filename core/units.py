@@ -1,4 +1,5 @@
 """Unit conversion and formatting: the one place SI base units become display strings."""
+
 from __future__ import annotations
 
 from enum import Enum
@@ -12,11 +13,24 @@ class ByteSystem(str, Enum):
 
 
 _DECIMAL = [("B", 1.0), ("kB", 1e3), ("MB", 1e6), ("GB", 1e9), ("TB", 1e12), ("PB", 1e15)]
-_BINARY = [("B", 1.0), ("KiB", 2.0**10), ("MiB", 2.0**20), ("GiB", 2.0**30), ("TiB", 2.0**40),
-           ("PiB", 2.0**50)]
+_BINARY = [
+    ("B", 1.0),
+    ("KiB", 2.0**10),
+    ("MiB", 2.0**20),
+    ("GiB", 2.0**30),
+    ("TiB", 2.0**40),
+    ("PiB", 2.0**50),
+]
 _TIME = [("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0)]
-_FLOP = [("FLOP", 1.0), ("kFLOP", 1e3), ("MFLOP", 1e6), ("GFLOP", 1e9), ("TFLOP", 1e12),
-         ("PFLOP", 1e15), ("EFLOP", 1e18)]
+_FLOP = [
+    ("FLOP", 1.0),
+    ("kFLOP", 1e3),
+    ("MFLOP", 1e6),
+    ("GFLOP", 1e9),
+    ("TFLOP", 1e12),
+    ("PFLOP", 1e15),
+    ("EFLOP", 1e18),
+]
 _BYTE_UNITS = {s: dict(_DECIMAL if s is ByteSystem.DECIMAL else _BINARY) for s in ByteSystem}
 
 
@@ -25,8 +39,9 @@ def byte_system(value: str | ByteSystem) -> ByteSystem:
     try:
         return ByteSystem(value)
     except ValueError:
-        raise ValueError(f"unknown byte system {value!r}: use 'decimal' (GB = 1e9 B) "
-                         "or 'binary' (GiB = 2^30 B)") from None
+        raise ValueError(
+            f"unknown byte system {value!r}: use 'decimal' (GB = 1e9 B) or 'binary' (GiB = 2^30 B)"
+        ) from None
 
 
 def _pick(value: float, table: list[tuple[str, float]]) -> tuple[str, float]:
@@ -39,7 +54,7 @@ def _pick(value: float, table: list[tuple[str, float]]) -> tuple[str, float]:
 
 
 def _fmt(value: float, digits: int) -> str:
-    return f"{value:.{digits}g}" if abs(value) < 10 ** digits else f"{value:,.0f}"
+    return f"{value:.{digits}g}" if abs(value) < 10**digits else f"{value:,.0f}"
 
 
 def gib_or_gb(system: str | ByteSystem) -> tuple[str, float]:
@@ -54,20 +69,24 @@ def bytes_in(num_bytes: float, unit: str) -> float:
         for name, size in table:
             if name == unit:
                 return num_bytes / size
-    raise ValueError(f"unknown byte unit {unit!r}: use one of "
-                     f"{[n for n, _ in _DECIMAL] + [n for n, _ in _BINARY[1:]]}")
+    raise ValueError(
+        f"unknown byte unit {unit!r}: use one of "
+        f"{[n for n, _ in _DECIMAL] + [n for n, _ in _BINARY[1:]]}"
+    )
 
 
-def format_bytes(num_bytes: float, system: str | ByteSystem = ByteSystem.BINARY,
-                 digits: int = 3) -> str:
+def format_bytes(
+    num_bytes: float, system: str | ByteSystem = ByteSystem.BINARY, digits: int = 3
+) -> str:
     """'1.5 GiB' or '1.61 GB' depending on the byte system."""
     table = _DECIMAL if byte_system(system) is ByteSystem.DECIMAL else _BINARY
     name, size = _pick(num_bytes, table)
     return f"{_fmt(num_bytes / size, digits)} {name}"
 
 
-def format_bandwidth(bytes_per_s: float, system: str | ByteSystem = ByteSystem.DECIMAL,
-                     digits: int = 3) -> str:
+def format_bandwidth(
+    bytes_per_s: float, system: str | ByteSystem = ByteSystem.DECIMAL, digits: int = 3
+) -> str:
     """'450 GB/s' (decimal, nccl-tests convention) or '419 GiB/s' (binary)."""
     return format_bytes(bytes_per_s, system, digits) + "/s"
 

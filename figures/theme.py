@@ -1,4 +1,5 @@
 """Presenter theme: big type, thick lines and a colour-blind-safe palette for any figure."""
+
 from __future__ import annotations
 
 import copy
@@ -34,9 +35,15 @@ def _new_colour(v: str, mapping: dict[str, str]) -> str:
 
 def _is_steps(scale: Any) -> bool:
     """A discrete colour scale: [[p0, c], [p1, c], [p1, d], [p2, d], ...] (each colour as a flat step)."""
-    return (isinstance(scale, list) and len(scale) >= 2 and len(scale) % 2 == 0
-            and all(isinstance(e, (list, tuple)) and len(e) == 2 and isinstance(e[1], str) for e in scale)
-            and all(scale[i][1] == scale[i + 1][1] for i in range(0, len(scale), 2)))
+    return (
+        isinstance(scale, list)
+        and len(scale) >= 2
+        and len(scale) % 2 == 0
+        and all(
+            isinstance(e, (list, tuple)) and len(e) == 2 and isinstance(e[1], str) for e in scale
+        )
+        and all(scale[i][1] == scale[i + 1][1] for i in range(0, len(scale), 2))
+    )
 
 
 def _remap(obj: Any, mapping: dict[str, str]) -> None:
@@ -89,13 +96,23 @@ def presenter(fig: Any, *, base_font_px: int = 20) -> dict:
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
             axis["tickfont"] = {**axis.get("tickfont", {}), "size": base_font_px - 2}
-            axis["automargin"] = True  # bigger tick labels must push the margin, not the title onto them
+            axis["automargin"] = (
+                True  # bigger tick labels must push the margin, not the title onto them
+            )
             title = axis.get("title")
-            if isinstance(title, dict) and isinstance(title.get("font"), dict):  # a builder's fixed size
-                title["font"] = {**title["font"], "size": max(title["font"].get("size", 0), base_font_px - 2)}
+            if isinstance(title, dict) and isinstance(
+                title.get("font"), dict
+            ):  # a builder's fixed size
+                title["font"] = {
+                    **title["font"],
+                    "size": max(title["font"].get("size", 0), base_font_px - 2),
+                }
     legend = layout.get("legend")
     if isinstance(legend, dict) and isinstance(legend.get("font"), dict):
-        legend["font"] = {**legend["font"], "size": max(legend["font"].get("size", 0), base_font_px - 4)}
+        legend["font"] = {
+            **legend["font"],
+            "size": max(legend["font"].get("size", 0), base_font_px - 4),
+        }
     _legend_below(spec, base_font_px)
     layout["colorway"] = OKABE_ITO
     return spec
@@ -106,16 +123,23 @@ def _legend_below(spec: dict, base_font_px: int) -> None:
     at presenter sizes a paper-relative offset lands on the x-axis title."""
     layout = spec["layout"]
     legend = layout.get("legend")
-    if not (isinstance(legend, dict) and legend.get("orientation") == "h"
-            and isinstance(legend.get("y"), (int, float)) and legend["y"] < 0):
+    if not (
+        isinstance(legend, dict)
+        and legend.get("orientation") == "h"
+        and isinstance(legend.get("y"), (int, float))
+        and legend["y"] < 0
+    ):
         return
-    entries = sum(1 for t in spec.get("data", []) if t.get("showlegend", True) is not False
-                  and t.get("name"))
+    entries = sum(
+        1 for t in spec.get("data", []) if t.get("showlegend", True) is not False and t.get("name")
+    )
     rows = max(1, -(-entries // 3))  # about three entries fit a row at presenter size
     layout["legend"] = {**legend, "yref": "container", "y": 0, "yanchor": "bottom"}
     margin = layout.get("margin", {})
-    layout["margin"] = {**margin, "b": max(margin.get("b", 80), 3 * base_font_px + 2
-                                           + rows * int(1.6 * base_font_px) + 30)}
+    layout["margin"] = {
+        **margin,
+        "b": max(margin.get("b", 80), 3 * base_font_px + 2 + rows * int(1.6 * base_font_px) + 30),
+    }
 
 
 def ready(spec: dict):
@@ -128,7 +152,9 @@ def ready(spec: dict):
     figure tests validate every builder's spec once instead.
     """
     layout = spec.get("layout", {})
-    if isinstance(layout.get("template"), str):  # plotly.js knows no named templates: expand it here
+    if isinstance(
+        layout.get("template"), str
+    ):  # plotly.js knows no named templates: expand it here
         spec = {**spec, "layout": {**layout, "template": _template(layout["template"])}}
     return _ready_class()(spec)
 

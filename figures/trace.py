@@ -3,26 +3,35 @@
 Only numbers from an uploaded file reach a figure (ranks, times): never its names, which stay in
 tables where they are shown as plain text.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from core.traces import PlanTimeline
-from core.traces import COMM_ONLY, COMPUTE, IDLE, OVERLAP, TraceAnalysis
+from core.traces import COMM_ONLY, COMPUTE, IDLE, OVERLAP, PlanTimeline, TraceAnalysis
 from core.units import format_seconds
 
 # Same hues as the pipeline Gantt (compute blue, communication orange); overlap purple, idle grey.
 ORDER = (COMPUTE, OVERLAP, COMM_ONLY, IDLE)
 COLORS = {COMPUTE: "#1f77b4", OVERLAP: "#9467bd", COMM_ONLY: "#ff7f0e", IDLE: "#d9d9d9"}
-NAMES = {COMPUTE: "compute", OVERLAP: "compute + comm (overlap)", COMM_ONLY: "comm only (exposed)",
-         IDLE: "idle"}
+NAMES = {
+    COMPUTE: "compute",
+    OVERLAP: "compute + comm (overlap)",
+    COMM_ONLY: "comm only (exposed)",
+    IDLE: "idle",
+}
 MS = 1e3
 
 
 def _legend_below(height: int, top: int, bottom: int) -> dict:
     """A horizontal legend under the x-axis title, whatever the figure's height (paper units)."""
-    return {"orientation": "h", "x": 0, "yanchor": "top", "y": -58 / max(height - top - bottom, 40),
-            "traceorder": "normal"}
+    return {
+        "orientation": "h",
+        "x": 0,
+        "yanchor": "top",
+        "y": -58 / max(height - top - bottom, 40),
+        "traceorder": "normal",
+    }
 
 
 def _trace_rows(analysis: TraceAnalysis) -> list[str]:
@@ -36,24 +45,45 @@ def _plan_rows(plan: PlanTimeline) -> list[str]:
 def breakdown_figure(analysis: TraceAnalysis, plan: PlanTimeline | None = None) -> dict:
     """One stacked bar per rank (compute only, overlap, comm only, idle = the span), plan below."""
     rows = _trace_rows(analysis) + (["plan · every rank"] if plan else [])
-    parts = {COMPUTE: [r.compute_s - r.overlap_s for r in analysis.ranks],
-             OVERLAP: [r.overlap_s for r in analysis.ranks],
-             COMM_ONLY: [r.comm_s - r.overlap_s for r in analysis.ranks],
-             IDLE: [r.idle_s for r in analysis.ranks]}
+    parts = {
+        COMPUTE: [r.compute_s - r.overlap_s for r in analysis.ranks],
+        OVERLAP: [r.overlap_s for r in analysis.ranks],
+        COMM_ONLY: [r.comm_s - r.overlap_s for r in analysis.ranks],
+        IDLE: [r.idle_s for r in analysis.ranks],
+    }
     if plan:
         for k in ORDER:
             parts[k].append(plan.seconds(k))
-    data = [{"type": "bar", "orientation": "h", "name": NAMES[k], "y": rows,
-             "x": np.round(np.array(parts[k]) * MS, 4).tolist(), "marker": {"color": COLORS[k]},
-             "hovertemplate": f"%{{y}}: {NAMES[k]} %{{x:.3f}} ms<extra></extra>"} for k in ORDER]
+    data = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": NAMES[k],
+            "y": rows,
+            "x": np.round(np.array(parts[k]) * MS, 4).tolist(),
+            "marker": {"color": COLORS[k]},
+            "hovertemplate": f"%{{y}}: {NAMES[k]} %{{x:.3f}} ms<extra></extra>",
+        }
+        for k in ORDER
+    ]
     steps = max(1, min(r.steps for r in analysis.ranks))
-    return {"data": data, "layout": {
-        "title": {"text": "Where each rank's time goes",
-                  "subtitle": {"text": f"{steps} step{'s' * (steps > 1)}; bars add up to the traced span"}},
-        "barmode": "stack", "xaxis": {"title": {"text": "time (ms)"}, "rangemode": "tozero"},
-        "yaxis": {"autorange": "reversed", "automargin": True},
-        "legend": _legend_below(height := 170 + 45 * len(rows), 70, 90), "height": height,
-        "margin": {"t": 70, "b": 90}}}
+    return {
+        "data": data,
+        "layout": {
+            "title": {
+                "text": "Where each rank's time goes",
+                "subtitle": {
+                    "text": f"{steps} step{'s' * (steps > 1)}; bars add up to the traced span"
+                },
+            },
+            "barmode": "stack",
+            "xaxis": {"title": {"text": "time (ms)"}, "rangemode": "tozero"},
+            "yaxis": {"autorange": "reversed", "automargin": True},
+            "legend": _legend_below(height := 170 + 45 * len(rows), 70, 90),
+            "height": height,
+            "margin": {"t": 70, "b": 90},
+        },
+    }
 
 
 def _bars(rows: list[str], starts, ends, states, axis: str, legend: bool) -> list[dict]:
@@ -63,12 +93,22 @@ def _bars(rows: list[str], starts, ends, states, axis: str, legend: bool) -> lis
         sel = np.flatnonzero(states == k)
         if not len(sel):
             continue
-        out.append({"type": "bar", "orientation": "h", "name": NAMES[k], "legendgroup": NAMES[k],
-                    "showlegend": legend, "yaxis": axis, "xaxis": "x",
-                    "y": [rows[i] for i in sel.tolist()], "base": np.round(starts[sel] * MS, 4).tolist(),
-                    "x": np.round((ends[sel] - starts[sel]) * MS, 4).tolist(),
-                    "marker": {"color": COLORS[k], "line": {"width": 0}},
-                    "hovertemplate": f"%{{y}}: {NAMES[k]}<br>%{{base:.3f}} ms + %{{x:.3f}} ms<extra></extra>"})
+        out.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": NAMES[k],
+                "legendgroup": NAMES[k],
+                "showlegend": legend,
+                "yaxis": axis,
+                "xaxis": "x",
+                "y": [rows[i] for i in sel.tolist()],
+                "base": np.round(starts[sel] * MS, 4).tolist(),
+                "x": np.round((ends[sel] - starts[sel]) * MS, 4).tolist(),
+                "marker": {"color": COLORS[k], "line": {"width": 0}},
+                "hovertemplate": f"%{{y}}: {NAMES[k]}<br>%{{base:.3f}} ms + %{{x:.3f}} ms<extra></extra>",
+            }
+        )
     return out
 
 
@@ -77,39 +117,92 @@ def timeline_figure(analysis: TraceAnalysis, plan: PlanTimeline | None = None) -
     t_rows, ranks = _trace_rows(analysis), analysis.ranks
     rows = np.concatenate([np.full(len(r.seg_state), i) for i, r in enumerate(ranks)])
     cat = lambda f: np.concatenate([getattr(r, f) for r in ranks])  # noqa: E731
-    data = _bars([t_rows[i] for i in rows.tolist()], cat("seg_start_s"), cat("seg_end_s"),
-                 cat("seg_state"), "y", True)
+    data = _bars(
+        [t_rows[i] for i in rows.tolist()],
+        cat("seg_start_s"),
+        cat("seg_end_s"),
+        cat("seg_state"),
+        "y",
+        True,
+    )
     n_plan = plan.num_ranks if plan else 0
     if plan:
         p_rows, m = _plan_rows(plan), len(plan.seg_state)
-        data += _bars([p_rows[i // m] for i in range(n_plan * m)], np.tile(plan.seg_start_s, n_plan),
-                      np.tile(plan.seg_end_s, n_plan), np.tile(plan.seg_state, n_plan), "y2",
-                      legend=False)
+        data += _bars(
+            [p_rows[i // m] for i in range(n_plan * m)],
+            np.tile(plan.seg_start_s, n_plan),
+            np.tile(plan.seg_end_s, n_plan),
+            np.tile(plan.seg_state, n_plan),
+            "y2",
+            legend=False,
+        )
     # Panel heights follow the row counts so every rank gets the same height.
     total = len(ranks) + n_plan
     split = n_plan / total if plan else 0.0
     gap = 0.1 if plan else 0.0
     bins = max(r.bin_s for r in ranks)
-    sub = [] if analysis.aligned else ["files on different clocks: each rank drawn from its first event"]
+    sub = (
+        []
+        if analysis.aligned
+        else ["files on different clocks: each rank drawn from its first event"]
+    )
     if bins > 0:
-        sub.append(f"trace drawn in {format_seconds(bins)} bins, each coloured by what filled most of it")
+        sub.append(
+            f"trace drawn in {format_seconds(bins)} bins, each coloured by what filled most of it"
+        )
     layout = {
-        "title": {"text": "Timeline: real trace (top) vs simulated plan (bottom)",
-                  "subtitle": {"text": "; ".join(sub)}},
-        "barmode": "overlay", "bargap": 0.25,
+        "title": {
+            "text": "Timeline: real trace (top) vs simulated plan (bottom)",
+            "subtitle": {"text": "; ".join(sub)},
+        },
+        "barmode": "overlay",
+        "bargap": 0.25,
         "legend": _legend_below(height := 210 + 34 * total + (50 if plan else 0), 80, 90),
-        "xaxis": {"title": {"text": "time (ms)"}, "anchor": "y2" if plan else "y", "rangemode": "tozero"},
-        "yaxis": {"domain": [split + gap / 2 if plan else 0, 1], "autorange": "reversed",
-                  "automargin": True, "categoryorder": "array", "categoryarray": t_rows},
-        "height": height, "margin": {"t": 80, "b": 90},
-        "annotations": [{"text": f"<b>Real trace</b> ({ranks[0].source})", "showarrow": False,
-                         "xref": "paper", "yref": "paper", "x": 0, "xanchor": "left", "y": 1,
-                         "yanchor": "bottom"}]}
+        "xaxis": {
+            "title": {"text": "time (ms)"},
+            "anchor": "y2" if plan else "y",
+            "rangemode": "tozero",
+        },
+        "yaxis": {
+            "domain": [split + gap / 2 if plan else 0, 1],
+            "autorange": "reversed",
+            "automargin": True,
+            "categoryorder": "array",
+            "categoryarray": t_rows,
+        },
+        "height": height,
+        "margin": {"t": 80, "b": 90},
+        "annotations": [
+            {
+                "text": f"<b>Real trace</b> ({ranks[0].source})",
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0,
+                "xanchor": "left",
+                "y": 1,
+                "yanchor": "bottom",
+            }
+        ],
+    }
     if plan:
-        layout["yaxis2"] = {"domain": [0, split - gap / 2], "autorange": "reversed", "automargin": True,
-                            "categoryorder": "array", "categoryarray": _plan_rows(plan)}
-        layout["annotations"].append({
-            "text": f"<b>Simulated plan</b> ({plan.label}, {plan.steps} × {format_seconds(plan.step_s)})",
-            "showarrow": False, "xref": "paper", "yref": "paper", "x": 0, "xanchor": "left",
-            "y": split - gap / 2, "yanchor": "bottom"})
+        layout["yaxis2"] = {
+            "domain": [0, split - gap / 2],
+            "autorange": "reversed",
+            "automargin": True,
+            "categoryorder": "array",
+            "categoryarray": _plan_rows(plan),
+        }
+        layout["annotations"].append(
+            {
+                "text": f"<b>Simulated plan</b> ({plan.label}, {plan.steps} × {format_seconds(plan.step_s)})",
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0,
+                "xanchor": "left",
+                "y": split - gap / 2,
+                "yanchor": "bottom",
+            }
+        )
     return {"data": data, "layout": layout}

@@ -5,6 +5,7 @@
 
 The app and its tests never import torch: they read the committed .json.gz files.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,7 +36,9 @@ def _worker(rank: int, port: int, steps: int, width: int, tmp: str) -> None:
     from torch.profiler import ProfilerActivity, profile, schedule
 
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    torch.set_num_threads(1)  # one compute thread per rank: the gloo thread is then visible beside it
+    torch.set_num_threads(
+        1
+    )  # one compute thread per rank: the gloo thread is then visible beside it
     torch.manual_seed(0)
     dist.init_process_group("gloo", rank=rank, world_size=WORLD)
     model = nn.Sequential(*[m for _ in range(4) for m in (nn.Linear(width, width), nn.ReLU())])
@@ -44,8 +47,11 @@ def _worker(rank: int, port: int, steps: int, width: int, tmp: str) -> None:
     opt = torch.optim.SGD(ddp.parameters(), lr=1e-3)
     gen = torch.Generator().manual_seed(rank)  # each rank sees different data, as in real DP
     # wait 1 + warmup 1 step (allocations, gloo pairs connect), then record `steps` steps.
-    with profile(activities=[ProfilerActivity.CPU], record_shapes=False,
-                 schedule=schedule(wait=1, warmup=1, active=steps)) as prof:
+    with profile(
+        activities=[ProfilerActivity.CPU],
+        record_shapes=False,
+        schedule=schedule(wait=1, warmup=1, active=steps),
+    ) as prof:
         for _ in range(2 + steps):
             x = torch.randn(64, width, generator=gen)
             loss = ddp(x).pow(2).mean()
@@ -60,7 +66,9 @@ def _worker(rank: int, port: int, steps: int, width: int, tmp: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=3, help="profiled steps (default 3)")
-    ap.add_argument("--width", type=int, default=512, help="MLP width (default 512: 1 M parameters)")
+    ap.add_argument(
+        "--width", type=int, default=512, help="MLP width (default 512: 1 M parameters)"
+    )
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     import torch.multiprocessing as mp
@@ -76,8 +84,10 @@ def main() -> None:
             with open(dest, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
                 gz.write(json.dumps(trace, separators=(",", ":")).encode())
             n = sum(e.get("ph") == "X" for e in trace.get("traceEvents", []))
-            print(f"{dest.relative_to(ROOT) if dest.is_relative_to(ROOT) else dest}: "
-                  f"{dest.stat().st_size / 1e3:.0f} kB, {n} complete events")
+            print(
+                f"{dest.relative_to(ROOT) if dest.is_relative_to(ROOT) else dest}: "
+                f"{dest.stat().st_size / 1e3:.0f} kB, {n} complete events"
+            )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """The pages app.py registers, read from its PAGES literal (no Streamlit import needed)."""
+
 import ast
 from pathlib import Path
 

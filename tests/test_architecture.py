@@ -1,4 +1,5 @@
 """The import direction pages → figures → core, checked on every source file's AST."""
+
 import ast
 from pathlib import Path
 
@@ -36,29 +37,44 @@ def test_layer_imports_only_downward(layer):
 
 def test_pages_draw_through_figures_not_plotly():
     """Pages build no figures themselves: every Plotly figure comes from figures/."""
-    offenders = [str(f.relative_to(ROOT)) for f in (ROOT / "app_pages").glob("*.py")
-                 if "plotly" in _imports(f)]
+    offenders = [
+        str(f.relative_to(ROOT))
+        for f in (ROOT / "app_pages").glob("*.py")
+        if "plotly" in _imports(f)
+    ]
     assert offenders == []
 
 
 def test_detector_catches_a_violation(tmp_path):
     """The checker itself can fail: a file importing streamlit is seen."""
     f = tmp_path / "x.py"
-    f.write_text("import numpy\nfrom streamlit import session_state\nimport plotly.graph_objects as go\n")
+    f.write_text(
+        "import numpy\nfrom streamlit import session_state\nimport plotly.graph_objects as go\n"
+    )
     assert _imports(f) == {"numpy", "streamlit", "plotly"}
 
 
 def test_core_modules_stay_small():
     """DEVELOPERS.md: core modules ≲250 lines (a little slack before it fails)."""
-    big = {str(f.relative_to(ROOT)): n for f in (ROOT / "core").rglob("*.py")
-           if (n := len(f.read_text().splitlines())) > 300}
+    big = {
+        str(f.relative_to(ROOT)): n
+        for f in (ROOT / "core").rglob("*.py")
+        if (n := len(f.read_text().splitlines())) > 300
+    }
     assert big == {}
 
 
 # ---------- inside core: shared nouns, concept packages, compositions; no cycles ----------
 SHARED_NOUNS = {"units", "checks", "hardware", "model", "parallel", "training"}
-CONCEPTS = {"collectives", "pipeline", "memory", "data_parallel", "tensor_parallel", "reliability",
-            "traces"}
+CONCEPTS = {
+    "collectives",
+    "pipeline",
+    "memory",
+    "data_parallel",
+    "tensor_parallel",
+    "reliability",
+    "traces",
+}
 COMPOSITIONS = {"planner", "scenarios", "quiz"}
 
 
@@ -151,7 +167,9 @@ def test_core_layers():
         elif top in CONCEPTS:
             bad += [f"{mod} → core.{u}" for u in used if u in COMPOSITIONS]
         else:
-            assert top in COMPOSITIONS, f"{mod}: place it among the shared nouns, concepts or compositions"
+            assert top in COMPOSITIONS, (
+                f"{mod}: place it among the shared nouns, concepts or compositions"
+            )
     assert bad == []
 
 

@@ -3,6 +3,7 @@
 Expected values are worked by hand from the schedules (ring: 2(N−1) steps of S/N; binomial tree:
 lg N reduce steps then lg N broadcast steps of the whole S), not read back from the simulators.
 """
+
 import math
 
 import numpy as np
@@ -10,11 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.collectives import run_algorithm, timing_elements
-from core.collectives import ALGORITHMS, example_inputs
+from core.collectives import ALGORITHMS, example_inputs, run_algorithm, timing_elements
 from core.hardware import make_cluster
 
-S, B, ALPHA = 1e9, 450e9, 3.4e-6   # 1 GB per GPU on NVLink 4 (450 GB/s per direction, 3.4 µs)
+S, B, ALPHA = 1e9, 450e9, 3.4e-6  # 1 GB per GPU on NVLink 4 (450 GB/s per direction, 3.4 µs)
 
 
 def run(name, n=8, elems=8, **kw):
@@ -27,7 +27,7 @@ def test_ring_on_8_gpus_sends_2S_7_8_each_in_the_closed_form_time(elems):
     r = run("ring", elems=elems)
     assert r.num_steps == 14
     assert r.max_bytes_sent == pytest.approx(2 * S * 7 / 8) == pytest.approx(1.75e9)
-    assert r.min_bytes_sent == pytest.approx(1.75e9)            # every GPU sends the same
+    assert r.min_bytes_sent == pytest.approx(1.75e9)  # every GPU sends the same
     # t = 2(N−1)α + 2(N−1)/N·S/B (Thakur, Rabenseifner & Gropp 2005) = 47.6 µs + 3.8889 ms
     assert r.time_s == pytest.approx(14 * 3.4e-6 + 1.75e9 / 450e9, rel=1e-12)
     assert r.latency_s == pytest.approx(47.6e-6) and r.bandwidth_s == pytest.approx(1.75e9 / 450e9)
@@ -36,26 +36,29 @@ def test_ring_on_8_gpus_sends_2S_7_8_each_in_the_closed_form_time(elems):
 
 def test_ring_progress_after_the_reduce_scatter_half():
     sent, elapsed = run("ring").after(7)
-    assert sent == pytest.approx(7 / 8 * S)                     # 7 chunks of S/8
+    assert sent == pytest.approx(7 / 8 * S)  # 7 chunks of S/8
     assert elapsed == pytest.approx(7 * ALPHA + 7 / 8 * S / B)
     assert run("ring").after(0) == (0.0, 0.0)
     with pytest.raises(ValueError, match="outside this run's 0 … 14 steps"):
         run("ring").after(15)
 
 
-@pytest.mark.parametrize("n,per_rank", [
-    # Sends per rank, by hand: one reduce send for r ≠ 0, plus one broadcast send for every
-    # distance m (4, 2, 1) below r's lowest set bit (any m for r = 0) with r + m < N.
-    (8, [3, 1, 2, 1, 3, 1, 2, 1]),
-    (6, [3, 1, 2, 1, 2, 1]),
-])
+@pytest.mark.parametrize(
+    "n,per_rank",
+    [
+        # Sends per rank, by hand: one reduce send for r ≠ 0, plus one broadcast send for every
+        # distance m (4, 2, 1) below r's lowest set bit (any m for r = 0) with r + m < N.
+        (8, [3, 1, 2, 1, 3, 1, 2, 1]),
+        (6, [3, 1, 2, 1, 2, 1]),
+    ],
+)
 def test_binomial_tree_root_and_leaves_send_what_the_tree_says(n, per_rank):
     r = run("tree", n=n)
     assert (r.trace.bytes_sent * r.bytes_scale / S).tolist() == pytest.approx(per_rank)
-    assert r.max_bytes_sent == pytest.approx(3 * S)             # the root: lg 8 = ⌈lg 6⌉ = 3 sends of S
-    assert r.min_bytes_sent == pytest.approx(S)                 # a leaf: its one reduce send
+    assert r.max_bytes_sent == pytest.approx(3 * S)  # the root: lg 8 = ⌈lg 6⌉ = 3 sends of S
+    assert r.min_bytes_sent == pytest.approx(S)  # a leaf: its one reduce send
     assert r.num_steps == 6
-    assert r.time_s == pytest.approx(6 * ALPHA + 6 * S / B)     # every step moves a whole S
+    assert r.time_s == pytest.approx(6 * ALPHA + 6 * S / B)  # every step moves a whole S
 
 
 @pytest.mark.parametrize("name", list(ALGORITHMS))
@@ -69,8 +72,13 @@ def test_every_algorithm_sums_integers_exactly(name, n):
 
 def test_hierarchical_inter_node_steps_use_the_cluster_network():
     # 2 nodes × 8 GPUs, 8 NDR NICs per node: each GPU gets 8 × 50 GB/s / 8 = 50 GB/s off-node.
-    cluster = make_cluster(num_nodes=2, gpus_per_node=8, intra_link_name="NVLink 4",
-                           inter_link_name="InfiniBand NDR", nics_per_node=8)
+    cluster = make_cluster(
+        num_nodes=2,
+        gpus_per_node=8,
+        intra_link_name="NVLink 4",
+        inter_link_name="InfiniBand NDR",
+        nics_per_node=8,
+    )
     r = run("hierarchical", n=16, elems=16, cluster=cluster)
     # 7 intra RS steps of S/8, 2 inter steps (RS + AG over 2 nodes) of S/16, 7 intra AG steps of S/8.
     intra = 14 * (ALPHA + S / 8 / B)
@@ -79,7 +87,7 @@ def test_hierarchical_inter_node_steps_use_the_cluster_network():
     assert r.time_s == pytest.approx(intra + inter, rel=1e-12)
     assert r.latency_s == pytest.approx(14 * ALPHA + 2 * 14e-6)
     assert r.max_error == 0
-    flat = run("hierarchical", n=16, elems=16, gpus_per_node=8)   # no cluster: NVLink for every step
+    flat = run("hierarchical", n=16, elems=16, gpus_per_node=8)  # no cluster: NVLink for every step
     assert flat.time_s == pytest.approx(14 * (ALPHA + S / 8 / B) + 2 * (ALPHA + S / 16 / B))
 
 
@@ -107,13 +115,21 @@ def cases(draw):
 @given(cases(), st.floats(1e3, 1e10), st.floats(0, 1e-4))
 def test_bytes_are_conserved_and_every_sum_is_exact(case, size, alpha):
     name, x, gpn = case
-    r = run_algorithm(name, x, message_bytes=size, bandwidth_bytes_per_s=B, latency_s=alpha,
-                      gpus_per_node=gpn if name == "hierarchical" else None)
+    r = run_algorithm(
+        name,
+        x,
+        message_bytes=size,
+        bandwidth_bytes_per_s=B,
+        latency_s=alpha,
+        gpus_per_node=gpn if name == "hierarchical" else None,
+    )
     t = r.trace
-    assert t.bytes_sent.sum() == t.bytes_received.sum()          # every byte sent is received once
+    assert t.bytes_sent.sum() == t.bytes_received.sum()  # every byte sent is received once
     assert r.max_error == 0
     assert np.array_equal(t.outputs, np.broadcast_to(x.sum(axis=0), x.shape))
-    assert r.sent_per_step_bytes.sum(axis=0) == pytest.approx(t.bytes_sent * size / (x.shape[1] * 8))
+    assert r.sent_per_step_bytes.sum(axis=0) == pytest.approx(
+        t.bytes_sent * size / (x.shape[1] * 8)
+    )
     assert r.latency_s == pytest.approx(r.num_steps * alpha, abs=1e-15)
     assert r.time_s == pytest.approx(r.latency_s + r.bandwidth_s) and r.bandwidth_s >= 0
     assert math.isclose(r.after(r.num_steps)[1], r.time_s, rel_tol=1e-9, abs_tol=1e-15)
@@ -125,12 +141,18 @@ def test_timing_elements_split_evenly_for_every_algorithm():
     s, bw = 1e9, 450e9
     for n in (5, 6, 12, 16, 32):
         e = timing_elements(n)
-        ring = run_algorithm("ring", example_inputs(n, e), message_bytes=s, bandwidth_bytes_per_s=bw)
-        assert ring.max_bytes_sent == pytest.approx(2 * s * (n - 1) / n)      # not S/8-sized chunks
+        ring = run_algorithm(
+            "ring", example_inputs(n, e), message_bytes=s, bandwidth_bytes_per_s=bw
+        )
+        assert ring.max_bytes_sent == pytest.approx(2 * s * (n - 1) / n)  # not S/8-sized chunks
         assert ring.time_s == pytest.approx(2 * (n - 1) / n * s / bw)
     # halving-doubling on 16 = 2^4 sends 2·S·(p−1)/p too (Rabenseifner), at 16 elements per rank
-    hd = run_algorithm("halving_doubling", example_inputs(16, timing_elements(16)), message_bytes=s,
-                       bandwidth_bytes_per_s=bw)
+    hd = run_algorithm(
+        "halving_doubling",
+        example_inputs(16, timing_elements(16)),
+        message_bytes=s,
+        bandwidth_bytes_per_s=bw,
+    )
     assert hd.max_bytes_sent == pytest.approx(2 * s * 15 / 16)
 
 
@@ -147,6 +169,6 @@ def test_on_a_cluster_every_algorithm_pays_the_network_it_crosses():
     hier = run_algorithm("hierarchical", example_inputs(n, timing_elements(n)), **kw)
     # Two-level: 7 intra reduce-scatter steps of S/8 on NVLink, an inter-node ring on S/8 across 4 nodes
     # (3 + 3 steps of S/32, 8 GPUs of a node leaving at once: 50/8 GB/s each), 7 intra all-gather steps.
-    by_hand = (14 * (3.4e-6 + s / 8 / 450e9) + 6 * (14e-6 + s / 32 / (50e9 / 8)))
+    by_hand = 14 * (3.4e-6 + s / 8 / 450e9) + 6 * (14e-6 + s / 32 / (50e9 / 8))
     assert hier.time_s == pytest.approx(by_hand)
-    assert hier.time_s < ring.time_s    # one NIC per node: the flat ring crosses it 62 times
+    assert hier.time_s < ring.time_s  # one NIC per node: the flat ring crosses it 62 times

@@ -1,9 +1,16 @@
 """Hypothesis properties of the collective simulators: exact sums, conserved bytes, one message per port."""
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.collectives import ALGORITHMS, ring_all_gather, ring_all_reduce, ring_reduce_scatter, simulate_all_reduce
+from core.collectives import (
+    ALGORITHMS,
+    ring_all_gather,
+    ring_all_reduce,
+    ring_reduce_scatter,
+    simulate_all_reduce,
+)
 
 
 @st.composite
@@ -11,7 +18,7 @@ def rank_inputs(draw, max_ranks=40):
     n = draw(st.integers(1, max_ranks))
     e = draw(st.integers(1, 2 * n + 5))  # includes lengths shorter than the rank count
     seed = draw(st.integers(0, 2**32 - 1))
-    return np.random.default_rng(seed).integers(-10**6, 10**6, size=(n, e))
+    return np.random.default_rng(seed).integers(-(10**6), 10**6, size=(n, e))
 
 
 @settings(max_examples=80, deadline=None)
@@ -37,7 +44,7 @@ def test_reduce_scatter_then_all_gather_is_an_all_reduce(x):
     off = rs.chunk_offsets
     total = x.sum(axis=0)
     for r in range(x.shape[0]):
-        assert (rs.outputs[r, off[r]:off[r + 1]] == total[off[r]:off[r + 1]]).all()
+        assert (rs.outputs[r, off[r] : off[r + 1]] == total[off[r] : off[r + 1]]).all()
     ag = ring_all_gather(rs.outputs)  # row r supplies chunk r: exactly what it owns after the RS
     assert (ag.outputs == total).all()
 
@@ -63,7 +70,7 @@ def test_every_algorithm_sums_and_conserves_bytes(name, x, g):
 @given(st.integers(1, 90), st.integers(1, 4), st.integers(0, 2**32 - 1))
 def test_ring_without_snapshots_gives_the_same_sum(n, per_chunk, seed):
     """Past animation sizes (N > 64 or big tensors) the ring skips snapshots and the up-front copy."""
-    x = np.random.default_rng(seed).integers(-10**6, 10**6, size=(n, n * per_chunk * 60))
+    x = np.random.default_rng(seed).integers(-(10**6), 10**6, size=(n, n * per_chunk * 60))
     t = ring_all_reduce(x)
     assert (t.outputs == x.sum(axis=0)).all()
     assert t.bytes_sent.tolist() == [2 * (n - 1) * per_chunk * 60 * x.itemsize] * n

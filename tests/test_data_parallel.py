@@ -1,4 +1,5 @@
 """Data parallelism: the numeric proof, the scaling model and stragglers, with real arrays."""
+
 from __future__ import annotations
 
 import math
@@ -6,11 +7,29 @@ import math
 import numpy as np
 import pytest
 
-from core.data_parallel import equal_shards, loss_and_grad, make_problem, prove_data_parallel, sgd_curves, shard_bounds
-from core.data_parallel import DEFAULT_BUCKET_BYTES, AllReduceKind, DpJob, Scaling, bucket_sizes, cluster_for, dp_step, overlap_schedule, scaling_curve
-from core.data_parallel import scenario_cluster, slower_at_scale
+from core.data_parallel import (
+    DEFAULT_BUCKET_BYTES,
+    AllReduceKind,
+    DpJob,
+    Scaling,
+    bucket_sizes,
+    cluster_for,
+    dp_step,
+    equal_shards,
+    expected_max_std_normal,
+    loss_and_grad,
+    make_problem,
+    overlap_schedule,
+    prob_step_slow,
+    prove_data_parallel,
+    scaling_curve,
+    scenario_cluster,
+    sgd_curves,
+    shard_bounds,
+    slower_at_scale,
+    straggler_curve,
+)
 from core.hardware import make_cluster
-from core.data_parallel import expected_max_std_normal, prob_step_slow, straggler_curve
 
 
 def _loss(problem, params, x=None, y=None):
@@ -25,11 +44,14 @@ def _fd_grad(problem, params, x=None, y=None, eps=1e-6):
     for i in range(len(params)):
         e = np.zeros_like(params)
         e[i] = eps
-        g[i] = (_loss(problem, params + e, x, y)[0] - _loss(problem, params - e, x, y)[0]) / (2 * eps)
+        g[i] = (_loss(problem, params + e, x, y)[0] - _loss(problem, params - e, x, y)[0]) / (
+            2 * eps
+        )
     return g
 
 
 # ---------- the model and its hand-written gradient ----------
+
 
 def test_loss_by_hand_on_a_one_unit_network():
     # x = [1, 2], y = [0, 1], W1 = 0.5, b1 = 0, w2 = 2, b2 = 0.1:
@@ -39,7 +61,7 @@ def test_loss_by_hand_on_a_one_unit_network():
     e1 = 2 * math.tanh(0.5) + 0.1 - 0.0
     e2 = 2 * math.tanh(1.0) + 0.1 - 1.0
     loss, grad = loss_and_grad(params, x, y, num_features=1, hidden=1)
-    assert loss == pytest.approx((e1 ** 2 + e2 ** 2) / 4, rel=1e-14)
+    assert loss == pytest.approx((e1**2 + e2**2) / 4, rel=1e-14)
     # d loss / d b2 = mean error; d loss / d w2 = mean(error × tanh(0.5 x))
     assert grad[3] == pytest.approx((e1 + e2) / 2, rel=1e-14)
     assert grad[2] == pytest.approx((e1 * math.tanh(0.5) + e2 * math.tanh(1.0)) / 2, rel=1e-14)
@@ -60,6 +82,7 @@ def test_problem_is_seeded_and_deterministic():
 
 # ---------- the proof ----------
 
+
 @pytest.mark.parametrize("num_ranks", [1, 2, 4, 8, 16])
 def test_ring_average_of_equal_shards_is_the_full_batch_gradient(num_ranks):
     problem = make_problem(num_samples=96, seed=1)
@@ -67,8 +90,8 @@ def test_ring_average_of_equal_shards_is_the_full_batch_gradient(num_ranks):
     # compare with the finite-difference gradient of the whole batch, not with the code's own full_grad
     assert np.max(np.abs(proof.ring_grad - _fd_grad(problem, problem.params))) < 1e-8
     assert proof.ring_max_abs_diff < 1e-14
-    assert proof.ring_copies_max_abs_diff < 1e-14   # every rank ends with the same sum
-    assert proof.ring_steps == 2 * (num_ranks - 1)   # reduce-scatter + all-gather
+    assert proof.ring_copies_max_abs_diff < 1e-14  # every rank ends with the same sum
+    assert proof.ring_steps == 2 * (num_ranks - 1)  # reduce-scatter + all-gather
     assert proof.local_grads.shape == (num_ranks, problem.params.size)
 
 
@@ -76,8 +99,11 @@ def test_unequal_shards_plain_average_is_wrong_and_weighting_fixes_it():
     problem = make_problem(num_samples=4, num_features=2, hidden=3, seed=2)
     proof = prove_data_parallel(problem, (1, 3))
     # per-sample gradients, combined by hand
-    g = [_loss(problem, problem.params, problem.x[i:i + 1], problem.y[i:i + 1])[1] for i in range(4)]
-    plain = (g[0] + (g[1] + g[2] + g[3]) / 3) / 2    # rank 0's mean and rank 1's mean, averaged
+    g = [
+        _loss(problem, problem.params, problem.x[i : i + 1], problem.y[i : i + 1])[1]
+        for i in range(4)
+    ]
+    plain = (g[0] + (g[1] + g[2] + g[3]) / 3) / 2  # rank 0's mean and rank 1's mean, averaged
     full = (g[0] + g[1] + g[2] + g[3]) / 4
     assert np.allclose(proof.ring_grad, plain, atol=1e-14)
     assert np.allclose(proof.weighted_grad, full, atol=1e-14)
@@ -90,7 +116,7 @@ def test_sgd_curves_equal_shards_coincide_and_unequal_diverge():
     problem = make_problem(num_samples=96, seed=0)
     eq = sgd_curves(problem, equal_shards(96, 8), num_steps=20, learning_rate=0.2)
     assert eq.max_abs_loss_diff_ring < 1e-12 and eq.max_abs_loss_diff_weighted < 1e-12
-    assert eq.full_batch_loss[-1] < 0.5 * eq.full_batch_loss[0]     # it actually learns
+    assert eq.full_batch_loss[-1] < 0.5 * eq.full_batch_loss[0]  # it actually learns
     # first SGD step by hand with the finite-difference gradient
     p1 = problem.params - 0.2 * _fd_grad(problem, problem.params)
     assert eq.full_batch_loss[1] == pytest.approx(_loss(problem, p1)[0], rel=1e-7)
@@ -100,8 +126,9 @@ def test_sgd_curves_equal_shards_coincide_and_unequal_diverge():
     assert len(uneq.steps) == 21 and uneq.ring_average_loss[0] == uneq.full_batch_loss[0]
 
 
-@pytest.mark.parametrize("sizes, msg", [((10, 10), "sum to 20 but the batch has 96"),
-                                        ((96, 0), "≥ 1 sample")])
+@pytest.mark.parametrize(
+    "sizes, msg", [((10, 10), "sum to 20 but the batch has 96"), ((96, 0), "≥ 1 sample")]
+)
 def test_bad_shards_raise_with_numbers(sizes, msg):
     with pytest.raises(ValueError, match=msg):
         prove_data_parallel(make_problem(num_samples=96), sizes)
@@ -116,8 +143,10 @@ def test_equal_shards_and_bounds():
 
 # ---------- stragglers ----------
 
-@pytest.mark.parametrize("p, expected", [(2, 0.56419), (8, 1.42360), (64, 2.34373),
-                                         (512, 3.04390), (4096, 3.62608)])
+
+@pytest.mark.parametrize(
+    "p, expected", [(2, 0.56419), (8, 1.42360), (64, 2.34373), (512, 3.04390), (4096, 3.62608)]
+)
 def test_expected_max_matches_reference_values(p, expected):
     # collectives.md §6 values (numerical integration, 5 decimals)
     assert expected_max_std_normal(p) == pytest.approx(expected, abs=1e-5)
@@ -138,15 +167,16 @@ def test_prob_step_slow_reference_values():
 
 
 def test_straggler_curve_closed_form_and_monte_carlo_agree():
-    c = straggler_curve(rank_counts=(1, 8, 64), mean_step_s=0.100, jitter_s=0.005,
-                        num_trials=2000, seed=4)
+    c = straggler_curve(
+        rank_counts=(1, 8, 64), mean_step_s=0.100, jitter_s=0.005, num_trials=2000, seed=4
+    )
     # reference example: N(100 ms, 5 ms) -> 107.12 ms at p = 8, 111.72 ms at p = 64
     assert c.expected_step_s[1] == pytest.approx(0.10712, abs=1e-5)
     assert c.expected_step_s[2] == pytest.approx(0.11172, abs=1e-5)
     for mc, cf, se in zip(c.mc_step_s, c.expected_step_s, c.mc_stderr_s):
         assert abs(mc - cf) < 5 * se
     again = straggler_curve(rank_counts=(1, 8, 64), num_trials=2000, seed=4)
-    assert again.mc_step_s == c.mc_step_s      # seeded
+    assert again.mc_step_s == c.mc_step_s  # seeded
 
 
 def test_straggler_rejects_bad_input():
@@ -161,13 +191,14 @@ def test_straggler_rejects_bad_input():
 
 MIB = 2**20
 A100_PEAK, NVLINK3, NVLINK_A, GBE100, NET_A = 312e12, 300e9, 3.4e-6, 12.5e9, 14e-6
-GRAD = 1.3e9 * 4                                   # 1.3B fp32 gradients = 5.2 GB per rank
-COMPUTE = 6 * 1.3e9 * 2048 / (A100_PEAK * 0.4)     # 6N FLOPs per token = 0.128 s
+GRAD = 1.3e9 * 4  # 1.3B fp32 gradients = 5.2 GB per rank
+COMPUTE = 6 * 1.3e9 * 2048 / (A100_PEAK * 0.4)  # 6N FLOPs per token = 0.128 s
 
 
 def _job(**kw):
-    base = dict(num_params=1.3e9, tokens_per_gpu=2048, grad_bytes_per_param=4.0, mfu=0.4,
-                bucket_bytes=None)
+    base = dict(
+        num_params=1.3e9, tokens_per_gpu=2048, grad_bytes_per_param=4.0, mfu=0.4, bucket_bytes=None
+    )
     return DpJob(**{**base, **kw})
 
 
@@ -175,14 +206,16 @@ def test_compute_time_from_6n_rule():
     s = dp_step(_job(), cluster_for(scenario_cluster(), 8))
     assert COMPUTE == pytest.approx(0.128, rel=1e-12)
     assert s.compute_s == pytest.approx(COMPUTE, rel=1e-12)
-    assert s.forward_s == pytest.approx(COMPUTE / 3, rel=1e-12)   # backward = 2 x forward
+    assert s.forward_s == pytest.approx(COMPUTE / 3, rel=1e-12)  # backward = 2 x forward
 
 
 def test_one_node_ring_on_nvlink_by_hand():
     s = dp_step(_job(), cluster_for(scenario_cluster(), 8))
-    ring = 2 * 7 * NVLINK_A + 2 * 7 / 8 * GRAD / NVLINK3          # 2(p−1)α + 2(p−1)/p·n/B
-    assert s.comm_s == pytest.approx(ring, rel=1e-12) and ring == pytest.approx(0.0303809333, rel=1e-8)
-    assert s.exposed_comm_s == pytest.approx(ring, rel=1e-12)     # no overlap: all of it waits
+    ring = 2 * 7 * NVLINK_A + 2 * 7 / 8 * GRAD / NVLINK3  # 2(p−1)α + 2(p−1)/p·n/B
+    assert s.comm_s == pytest.approx(ring, rel=1e-12) and ring == pytest.approx(
+        0.0303809333, rel=1e-8
+    )
+    assert s.exposed_comm_s == pytest.approx(ring, rel=1e-12)  # no overlap: all of it waits
     assert s.step_s == pytest.approx(COMPUTE + ring, rel=1e-12)
     assert s.bytes_sent_per_rank == pytest.approx(2 * 7 / 8 * GRAD)
     assert s.bottleneck_link.startswith("NVLink 3") and s.bottleneck_bytes_per_s == NVLINK3
@@ -202,8 +235,8 @@ def test_64_gpus_flat_ring_is_paced_by_the_single_nic():
 
 def test_hierarchical_by_hand():
     s = dp_step(_job(all_reduce=AllReduceKind.HIERARCHICAL), cluster_for(scenario_cluster(), 64))
-    rs = 7 * NVLINK_A + 7 / 8 * GRAD / NVLINK3                     # intra reduce-scatter
-    ar = 2 * 7 * NET_A + 2 * 7 / 8 * (GRAD / 8) / (GBE100 / 8)     # 8 GPUs share one NIC
+    rs = 7 * NVLINK_A + 7 / 8 * GRAD / NVLINK3  # intra reduce-scatter
+    ar = 2 * 7 * NET_A + 2 * 7 / 8 * (GRAD / 8) / (GBE100 / 8)  # 8 GPUs share one NIC
     assert s.comm_s == pytest.approx(2 * rs + ar, rel=1e-12)
     assert s.bottleneck_bytes_per_s == pytest.approx(GBE100 / 8)
 
@@ -231,9 +264,9 @@ def test_overlap_schedule_by_hand_and_against_a_loop():
 
 def test_bucketing_exposes_only_the_tail_when_the_link_is_fast():
     s = dp_step(_job(bucket_bytes=DEFAULT_BUCKET_BYTES), cluster_for(scenario_cluster(), 8))
-    tail = GRAD - MIB - 198 * 25 * MIB                           # 5.2e9 B = 1 MiB + 198 x 25 MiB + tail
+    tail = GRAD - MIB - 198 * 25 * MIB  # 5.2e9 B = 1 MiB + 198 x 25 MiB + tail
     assert len(s.bucket_bytes) == 200 and s.bucket_bytes[-1] == pytest.approx(tail)
-    c_full = 2 * 7 * NVLINK_A + 2 * 7 / 8 * 25 * MIB / NVLINK3   # 0.20 ms per 25 MiB bucket
+    c_full = 2 * 7 * NVLINK_A + 2 * 7 / 8 * 25 * MIB / NVLINK3  # 0.20 ms per 25 MiB bucket
     c_last = 2 * 7 * NVLINK_A + 2 * 7 / 8 * tail / NVLINK3
     backward = 2 * COMPUTE / 3
     # a 25 MiB bucket fills in 0.43 ms of backward but reduces in 0.20 ms: the stream is idle when
@@ -244,7 +277,7 @@ def test_bucketing_exposes_only_the_tail_when_the_link_is_fast():
     exposed = max(ready_prev + c_full, COMPUTE) + c_last - COMPUTE
     assert s.bucket_ready_s[-1] == pytest.approx(COMPUTE)
     assert s.exposed_comm_s == pytest.approx(exposed, rel=1e-9)
-    assert s.exposed_comm_s < 0.01 * s.comm_s                     # 99% of the all-reduce is hidden
+    assert s.exposed_comm_s < 0.01 * s.comm_s  # 99% of the all-reduce is hidden
     assert s.hidden_comm_s == pytest.approx(s.comm_s - exposed)
 
 
@@ -255,7 +288,9 @@ def test_strong_scaling_splits_the_global_batch():
     assert [s.tokens_per_gpu for s in weak.steps] == [2048] * 3
     assert list(weak.num_gpus) == [8, 16, 64]
     with pytest.raises(ValueError, match="global batch of 100 tokens cannot be split over 512"):
-        scaling_curve(_job(), scenario_cluster(), (8, 512), scaling="strong", global_batch_tokens=100)
+        scaling_curve(
+            _job(), scenario_cluster(), (8, 512), scaling="strong", global_batch_tokens=100
+        )
 
 
 def test_one_gpu_has_no_all_reduce_and_partial_nodes():
@@ -272,10 +307,10 @@ def test_scenario_slower_at_64_numbers():
     s = slower_at_scale()
     ring8 = 2 * 7 * NVLINK_A + 2 * 7 / 8 * GRAD / NVLINK3
     ring64 = 112 * NVLINK_A + 14 * NET_A + 2 * 63 / 64 * GRAD / GBE100
-    assert s.small.step_s == pytest.approx(COMPUTE + ring8, rel=1e-12)      # 158.4 ms
-    assert s.large.step_s == pytest.approx(COMPUTE + ring64, rel=1e-12)     # 947.6 ms
+    assert s.small.step_s == pytest.approx(COMPUTE + ring8, rel=1e-12)  # 158.4 ms
+    assert s.large.step_s == pytest.approx(COMPUTE + ring64, rel=1e-12)  # 947.6 ms
     assert s.step_ratio == pytest.approx((COMPUTE + ring64) / (COMPUTE + ring8))
-    assert s.bandwidth_drop == pytest.approx(300 / 12.5)                     # 24x less bandwidth
+    assert s.bandwidth_drop == pytest.approx(300 / 12.5)  # 24x less bandwidth
     # bytes per rank measured by the ring simulator: 2(p−1)/p x 5.2 GB
     assert s.sim_bytes_sent_per_rank_small == pytest.approx(9.1e9, rel=1e-12)
     assert s.sim_bytes_sent_per_rank_large == pytest.approx(10.2375e9, rel=1e-12)

@@ -1,12 +1,18 @@
 """Property tests: DP weighted averaging and TP sharding are exact for any valid split."""
+
 from __future__ import annotations
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.data_parallel import equal_shards, loss_and_grad, make_problem, prove_data_parallel
-from core.data_parallel import expected_max_std_normal
+from core.data_parallel import (
+    equal_shards,
+    expected_max_std_normal,
+    loss_and_grad,
+    make_problem,
+    prove_data_parallel,
+)
 from core.tensor_parallel import prove_sequence_parallel_mlp, prove_tp_attention, prove_tp_mlp
 
 FAST = settings(max_examples=25, deadline=None)
@@ -34,30 +40,49 @@ def test_equal_shards_plain_average_is_exact_for_any_rank_count(num_ranks, per_r
 
 
 @FAST
-@given(log_tp=st.integers(0, 4), tokens=st.integers(1, 7), hidden=st.integers(1, 6),
-       per_rank_cols=st.integers(1, 3), seed=st.integers(0, 1000))
+@given(
+    log_tp=st.integers(0, 4),
+    tokens=st.integers(1, 7),
+    hidden=st.integers(1, 6),
+    per_rank_cols=st.integers(1, 3),
+    seed=st.integers(0, 1000),
+)
 def test_tp_mlp_exact_for_any_valid_degree(log_tp, tokens, hidden, per_rank_cols, seed):
-    tp = 2 ** log_tp
+    tp = 2**log_tp
     proof = prove_tp_mlp(tp=tp, tokens=tokens, hidden=hidden, ffn=tp * per_rank_cols, seed=seed)
     assert proof.worst < 1e-11
 
 
 @FAST
-@given(tp=st.integers(1, 6), tokens_per_rank=st.integers(1, 3), hidden=st.integers(1, 5),
-       cols_per_rank=st.integers(1, 3), seed=st.integers(0, 1000))
-def test_sequence_parallel_exact_for_any_valid_degree(tp, tokens_per_rank, hidden, cols_per_rank, seed):
-    proof = prove_sequence_parallel_mlp(tp=tp, tokens=tp * tokens_per_rank, hidden=hidden,
-                                        ffn=tp * cols_per_rank, seed=seed)
+@given(
+    tp=st.integers(1, 6),
+    tokens_per_rank=st.integers(1, 3),
+    hidden=st.integers(1, 5),
+    cols_per_rank=st.integers(1, 3),
+    seed=st.integers(0, 1000),
+)
+def test_sequence_parallel_exact_for_any_valid_degree(
+    tp, tokens_per_rank, hidden, cols_per_rank, seed
+):
+    proof = prove_sequence_parallel_mlp(
+        tp=tp, tokens=tp * tokens_per_rank, hidden=hidden, ffn=tp * cols_per_rank, seed=seed
+    )
     assert proof.worst < 1e-11
 
 
 @FAST
-@given(tp=st.sampled_from([1, 2, 3, 6]), head_dim=st.integers(1, 3), seq=st.integers(1, 5),
-       causal=st.booleans(), seed=st.integers(0, 1000))
+@given(
+    tp=st.sampled_from([1, 2, 3, 6]),
+    head_dim=st.integers(1, 3),
+    seq=st.integers(1, 5),
+    causal=st.booleans(),
+    seed=st.integers(0, 1000),
+)
 def test_tp_attention_exact_for_any_valid_degree(tp, head_dim, seq, causal, seed):
     heads = 6
-    proof = prove_tp_attention(tp=tp, batch=2, seq=seq, hidden=heads * head_dim, heads=heads,
-                               causal=causal, seed=seed)
+    proof = prove_tp_attention(
+        tp=tp, batch=2, seq=seq, hidden=heads * head_dim, heads=heads, causal=causal, seed=seed
+    )
     assert proof.worst < 1e-11
 
 

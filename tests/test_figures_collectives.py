@@ -1,4 +1,5 @@
 """Collectives figures: frames follow the simulated trace, payload budgets, valid Plotly specs."""
+
 import json
 import math
 
@@ -8,9 +9,17 @@ import pytest
 
 from core.collectives import naive_all_reduce, ring_all_reduce, scan_bytes_per_rank
 from core.hardware import make_cluster
-from figures.collectives import (R_INNER, R_OUTER, bandwidth_figure, bytes_per_rank_figure,
-                                 open_at_step, ring_animation_figure, step_labels, time_vs_ranks_figure,
-                                 time_vs_size_figure)
+from figures.collectives import (
+    R_INNER,
+    R_OUTER,
+    bandwidth_figure,
+    bytes_per_rank_figure,
+    open_at_step,
+    ring_animation_figure,
+    step_labels,
+    time_vs_ranks_figure,
+    time_vs_size_figure,
+)
 
 GIB = 2**30
 
@@ -29,7 +38,10 @@ def test_one_frame_per_step_plus_the_start(n):
     labels = [s["label"] for s in fig["layout"]["sliders"][0]["steps"]]
     assert labels == [f["name"] for f in fig["frames"]] == step_labels(n)
     assert labels[1] == "RS 1" and labels[n - 1] == f"RS {n - 1}" and labels[-1] == f"AG {n - 1}"
-    assert [b["label"] for b in fig["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
+    assert [b["label"] for b in fig["layout"]["updatemenus"][0]["buttons"]] == [
+        "▶ Play",
+        "❚❚ Pause",
+    ]
     assert f"ring N={n}" in fig["layout"]["title"]["text"]
     assert all(f"ring N={n}" in f["layout"]["title"]["text"] for f in fig["frames"])
 
@@ -58,7 +70,9 @@ def test_cells_show_the_real_numbers_for_small_rings():
     x, trace, fig = _ring_fig(4)
     assert fig["frames"][0]["data"][0]["text"] == [str(v) for v in x.ravel().tolist()]
     total = x.sum(axis=0)  # independent: the column sums of the inputs
-    assert fig["frames"][-1]["data"][0]["text"] == [str(total[c]) for _ in range(4) for c in range(4)]
+    assert fig["frames"][-1]["data"][0]["text"] == [
+        str(total[c]) for _ in range(4) for c in range(4)
+    ]
     _, _, big = _ring_fig(16)
     assert "text" not in big["frames"][3]["data"][0]
 
@@ -76,8 +90,12 @@ def test_arrows_join_sender_and_receiver_cells_of_the_sent_chunk():
             assert math.hypot(hx, hy) == pytest.approx(radius[chunk], abs=2e-3)
             dst_angle = math.pi / 2 - 2 * math.pi * ((r + 1) % n) / n
             src_angle = math.pi / 2 - 2 * math.pi * r / n
-            to_dst = math.hypot(hx - radius[chunk] * math.cos(dst_angle), hy - radius[chunk] * math.sin(dst_angle))
-            to_src = math.hypot(hx - radius[chunk] * math.cos(src_angle), hy - radius[chunk] * math.sin(src_angle))
+            to_dst = math.hypot(
+                hx - radius[chunk] * math.cos(dst_angle), hy - radius[chunk] * math.sin(dst_angle)
+            )
+            to_src = math.hypot(
+                hx - radius[chunk] * math.cos(src_angle), hy - radius[chunk] * math.sin(src_angle)
+            )
             assert to_dst < to_src
 
 
@@ -108,22 +126,30 @@ def test_bytes_per_rank_points_are_measured_and_on_the_formula():
 
 def test_comparison_figures_are_valid_and_put_numbers_where_expected():
     c = make_cluster(num_nodes=2, gpus_per_node=8)
-    by_n = time_vs_ranks_figure(message_bytes=GIB, bandwidth_bytes_per_s=300e9, latency_s=0.0,
-                                rank_counts=[2, 8, 16], cluster=c)
+    by_n = time_vs_ranks_figure(
+        message_bytes=GIB,
+        bandwidth_bytes_per_s=300e9,
+        latency_s=0.0,
+        rank_counts=[2, 8, 16],
+        cluster=c,
+    )
     go.Figure(by_n)
     ring = next(d for d in by_n["data"] if d["name"] == "Ring")
     assert ring["y"][1] == pytest.approx(6.2635e-3, rel=1e-4)  # the reference's worked example
     hier = next(d for d in by_n["data"] if d["name"].startswith("Hierarchical"))
     assert hier["x"] == [8, 16]  # only whole nodes of 8
-    by_size = time_vs_size_figure(num_ranks=64, bandwidth_bytes_per_s=50e9, latency_s=10e-6, cluster=c)
+    by_size = time_vs_size_figure(
+        num_ranks=64, bandwidth_bytes_per_s=50e9, latency_s=10e-6, cluster=c
+    )
     go.Figure(by_size)
     # Ring latency = bandwidth term at n = p * alpha * B = 64 * 10 us * 50 GB/s = 32 MB.
     assert by_size["layout"]["shapes"][0]["x1"] == pytest.approx(32e6)
 
 
 def test_busbw_equals_link_speed_without_latency():
-    fig = bandwidth_figure(message_bytes=1e9, bandwidth_bytes_per_s=300e9, latency_s=0.0,
-                           rank_counts=[2, 4, 8])
+    fig = bandwidth_figure(
+        message_bytes=1e9, bandwidth_bytes_per_s=300e9, latency_s=0.0, rank_counts=[2, 4, 8]
+    )
     go.Figure(fig)
     alg, bus = fig["data"][0]["y"], fig["data"][1]["y"]
     assert bus == pytest.approx([300, 300, 300])  # GB/s: busbw is the link's bandwidth
@@ -140,15 +166,18 @@ def test_start_step_opens_at_that_frame_with_the_slider_there(k):
     # The drawn traces hold frame k's data: cell colours = contributions after k steps (from the trace),
     # arrows = frame k's arcs, and the untouched GPU labels stay.
     assert fig["data"][0]["marker"]["color"] == trace.contribution_counts[k].ravel().tolist()
-    assert fig["data"][0]["marker"]["colorscale"] == "Viridis"           # merged, not replaced
+    assert fig["data"][0]["marker"]["colorscale"] == "Viridis"  # merged, not replaced
     for i in (1, 2):
-        assert fig["data"][i]["x"] == frame["data"][i]["x"] and fig["data"][i]["y"] == frame["data"][i]["y"]
-    assert len(fig["data"][2]["x"]) == (0 if k == 0 else 8)               # one arrow per GPU per step
+        assert (
+            fig["data"][i]["x"] == frame["data"][i]["x"]
+            and fig["data"][i]["y"] == frame["data"][i]["y"]
+        )
+    assert len(fig["data"][2]["x"]) == (0 if k == 0 else 8)  # one arrow per GPU per step
     assert fig["data"][3] == plain["data"][3] and fig["frames"] == plain["frames"]
     play = fig["layout"]["updatemenus"][0]["buttons"][0]
-    assert play["args"][0] == (None if k == 0 else step_labels(8)[k:])    # ▶ runs on from step k
+    assert play["args"][0] == (None if k == 0 else step_labels(8)[k:])  # ▶ runs on from step k
     go.Figure(fig)
-    assert plain["layout"]["sliders"][0]["active"] == 0                  # the base figure is not mutated
+    assert plain["layout"]["sliders"][0]["active"] == 0  # the base figure is not mutated
 
 
 def test_open_at_step_rejects_a_step_outside_the_frames():
@@ -164,8 +193,13 @@ def test_time_vs_size_names_the_ring_crossover_in_its_subtitle():
     spec = time_vs_size_figure(num_ranks=8, bandwidth_bytes_per_s=450e9, latency_s=3.4e-6)
     # 2(p−1)·α = 2(p−1)/p·n/B at n = p·α·B = 8 × 3.4 µs × 450 GB/s = 12.24e6 B = 11.7 MiB
     assert spec["layout"]["title"]["text"] == "All-reduce time vs message size"
-    assert spec["layout"]["title"]["subtitle"]["text"].endswith(f"n = p·α·B = {12.24e6 / 2**20:.3g} MiB")
-    assert [a["text"].strip() for a in spec["layout"]["annotations"]] == ["latency-bound ◀", "▶ bandwidth-bound"]
+    assert spec["layout"]["title"]["subtitle"]["text"].endswith(
+        f"n = p·α·B = {12.24e6 / 2**20:.3g} MiB"
+    )
+    assert [a["text"].strip() for a in spec["layout"]["annotations"]] == [
+        "latency-bound ◀",
+        "▶ bandwidth-bound",
+    ]
 
 
 def test_time_charts_print_the_link_in_the_sidebars_bandwidth_unit():
@@ -177,4 +211,7 @@ def test_time_charts_print_the_link_in_the_sidebars_bandwidth_unit():
     # 450e9 B/s / 2^30 = 419.1 GiB/s
     assert "B = 419 GiB/s" in by_n["layout"]["title"]["subtitle"]["text"]
     assert "B = 419 GiB/s" in by_size["layout"]["title"]["subtitle"]["text"]
-    assert "B = 450 GB/s" in time_vs_ranks_figure(message_bytes=1e9, **kw)["layout"]["title"]["subtitle"]["text"]
+    assert (
+        "B = 450 GB/s"
+        in time_vs_ranks_figure(message_bytes=1e9, **kw)["layout"]["title"]["subtitle"]["text"]
+    )

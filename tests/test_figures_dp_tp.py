@@ -1,18 +1,35 @@
 """Figure builders for the data- and tensor-parallel pages: valid Plotly, titles, data from core."""
+
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from core.data_parallel import equal_shards, make_problem, prove_data_parallel, sgd_curves
-from core.data_parallel import DpJob, cluster_for, dp_step, scaling_curve
-from core.data_parallel import scenario_cluster, slower_at_scale
+from core.data_parallel import (
+    DpJob,
+    cluster_for,
+    dp_step,
+    equal_shards,
+    make_problem,
+    prove_data_parallel,
+    scaling_curve,
+    scenario_cluster,
+    sgd_curves,
+    slower_at_scale,
+    straggler_curve,
+)
 from core.hardware import gpu, make_cluster
 from core.model import preset
-from core.data_parallel import straggler_curve
-from core.tensor_parallel import attention_ownership, mlp_ownership, prove_sequence_parallel_mlp, prove_tp_attention, prove_tp_mlp
-from core.tensor_parallel import link_comparison, tp_sweep
+from core.tensor_parallel import (
+    attention_ownership,
+    link_comparison,
+    mlp_ownership,
+    prove_sequence_parallel_mlp,
+    prove_tp_attention,
+    prove_tp_mlp,
+    tp_sweep,
+)
 from figures import data_parallel as fdp
 from figures import tensor_parallel as ftp
 
@@ -32,7 +49,7 @@ def test_gradient_proof_figure_equal_and_unequal():
     spec = fdp.gradient_proof_figure(eq)
     _valid(spec)
     assert _title(spec) == "Data parallel · N=8 · gradient proof"
-    assert len(spec["data"]) == 3                      # full, ring, ring − full
+    assert len(spec["data"]) == 3  # full, ring, ring − full
     assert np.allclose(spec["data"][0]["y"], np.round(eq.full_grad[:40], 12))
     assert np.max(np.abs(spec["data"][2]["y"])) < 1e-14
     uneq = prove_data_parallel(problem, (4, 12, 16, 32))
@@ -56,7 +73,7 @@ def test_straggler_figure_has_closed_form_and_points():
     spec = fdp.straggler_figure(c)
     _valid(spec)
     assert _title(spec) == "Stragglers · μ=100 ms · σ=5 ms"
-    assert spec["data"][0]["y"][1] == pytest.approx(107.118, abs=1e-3)   # 100 + 5 x 1.42360
+    assert spec["data"][0]["y"][1] == pytest.approx(107.118, abs=1e-3)  # 100 + 5 x 1.42360
     assert spec["data"][1]["mode"] == "markers" and len(spec["data"][1]["y"]) == 3
 
 
@@ -84,7 +101,9 @@ def test_bucket_timeline_splits_hidden_and_exposed():
     assert sum(exposed["x"]) == pytest.approx(step.exposed_comm_s * 1e3, rel=1e-6)
     assert sum(hidden["x"]) + sum(exposed["x"]) <= step.comm_s * 1e3 + 1e-6
     assert spec["layout"]["shapes"][0]["x0"] == pytest.approx(step.compute_s * 1e3)
-    many = dp_step(DpJob(num_params=70e9, tokens_per_gpu=2048), cluster_for(make_cluster(num_nodes=1), 8))
+    many = dp_step(
+        DpJob(num_params=70e9, tokens_per_gpu=2048), cluster_for(make_cluster(num_nodes=1), 8)
+    )
     assert len(many.bucket_bytes) > 10_000
     spec = fdp.bucket_timeline_figure(many, max_bars=100)
     assert sum(len(t["x"]) for t in spec["data"][2:]) <= 2 * 100 + 2
@@ -113,8 +132,10 @@ def test_ownership_heatmaps():
 
 
 def test_tp_proof_sweep_figure():
-    proofs = {t: [prove_tp_mlp(tp=t), prove_tp_attention(tp=t), prove_sequence_parallel_mlp(tp=t)]
-              for t in (1, 2, 4)}
+    proofs = {
+        t: [prove_tp_mlp(tp=t), prove_tp_attention(tp=t), prove_sequence_parallel_mlp(tp=t)]
+        for t in (1, 2, 4)
+    }
     spec = ftp.proof_sweep_figure(proofs, skipped=(3,))
     _valid(spec)
     names = [t["name"] for t in spec["data"]]
@@ -125,7 +146,9 @@ def test_tp_proof_sweep_figure():
     # every other point is float64 rounding, a few ulps of O(1) values (well under 1e-12)
     assert spec["data"][0]["y"][0] == ftp.FLOOR
     assert all(ftp.FLOOR <= v < 1e-12 for t in spec["data"][:-1] for v in t["y"])
-    assert max(v for t in spec["data"][:-1] for v in t["y"]) > ftp.FLOOR   # not all drawn at the floor
+    assert (
+        max(v for t in spec["data"][:-1] for v in t["y"]) > ftp.FLOOR
+    )  # not all drawn at the floor
     assert "TP=3 split no whole heads" in spec["layout"]["title"]["subtitle"]["text"]
     with pytest.raises(ValueError, match="no proofs"):
         ftp.proof_sweep_figure({})
@@ -142,10 +165,12 @@ def test_comm_vs_compute_and_sweep_figures():
     spec = ftp.tp_sweep_figure(pts, gpus_per_node=8)
     _valid(spec)
     assert _title(spec) == "TP sweep · 8 GPUs per node"
-    assert spec["layout"]["shapes"][0]["x0"] == 3.5          # between TP=8 (index 3) and TP=16
+    assert spec["layout"]["shapes"][0]["x0"] == 3.5  # between TP=8 (index 3) and TP=16
     assert "TP=8 → TP=16" in spec["layout"]["title"]["subtitle"]["text"]
-    bad = ftp.tp_sweep_figure(tp_sweep(preset("Llama-3.1 70B"), make_cluster(num_nodes=4),
-                                       micro_batch=1, seq_len=4096), gpus_per_node=8)
+    bad = ftp.tp_sweep_figure(
+        tp_sweep(preset("Llama-3.1 70B"), make_cluster(num_nodes=4), micro_batch=1, seq_len=4096),
+        gpus_per_node=8,
+    )
     _valid(bad)
     assert [a["text"] for a in bad["layout"]["annotations"]].count("invalid") == 2
     assert bad["data"][0]["y"][4] is None

@@ -1,8 +1,16 @@
 """Figure specs: stacked bars carry the core's bytes, the verdicts, formulas and units."""
+
 import plotly.graph_objects as go
 import pytest
 
-from core.memory import ParallelConfig, TrainingConfig, memory_by_zero_stage, memory_per_gpu, recompute_tradeoff, zero_comm_bytes_per_gpu
+from core.memory import (
+    ParallelConfig,
+    TrainingConfig,
+    memory_by_zero_stage,
+    memory_per_gpu,
+    recompute_tradeoff,
+    zero_comm_bytes_per_gpu,
+)
 from core.model import ParamsOnly, preset
 from figures.memory import pipeline_stages_figure, recompute_tradeoff_figure, zero_stages_figure
 
@@ -10,7 +18,9 @@ GB = 1e9
 
 
 def _13b_at_dp8():
-    return memory_by_zero_stage(ParamsOnly(num_params=13 * 10**9), ParallelConfig(dp=8), TrainingConfig())
+    return memory_by_zero_stage(
+        ParamsOnly(num_params=13 * 10**9), ParallelConfig(dp=8), TrainingConfig()
+    )
 
 
 def _trace(fig, name):
@@ -19,7 +29,9 @@ def _trace(fig, name):
 
 def test_zero_stages_figure_13b_on_80gb():
     results = _13b_at_dp8()
-    fig = zero_stages_figure(results, 80 * GB, reserve_bytes=2 * GB, units="decimal", capacity_label="H100")
+    fig = zero_stages_figure(
+        results, 80 * GB, reserve_bytes=2 * GB, units="decimal", capacity_label="H100"
+    )
     go.Figure(fig)  # a valid Plotly spec
     assert fig["layout"]["barmode"] == "stack"
     assert _trace(fig, "Parameters")["x"] == ["DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3"]
@@ -58,7 +70,9 @@ def test_hover_shows_formula_and_exact_bytes():
 
 
 def test_units_switch_scales_the_axis():
-    results = memory_by_zero_stage(ParamsOnly(num_params=10**9), ParallelConfig(dp=4), TrainingConfig())
+    results = memory_by_zero_stage(
+        ParamsOnly(num_params=10**9), ParallelConfig(dp=4), TrainingConfig()
+    )
     dec = zero_stages_figure(results, 80 * GB, units="decimal")
     binr = zero_stages_figure(results, 80 * GB, units="binary")
     assert "(GB)" in dec["layout"]["yaxis"]["title"]["text"]
@@ -72,8 +86,11 @@ def test_units_switch_scales_the_axis():
 
 def test_pipeline_stages_figure():
     m = preset("Llama-2 7B")
-    r = memory_per_gpu(m, ParallelConfig(pp=4, tp=2, sequence_parallel=True),
-                       TrainingConfig(num_microbatches=8, seq_len=4096))
+    r = memory_per_gpu(
+        m,
+        ParallelConfig(pp=4, tp=2, sequence_parallel=True),
+        TrainingConfig(num_microbatches=8, seq_len=4096),
+    )
     fig = pipeline_stages_figure(r, 80 * GB, units="decimal")
     go.Figure(fig)
     acts = _trace(fig, "Activations")
@@ -87,8 +104,9 @@ def test_pipeline_stages_figure():
 
 def test_recompute_tradeoff_figure():
     m = preset("GPT-3 175B")
-    opts = recompute_tradeoff(m, ParallelConfig(tp=8, pp=8, sequence_parallel=True),
-                              TrainingConfig(num_microbatches=8))
+    opts = recompute_tradeoff(
+        m, ParallelConfig(tp=8, pp=8, sequence_parallel=True), TrainingConfig(num_microbatches=8)
+    )
     fig = recompute_tradeoff_figure(opts, units="binary")
     go.Figure(fig)
     mem, flops = fig["data"]
@@ -103,14 +121,26 @@ def test_fits_rows_and_formula_text():
     from core.memory import FitRow
     from figures.memory import activation_formula, fits_rows, how_computed_markdown
 
-    rows = fits_rows([FitRow(zero_stage=0, min_dp=None, min_gpus=None, max_micro_batch=0),
-                      FitRow(zero_stage=3, min_dp=5, min_gpus=40, max_micro_batch=4096)], dp=8, tp=4, pp=2)
+    rows = fits_rows(
+        [
+            FitRow(zero_stage=0, min_dp=None, min_gpus=None, max_micro_batch=0),
+            FitRow(zero_stage=3, min_dp=5, min_gpus=40, max_micro_batch=4096),
+        ],
+        dp=8,
+        tp=4,
+        pp=2,
+    )
     assert rows[0]["fewest GPUs that fit"] == "none (DP does not help)"
     assert rows[0]["largest micro-batch at DP=8"] == "none: 1 does not fit"
     assert rows[1]["fewest GPUs that fit"] == "40 = DP 5 × TP 4 × PP 2"
-    assert rows[1]["largest micro-batch at DP=8"] == "≥ 4,096" and rows[1]["PyTorch"] == "FULL_SHARD"
+    assert (
+        rows[1]["largest micro-batch at DP=8"] == "≥ 4,096" and rows[1]["PyTorch"] == "FULL_SHARD"
+    )
     # Korthikanti Table 2 rows.
-    assert activation_formula("none", False, False) == r"sbh\left(10 + \frac{24}{t} + \frac{5as}{ht}\right)"
+    assert (
+        activation_formula("none", False, False)
+        == r"sbh\left(10 + \frac{24}{t} + \frac{5as}{ht}\right)"
+    )
     assert activation_formula("selective", False, True) == r"sbh\left(\frac{34}{t}\right)"
     assert activation_formula("none", True, False) == r"sbh\left(10 + \frac{24}{t}\right)"
     assert activation_formula("full", False, False) == r"2\,sbh"
@@ -122,36 +152,44 @@ def test_fits_rows_and_formula_text():
     assert "= 1.5× DDP" in text and "Activations" not in text  # a bare parameter count
 
 
-
 def test_how_computed_keeps_the_katex_formula_in_a_block_dp_does_not_touch():
     from figures.memory import how_computed_blocks
 
     m = preset("Llama-2 7B")
 
     def blocks(dp):
-        res = memory_by_zero_stage(m, ParallelConfig(dp=dp, zero_stage=3), TrainingConfig(seq_len=4096))
+        res = memory_by_zero_stage(
+            m, ParallelConfig(dp=dp, zero_stage=3), TrainingConfig(seq_len=4096)
+        )
         comm = tuple(zero_comm_bytes_per_gpu(res[3].params_on_gpu, dp, z) for z in (0, 3))
         return how_computed_blocks(res, res[3], comm, None, "ZeRO-3", "binary", m)
 
     at8, at16 = blocks(8), blocks(16)
     formulas = [i for i, blk in enumerate(at8) if "$$" in blk]
-    assert len(formulas) == 1                                   # exactly one block carries KaTeX
-    assert at8[formulas[0]] == at16[formulas[0]]                # and DP leaves it as it was
-    assert at8[0] != at16[0] and "N_d = sharding degree = 16" in at16[0]   # the states table moved
+    assert len(formulas) == 1  # exactly one block carries KaTeX
+    assert at8[formulas[0]] == at16[formulas[0]]  # and DP leaves it as it was
+    assert at8[0] != at16[0] and "N_d = sharding degree = 16" in at16[0]  # the states table moved
     # s·b·h·(10 + 24/t) + the 5as/ht term without flash attention, t = 1, by hand:
     s, h, a = 4096, 4096, 32
     assert f"{s * h * (10 + 24) + 5 * a * s * s:,.0f}".replace(",", "{,}") in at8[formulas[0]]
 
+
 # --- Layout A vs layout B ---------------------------------------------------------------------------
-P13 = 40 * (2 * 5120**2 * 2 + 3 * 5120 * 13824 + 2 * 5120) + 5120 + 2 * 32000 * 5120  # Llama-2 13B by hand
+P13 = (
+    40 * (2 * 5120**2 * 2 + 3 * 5120 * 13824 + 2 * 5120) + 5120 + 2 * 32000 * 5120
+)  # Llama-2 13B by hand
 GIB = 2**30
 
 
 def _ab(b_par: ParallelConfig, b_mb: int = 1):
     """Llama-2 13B at 4,096 tokens with flash attention: A = DP 8 ZeRO-3, B = the given layout."""
     m = preset("Llama-2 13B")
-    a = memory_per_gpu(m, ParallelConfig(dp=8, zero_stage=3), TrainingConfig(seq_len=4096, flash_attention=True))
-    b = memory_per_gpu(m, b_par, TrainingConfig(seq_len=4096, flash_attention=True, micro_batch=b_mb))
+    a = memory_per_gpu(
+        m, ParallelConfig(dp=8, zero_stage=3), TrainingConfig(seq_len=4096, flash_attention=True)
+    )
+    b = memory_per_gpu(
+        m, b_par, TrainingConfig(seq_len=4096, flash_attention=True, micro_batch=b_mb)
+    )
     return a, b
 
 
@@ -159,10 +197,14 @@ def test_compare_layouts_figure_two_bars_with_hand_segments():
     from figures.memory import compare_layouts_figure
 
     a, b = _ab(ParallelConfig(dp=8, zero_stage=1), b_mb=2)
-    fig = compare_layouts_figure(a, b, 80 * GB, reserve_bytes=4 * GB, units="binary", capacity_label="H100 SXM")
+    fig = compare_layouts_figure(
+        a, b, 80 * GB, reserve_bytes=4 * GB, units="binary", capacity_label="H100 SXM"
+    )
     go.Figure(fig)
-    assert _trace(fig, "Parameters")["x"] == ["A: DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1",
-                                              "B: DP 8 · TP 1 · PP 1 · ZeRO-1 · mb 2"]
+    assert _trace(fig, "Parameters")["x"] == [
+        "A: DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1",
+        "B: DP 8 · TP 1 · PP 1 · ZeRO-1 · mb 2",
+    ]
     # ZeRO paper: ZeRO-3 over 8 keeps 2Ψ/8, 2Ψ/8, 12Ψ/8; ZeRO-1 keeps 2Ψ, 2Ψ, 12Ψ/8 (8 divides Ψ exactly).
     assert P13 % 8 == 0
     assert _trace(fig, "Parameters")["y"] == pytest.approx([2 * P13 / 8 / GIB, 2 * P13 / GIB])
@@ -188,15 +230,20 @@ def test_compare_identical_layouts_still_draws_two_bars():
 
     a, _ = _ab(ParallelConfig(dp=8, zero_stage=3))
     fig = compare_layouts_figure(a, a, 80 * GB, units="decimal")
-    assert len(_trace(fig, "Parameters")["x"]) == 2 and len(set(_trace(fig, "Parameters")["x"])) == 2
+    assert (
+        len(_trace(fig, "Parameters")["x"]) == 2 and len(set(_trace(fig, "Parameters")["x"])) == 2
+    )
 
 
 def test_layout_labels_name_hsdp_recompute_and_sequence_parallel():
     from figures.memory import layout_label
 
     m = preset("Llama-2 7B")
-    r = memory_per_gpu(m, ParallelConfig(dp=32, tp=2, pp=4, zero_stage=3, shard_degree=4, sequence_parallel=True),
-                       TrainingConfig(micro_batch=2, num_microbatches=4, recompute="selective"))
+    r = memory_per_gpu(
+        m,
+        ParallelConfig(dp=32, tp=2, pp=4, zero_stage=3, shard_degree=4, sequence_parallel=True),
+        TrainingConfig(micro_batch=2, num_microbatches=4, recompute="selective"),
+    )
     assert layout_label(r) == "DP 32 · TP 2 · PP 4 · HSDP · mb 2 · recompute selective · SP"
     r = memory_per_gpu(m, ParallelConfig(dp=1024), TrainingConfig())
     assert layout_label(r) == "DP 1,024 · TP 1 · PP 1 · DDP · mb 1"
@@ -210,11 +257,17 @@ def test_compare_summary_metrics_and_verdict_by_hand():
     h, f, v = 5120, 13824, 32000
     psi_b = 40 * (4 * h * h // 2 + 3 * h * f // 2 + 2 * h) + h + 2 * v * h // 2
     a, b = _ab(ParallelConfig(dp=4, tp=2, zero_stage=1))
-    rows, sentence = compare_summary(a, b, 80 * GB, reserve_bytes=4 * GB, units="decimal", capacity_label="H100")
+    rows, sentence = compare_summary(
+        a, b, 80 * GB, reserve_bytes=4 * GB, units="decimal", capacity_label="H100"
+    )
     m = {r["label"]: r for r in rows}
     states_a, states_b = 2 * P13, 7 * psi_b
     assert m["B states / GPU"]["value"] == f"{states_b / GB:.3g} GB" == "45.6 GB"
-    assert m["B states / GPU"]["delta"] == f"+{(states_b - states_a) / GB:.3g} GB vs A" == "+19.5 GB vs A"
+    assert (
+        m["B states / GPU"]["delta"]
+        == f"+{(states_b - states_a) / GB:.3g} GB vs A"
+        == "+19.5 GB vs A"
+    )
     assert m["B states / GPU"]["delta_color"] == "inverse"  # more memory shows red
     assert m["B activations / GPU"]["delta"].startswith("-")  # TP 2 halves most activations
     assert m["B GPUs"]["value"] == "8" and m["B GPUs"]["delta"] == "same as A"
@@ -222,8 +275,10 @@ def test_compare_summary_metrics_and_verdict_by_hand():
     used_b = states_b + b.activations_bytes + 4 * GB
     assert m["B per GPU"]["value"] == f"{used_b / GB:.3g} GB"
     assert "**A** (DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1) fits" in sentence
-    assert f"**B** (DP 4 · TP 2 · PP 1 · ZeRO-1 · mb 1) fits: {used_b / GB:.3g} GB, " \
-           f"{(80 * GB - used_b) / GB:.3g} GB to spare" in sentence
+    assert (
+        f"**B** (DP 4 · TP 2 · PP 1 · ZeRO-1 · mb 1) fits: {used_b / GB:.3g} GB, "
+        f"{(80 * GB - used_b) / GB:.3g} GB to spare" in sentence
+    )
     assert "on the same 8 GPUs" in sentence and sentence.startswith("On H100 (80 GB)")
 
 
@@ -233,7 +288,10 @@ def test_compare_summary_names_the_oom_and_the_gpu_change():
     a, b = _ab(ParallelConfig(dp=16, zero_stage=0))  # DDP: 16Ψ = 208 GB of states alone
     rows, sentence = compare_summary(a, b, 80 * GB, units="decimal")
     over = 16 * P13 + b.activations_bytes - 80 * GB
-    assert f"**does not fit (OOM)**: {(80 * GB + over) / GB:.3g} GB, {over / GB:.3g} GB over" in sentence
+    assert (
+        f"**does not fit (OOM)**: {(80 * GB + over) / GB:.3g} GB, {over / GB:.3g} GB over"
+        in sentence
+    )
     assert "16 GPUs instead of 8" in sentence
     gpus = next(r for r in rows if r["label"] == "B GPUs")
     assert gpus["value"] == "16" and gpus["delta"] == "+8 vs A"

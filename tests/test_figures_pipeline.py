@@ -1,4 +1,5 @@
 """Pipeline figures: the boxes drawn are the simulator's ops; raster, bubble and memory charts."""
+
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -6,8 +7,15 @@ import pytest
 
 from core.pipeline import bubble_sweep, simulate
 from figures.pipeline import (
-    KIND_COLORS, bubble_vs_m_figure, gantt_figure, peak_activations_figure, raster,
-    schedule_color, shade, side_by_side)
+    KIND_COLORS,
+    bubble_vs_m_figure,
+    gantt_figure,
+    peak_activations_figure,
+    raster,
+    schedule_color,
+    shade,
+    side_by_side,
+)
 
 
 def bars(spec):
@@ -17,8 +25,14 @@ def bars(spec):
         if t["type"] != "bar":
             continue
         n, d = len(t["y"]), out.setdefault(t["name"].split()[0], {})
-        cols = {"y": t["y"], "base": t["base"], "x": t["x"], "width": t["width"],
-                "offset": t["offset"], "color": t["marker"]["color"]}
+        cols = {
+            "y": t["y"],
+            "base": t["base"],
+            "x": t["x"],
+            "width": t["width"],
+            "offset": t["offset"],
+            "color": t["marker"]["color"],
+        }
         for key, col in cols.items():
             col = np.broadcast_to(np.asarray(col), n)
             if col.dtype.kind == "f":  # float32 columns (typed arrays): compare at 6 decimals
@@ -61,7 +75,7 @@ def test_gantt_hides_labels_when_boxes_are_many_and_shades_chunks():
 
 def test_shade_mixes_toward_white():
     assert shade("#000000", 0, 2) == "#000000"
-    assert shade("#000000", 1, 2) == "#8c8c8c"   # 55% of 255 = 140.25 -> 0x8c
+    assert shade("#000000", 1, 2) == "#8c8c8c"  # 55% of 255 = 140.25 -> 0x8c
     assert shade("#ff0000", 3, 4) == "#ff8c8c"
 
 
@@ -128,8 +142,9 @@ def test_peak_activation_bars():
 
 def test_bubble_vs_m_highlights_one_schedule_and_marks_this_run():
     sweeps = [bubble_sweep("gpipe", 4, (1, 8)), bubble_sweep("1f1b", 4, (1, 8))]
-    spec = bubble_vs_m_figure(sweeps, {"gpipe": "GPipe", "1f1b": "1F1B"}, highlight="1f1b",
-                              here=(8, 3 / 11))
+    spec = bubble_vs_m_figure(
+        sweeps, {"gpipe": "GPipe", "1f1b": "1F1B"}, highlight="1f1b", here=(8, 3 / 11)
+    )
     flipped = bubble_vs_m_figure(sweeps[::-1], highlight="1f1b")
     assert [t["legendgroup"] for t in flipped["data"]] == ["gpipe", "gpipe", "1f1b", "1f1b"]
     gpipe, one_f = spec["data"][0], spec["data"][2]
@@ -146,8 +161,10 @@ def test_bubble_vs_m_highlights_one_schedule_and_marks_this_run():
 def test_peak_bars_use_the_schedule_colours_and_thin_ticks_at_large_p():
     rs = [simulate("gpipe", 32, 4), simulate("zb_h1", 32, 4)]
     spec = peak_activations_figure(rs)
-    assert [t["marker"]["color"] for t in spec["data"]] == [schedule_color("gpipe"),
-                                                            schedule_color("zb_h1")]
+    assert [t["marker"]["color"] for t in spec["data"]] == [
+        schedule_color("gpipe"),
+        schedule_color("zb_h1"),
+    ]
     assert spec["layout"]["xaxis"]["dtick"] == 4  # 32 rank labels would collide
     assert peak_activations_figure([simulate("gpipe", 4, 4)])["layout"]["xaxis"]["dtick"] == 1
     assert schedule_color("unknown", 1) == schedule_color("1f1b")  # falls back by position
@@ -186,8 +203,12 @@ def test_side_by_side_keeps_both_plots_their_axes_and_titles():
     assert lay["xaxis2"]["domain"] == [0.55, 1.0] and lay["yaxis2"]["anchor"] == "x2"
     assert lay["barmode"] == "group"
     texts = [a["text"] for a in lay["annotations"]]
-    assert texts == ["<b>Bubble vs M · P=4</b>", "lines: closed form · dots: simulated",
-                     "<b>Peak activations per rank · P=4 · M=8</b>", "colours as in the legend"]
+    assert texts == [
+        "<b>Bubble vs M · P=4</b>",
+        "lines: closed form · dots: simulated",
+        "<b>Peak activations per rank · P=4 · M=8</b>",
+        "colours as in the legend",
+    ]
     assert "xaxis" not in left["data"][0]  # inputs are not mutated
     go.Figure(spec)
 
@@ -198,7 +219,9 @@ def test_side_by_side_shares_one_legend_by_schedule():
     spec = side_by_side(left, right)
     bars = [t for t in spec["data"] if t["type"] == "bar"]
     assert [(t["name"], t["legendgroup"], t["showlegend"]) for t in bars] == [
-        ("GPipe", "gpipe", False), ("ZB-V (v=2)", "zb_v", False)]
+        ("GPipe", "gpipe", False),
+        ("ZB-V (v=2)", "zb_v", False),
+    ]
     line = next(t for t in spec["data"] if t.get("legendgroup") == "gpipe" and t["mode"] == "lines")
     assert line["line"]["color"] == bars[0]["marker"]["color"]  # one colour per schedule
     # One legend, below both plots (a legend between them collided with narrow layouts).
@@ -210,8 +233,11 @@ def test_gantt_hover_data_and_compact_payload():
     spec = gantt_figure(r)
     traces = [t for t in spec["data"] if t["type"] == "bar"]
     assert [(t["name"][0], t["marker"]["color"], t["showlegend"]) for t in traces] == [
-        ("F", KIND_COLORS["F"], True), ("F", shade(KIND_COLORS["F"], 1, 2), False),
-        ("B", KIND_COLORS["B"], True), ("B", shade(KIND_COLORS["B"], 1, 2), False)]
+        ("F", KIND_COLORS["F"], True),
+        ("F", shade(KIND_COLORS["F"], 1, 2), False),
+        ("B", KIND_COLORS["B"], True),
+        ("B", shade(KIND_COLORS["B"], 1, 2), False),
+    ]
     # Hover columns: (stage, micro-batch, start, end) of each box, checked against the op list.
     late_f = traces[1]
     ops = [op for op in r.ops if op.kind == "F" and op.chunk == 1]

@@ -1,4 +1,5 @@
 """Planner figures: the cluster drawing, memory and breakdown stacks, comparison, table rows."""
+
 import plotly.graph_objects as go
 import pytest
 
@@ -7,18 +8,36 @@ from core.model import preset
 from core.parallel import Layout
 from core.planner import Training, evaluate, search
 from core.units import format_flops, format_seconds
-from figures.planner import (CROSSING_COLOUR, PALETTE, bare_cluster_figure, breakdown_figure, calibration_rows,
-                             cluster_figure, compare_figure, filter_rows, headline_metrics, how_computed_markdown,
-                             layout_figure, memory_figure, no_layout_message, pick_layout, table_rows,
-                             table_columns, takeaway_text, tp_flipped)
+from figures.planner import (
+    CROSSING_COLOUR,
+    PALETTE,
+    bare_cluster_figure,
+    breakdown_figure,
+    calibration_rows,
+    cluster_figure,
+    compare_figure,
+    filter_rows,
+    headline_metrics,
+    how_computed_markdown,
+    layout_figure,
+    memory_figure,
+    no_layout_message,
+    pick_layout,
+    table_columns,
+    table_rows,
+    takeaway_text,
+    tp_flipped,
+)
 
 
 @pytest.fixture(scope="module")
 def pair():
     model, c = preset("GPT-3 175B"), make_cluster(num_nodes=8, gpus_per_node=8)
     tr = Training(global_batch=64, recompute="full")
-    return (evaluate(model, c, Layout(dp=1, tp=8, pp=8), tr),
-            evaluate(model, c, Layout(dp=1, tp=8, pp=8, order="pp-tp-dp"), tr))
+    return (
+        evaluate(model, c, Layout(dp=1, tp=8, pp=8), tr),
+        evaluate(model, c, Layout(dp=1, tp=8, pp=8, order="pp-tp-dp"), tr),
+    )
 
 
 def test_cluster_figure_tp_groups_inside_nodes(pair):
@@ -29,7 +48,7 @@ def test_cluster_figure_tp_groups_inside_nodes(pair):
     assert len(cells["x"]) == 64 and len(fig["layout"]["shapes"]) == 8  # 64 GPUs, 8 node boxes
     # TP innermost: node k holds exactly TP group k, so each node's 8 cells share one colour.
     colours = cells["marker"]["color"]
-    assert all(colours[8 * k:8 * k + 8] == [PALETTE[k]] * 8 for k in range(8))
+    assert all(colours[8 * k : 8 * k + 8] == [PALETTE[k]] * 8 for k in range(8))
     assert CROSSING_COLOUR not in cells["marker"]["line"]["color"]
     assert "DP 1 × PP 8 × TP 8" in fig["layout"]["title"]["text"]
     assert fig["layout"]["title"]["subtitle"]["text"].startswith("0 of 8 TP groups cross")
@@ -42,7 +61,10 @@ def test_cluster_figure_highlights_crossing_groups(pair):
     assert "8 of 8 TP groups cross" in fig["layout"]["title"]["subtitle"]["text"]
     # Coloured by PP stage the same placement has stage r on local GPU r of every node, no crossing.
     pp = cluster_figure(bad.placement, colour_by="pp")["data"][0]
-    assert pp["marker"]["color"][:8] == PALETTE[:8] and CROSSING_COLOUR not in pp["marker"]["line"]["color"]
+    assert (
+        pp["marker"]["color"][:8] == PALETTE[:8]
+        and CROSSING_COLOUR not in pp["marker"]["line"]["color"]
+    )
     with pytest.raises(ValueError, match="colour_by='xx' is unknown"):
         cluster_figure(bad.placement, colour_by="xx")
 
@@ -51,7 +73,10 @@ def test_cluster_figure_caps_drawn_nodes():
     c = make_cluster(num_nodes=256, gpus_per_node=8)
     ev = evaluate(preset("Llama-2 7B"), c, Layout(dp=512, tp=4), Training(global_batch=512))
     fig = cluster_figure(ev.placement, max_nodes=16)
-    assert len(fig["data"][0]["x"]) == 128 and "(nodes 0–15 of 256 drawn)" in fig["layout"]["title"]["text"]
+    assert (
+        len(fig["data"][0]["x"]) == 128
+        and "(nodes 0–15 of 256 drawn)" in fig["layout"]["title"]["text"]
+    )
 
 
 def test_breakdown_bars_sum_to_step_time(pair):
@@ -60,8 +85,14 @@ def test_breakdown_bars_sum_to_step_time(pair):
     go.Figure(fig)
     assert fig["layout"]["barmode"] == "stack"
     assert sum(t["y"][0] for t in fig["data"]) == pytest.approx(good.step_time_s)
-    assert {t["name"] for t in fig["data"]} >= {"compute", "exposed TP", "PP bubble", "PP p2p",
-                                                 "exposed DP", "ZeRO-3 gathers"}
+    assert {t["name"] for t in fig["data"]} >= {
+        "compute",
+        "exposed TP",
+        "PP bubble",
+        "PP p2p",
+        "exposed DP",
+        "ZeRO-3 gathers",
+    }
     assert f"MFU {good.mfu:.1%}" in fig["layout"]["title"]["subtitle"]["text"]
     two = breakdown_figure([good, bad], ["TP in node", "TP across"])
     tp = next(t for t in two["data"] if t["name"] == "exposed TP")
@@ -77,7 +108,9 @@ def test_memory_and_compare_figures(pair):
     assert "fits" in mem["layout"]["title"]["subtitle"]["text"]
     cmp = compare_figure(good, bad, labels=("NVLink TP", "TP across nodes"), units="decimal")
     go.Figure(cmp)
-    assert f"{bad.step_time_s / good.step_time_s:.2f}× the step time" in cmp["layout"]["title"]["text"]
+    assert (
+        f"{bad.step_time_s / good.step_time_s:.2f}× the step time" in cmp["layout"]["title"]["text"]
+    )
     assert "order pp-tp-dp" in cmp["layout"]["title"]["subtitle"]["text"]
     params = next(t for t in cmp["data"] if t["name"] == "Parameters")
     assert params["y"][0] == pytest.approx(good.memory.parameters_bytes / 1e9)
@@ -89,7 +122,7 @@ def test_table_rows_ranked_then_rejected():
     assert len(rows) == len(res.ranked) + len(res.rejected)
     assert rows[0]["rank"] == 1 and rows[0]["vs_fastest"] == 0
     assert sum(r["boring"] for r in rows) == 1
-    assert all(r["reason"] for r in rows[len(res.ranked):])
+    assert all(r["reason"] for r in rows[len(res.ranked) :])
 
 
 # --- page helpers: the two-panel figure, flipped TP, picks, filters and text, each checked by hand ---
@@ -105,25 +138,40 @@ def test_layout_figure_time_left_memory_right(pair):
     assert len(params["x"]) == 8  # PP = 8 stages
     assert params["y"][0] == pytest.approx(good.memory.stages[0].parameters_bytes / 1e9)
     line = fig["layout"]["shapes"][0]
-    assert (line["xref"], line["yref"], line["y0"]) == ("x2 domain", "y2", pytest.approx(80))  # H100: 80 GB
+    assert (line["xref"], line["yref"], line["y0"]) == (
+        "x2 domain",
+        "y2",
+        pytest.approx(80),
+    )  # H100: 80 GB
     assert all(a["xref"] in ("x2", "x2 domain") for a in fig["layout"]["annotations"][1:])
     assert fig["layout"]["title"]["text"].endswith("fits")
 
 
 def test_tp_flipped_moves_tp_across_and_back(pair):
     good, bad = pair
-    assert tp_flipped(good).order == "pp-tp-dp"  # first order (innermost first) putting TP across nodes
+    assert (
+        tp_flipped(good).order == "pp-tp-dp"
+    )  # first order (innermost first) putting TP across nodes
     assert tp_flipped(bad).order == "tp-pp-dp"
-    one_node = evaluate(preset("Llama-2 7B"), make_cluster(num_nodes=1), Layout(dp=1, tp=8),
-                        Training(global_batch=8))
+    one_node = evaluate(
+        preset("Llama-2 7B"),
+        make_cluster(num_nodes=1),
+        Layout(dp=1, tp=8),
+        Training(global_batch=8),
+    )
     assert tp_flipped(one_node) is None  # one node: TP cannot cross anything
-    no_tp = evaluate(preset("Llama-2 7B"), make_cluster(num_nodes=2), Layout(dp=16), Training(global_batch=16))
+    no_tp = evaluate(
+        preset("Llama-2 7B"), make_cluster(num_nodes=2), Layout(dp=16), Training(global_batch=16)
+    )
     assert tp_flipped(no_tp) is None
 
 
 def test_pick_layout_and_filter_rows():
-    res = search(preset("Llama-2 13B"), make_cluster(num_nodes=2),
-                 Training(global_batch=32, seq_len=4096, recompute="selective"))
+    res = search(
+        preset("Llama-2 13B"),
+        make_cluster(num_nodes=2),
+        Training(global_batch=32, seq_len=4096, recompute="selective"),
+    )
     assert pick_layout(res, "fastest") == res.ranked[0].layout
     assert pick_layout(res, "#3") == res.ranked[2].layout
     assert pick_layout(res, "#9999") == res.ranked[-1].layout  # clamped to the slowest
@@ -152,7 +200,10 @@ def test_how_computed_uses_the_papers_closed_forms(pair):
     f_model = 72 * B * s * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h))
     f_hw = 96 * B * s * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h))
     assert good.model_flops == pytest.approx(f_model) and good.hardware_flops == pytest.approx(f_hw)
-    assert f"**F_model = {format_flops(f_model)}**" in text and f"**F_hw = {format_flops(f_hw)}**" in text
+    assert (
+        f"**F_model = {format_flops(f_model)}**" in text
+        and f"**F_hw = {format_flops(f_hw)}**" in text
+    )
     mfu = f_model / (64 * 989.4e12 * good.step_time_s)
     assert f"**{mfu:.1%}**" in text
     bubble = (8 - 1) * (good.stage.forward_s + good.stage.backward_s)  # 1F1B closed form, p = 8
@@ -162,8 +213,30 @@ def test_how_computed_uses_the_papers_closed_forms(pair):
 
 def test_calibration_rows_and_headline(pair):
     rows = calibration_rows()
-    assert [r["published TFLOP/s"] for r in rows] == [137, 138, 142, 135, 138, 140, 148, 155, 163, 163]
-    assert [r["DP"] for r in rows] == [32, 32, 32, 32, 32, 32, 24, 15, 9, 6]  # GPUs / (TP x PP), Table 1
+    assert [r["published TFLOP/s"] for r in rows] == [
+        137,
+        138,
+        142,
+        135,
+        138,
+        140,
+        148,
+        155,
+        163,
+        163,
+    ]
+    assert [r["DP"] for r in rows] == [
+        32,
+        32,
+        32,
+        32,
+        32,
+        32,
+        24,
+        15,
+        9,
+        6,
+    ]  # GPUs / (TP x PP), Table 1
     assert all(abs(r["predicted"] / r["published TFLOP/s"] - 1) < 0.15 for r in rows)
     good, _ = pair
     head = {label: (value, delta) for label, value, delta, _ in headline_metrics(good, "decimal")}
@@ -176,7 +249,11 @@ def test_bare_cluster_figure_draws_every_gpu_grey():
     c = make_cluster(num_nodes=9)
     fig = bare_cluster_figure(c, "every layout breaks a rule")
     cells = fig["data"][0]
-    assert len(cells["x"]) == 72 and cells["marker"]["color"] == "#D9D9D9" and cells["mode"] == "markers"
+    assert (
+        len(cells["x"]) == 72
+        and cells["marker"]["color"] == "#D9D9D9"
+        and cells["mode"] == "markers"
+    )
     assert fig["layout"]["title"]["text"] == "9 nodes × 8 H100 SXM · no layout drawn"
     assert fig["layout"]["title"]["subtitle"]["text"] == "every layout breaks a rule"
 
@@ -192,5 +269,5 @@ def test_cluster_map_text_contrasts_with_each_cell():
     from figures.planner import _ink
 
     assert _ink("#000000") == "#ffffff" and _ink("#ffffff") == "#111111"
-    assert _ink("#1f77b4") == "#ffffff"   # mid blue: L = 0.168 → white 4.8:1 beats black 4.4:1
-    assert _ink("#EECA3B") == "#111111"   # yellow: L = 0.61
+    assert _ink("#1f77b4") == "#ffffff"  # mid blue: L = 0.168 → white 4.8:1 beats black 4.4:1
+    assert _ink("#EECA3B") == "#111111"  # yellow: L = 0.61

@@ -1,13 +1,26 @@
 """Reliability figure specs carry the core's numbers, the optima, the Monte Carlo and the parameters."""
+
 import math
 
 import plotly.graph_objects as go
 import pytest
 
-from core.reliability import DAY_S, HOUR_S, goodput_curve, interruptions, simulate_goodput, useful_devices
 from core.data_parallel import straggler_curve
-from figures.reliability import (goodput_figure, interruptions_figure, stragglers_figure,
-                                 useful_devices_figure, waste_figure)
+from core.reliability import (
+    DAY_S,
+    HOUR_S,
+    goodput_curve,
+    interruptions,
+    simulate_goodput,
+    useful_devices,
+)
+from figures.reliability import (
+    goodput_figure,
+    interruptions_figure,
+    stragglers_figure,
+    useful_devices_figure,
+    waste_figure,
+)
 
 
 def _trace(fig, prefix):
@@ -16,8 +29,18 @@ def _trace(fig, prefix):
 
 def test_goodput_figure_marks_young_daly_optimum_and_monte_carlo():
     curve = goodput_curve(checkpoint_s=300, restart_s=600, mtbf_s=3 * HOUR_S)
-    mcs = [simulate_goodput(interval_s=t, checkpoint_s=300, restart_s=600, mtbf_s=3 * HOUR_S,
-                            run_work_s=7 * DAY_S, num_runs=16, seed=i) for i, t in enumerate((900, 3600))]
+    mcs = [
+        simulate_goodput(
+            interval_s=t,
+            checkpoint_s=300,
+            restart_s=600,
+            mtbf_s=3 * HOUR_S,
+            run_work_s=7 * DAY_S,
+            num_runs=16,
+            seed=i,
+        )
+        for i, t in enumerate((900, 3600))
+    ]
     fig = goodput_figure(curve, mcs)
     go.Figure(fig)  # a valid Plotly spec
     # Young by hand: sqrt(2 x 300 x 10800) = 1800 sqrt(2) s = 42.4 min; Daly by hand 2349.51 s = 39.2 min.
@@ -27,7 +50,9 @@ def test_goodput_figure_marks_young_daly_optimum_and_monte_carlo():
     assert young["name"].endswith("42.4 min") and daly["name"].endswith("39.2 min")
     # Daly 2006's complete model by hand at Young's tau: tau / (M e^(R/M) (e^((tau+delta)/M) - 1)).
     tau, m = 1800 * math.sqrt(2), 3 * HOUR_S
-    assert young["y"] == [pytest.approx(tau / (m * math.exp(600 / m) * math.expm1((tau + 300) / m)))]
+    assert young["y"] == [
+        pytest.approx(tau / (m * math.exp(600 / m) * math.expm1((tau + 300) / m)))
+    ]
     mc = _trace(fig, "Monte Carlo")
     assert mc["x"] == [900, 3600] and mc["y"] == [m.goodput for m in mcs]
     assert mc["error_y"]["array"] == [2 * m.goodput_stderr for m in mcs]
@@ -54,8 +79,10 @@ def test_waste_figure_stacks_the_three_losses_by_hand():
 
 
 def test_interruptions_figure_by_hand_and_llama3_scaled():
-    pts = [interruptions(num_gpus=n, run_s=7 * DAY_S, gpu_mtbf_s=50_000 * HOUR_S)
-           for n in (1024, 4096, 16_384)]
+    pts = [
+        interruptions(num_gpus=n, run_s=7 * DAY_S, gpu_mtbf_s=50_000 * HOUR_S)
+        for n in (1024, 4096, 16_384)
+    ]
     fig = interruptions_figure(pts)
     go.Figure(fig)
     line = fig["data"][0]
@@ -65,7 +92,7 @@ def test_interruptions_figure_by_hand_and_llama3_scaled():
     llama = _trace(fig, "Llama 3")
     assert llama["x"] == [16_384] and llama["y"] == [pytest.approx(419 * 7 / 54)]
     assert "7 d run" in fig["layout"]["title"]["text"]
-    assert "per-GPU MTBF 2,083 d" in fig["layout"]["title"]["text"]   # 50,000 h / 24
+    assert "per-GPU MTBF 2,083 d" in fig["layout"]["title"]["text"]  # 50,000 h / 24
     assert len(interruptions_figure(pts, show_llama3=False)["data"]) == 1
     with pytest.raises(ValueError, match="at least one"):
         interruptions_figure([])
@@ -86,8 +113,9 @@ def test_stragglers_figure_uses_the_stragglers_core():
 
 
 def test_useful_devices_figure_steps_down_from_allocated():
-    fig = useful_devices_figure(useful_devices(num_gpus=1000, bubble_fraction=0.2,
-                                               straggler_slowdown=1.25, goodput=0.9))
+    fig = useful_devices_figure(
+        useful_devices(num_gpus=1000, bubble_fraction=0.2, straggler_slowdown=1.25, goodput=0.9)
+    )
     go.Figure(fig)
     bars = fig["data"][0]
     assert bars["y"] == pytest.approx([1000, 800, 640, 576])

@@ -1,4 +1,5 @@
 """Presenter theme: consistent colour remapping, larger type, inputs untouched."""
+
 import plotly.graph_objects as go
 
 from figures.theme import CONTINUOUS, OKABE_ITO, presenter
@@ -6,12 +7,19 @@ from tests.registry import plain_arrays
 
 
 def _fig():
-    return {"data": [{"type": "bar", "marker": {"color": "#ff0000"}, "name": "a"},
-                     {"type": "scatter", "line": {"color": "#00ff00", "width": 2},
-                      "marker": {"color": "#ff0000", "size": 6}},
-                     {"type": "heatmap", "z": [[1, 2]], "colorscale": "Viridis"}],
-            "layout": {"title": {"text": "t"}, "xaxis": {}, "yaxis2": {}},
-            "frames": [{"data": [{"marker": {"color": "#00ff00"}}]}]}
+    return {
+        "data": [
+            {"type": "bar", "marker": {"color": "#ff0000"}, "name": "a"},
+            {
+                "type": "scatter",
+                "line": {"color": "#00ff00", "width": 2},
+                "marker": {"color": "#ff0000", "size": 6},
+            },
+            {"type": "heatmap", "z": [[1, 2]], "colorscale": "Viridis"},
+        ],
+        "layout": {"title": {"text": "t"}, "xaxis": {}, "yaxis2": {}},
+        "frames": [{"data": [{"marker": {"color": "#00ff00"}}]}],
+    }
 
 
 def test_same_colour_in_same_colour_out_and_palette_is_okabe_ito():
@@ -47,11 +55,15 @@ def test_ready_spec_reaches_the_browser_unchanged_and_revalidates_to_the_same_fi
 
     from figures.theme import ready
 
-    spec = {"data": [{"type": "heatmap", "z": np.arange(6, dtype=np.int8).reshape(2, 3)},
-                     {"type": "scatter", "x": [1, 2], "y": [3, 4], "line": {"color": "#123456"}}],
-            "layout": {"title": {"text": "t"}, "xaxis": {"type": "log"}}}
-    sent = streamlit_path(ready(spec), validate_figure=True)   # what st.plotly_chart does with it
-    assert sent is spec                                         # no copy, no rebuild, no template
+    spec = {
+        "data": [
+            {"type": "heatmap", "z": np.arange(6, dtype=np.int8).reshape(2, 3)},
+            {"type": "scatter", "x": [1, 2], "y": [3, 4], "line": {"color": "#123456"}},
+        ],
+        "layout": {"title": {"text": "t"}, "xaxis": {"type": "log"}},
+    }
+    sent = streamlit_path(ready(spec), validate_figure=True)  # what st.plotly_chart does with it
+    assert sent is spec  # no copy, no rebuild, no template
     wire = json.loads(pio.to_json(sent, validate=False))
     assert "template" not in wire["layout"]
     assert wire["data"][0]["z"] == [[0, 1, 2], [3, 4, 5]]
@@ -68,30 +80,42 @@ def test_categorical_heat_map_keeps_its_steps_and_matches_its_legend():
     out = presenter(ownership_figure(mlp_ownership(tp=4, tokens=8, hidden=8, ffn=32), tp=4))
     heat = next(t for t in out["data"] if t["type"] == "heatmap")
     scale = heat["colorscale"]
-    steps = [scale[i][1] for i in range(0, len(scale), 2)]          # one colour per category
-    assert steps[0] == "#d9d9d9"                                     # "all GPUs" stays neutral grey
+    steps = [scale[i][1] for i in range(0, len(scale), 2)]  # one colour per category
+    assert steps[0] == "#d9d9d9"  # "all GPUs" stays neutral grey
     assert len(set(steps)) == 5 and set(steps[1:]) <= set(OKABE_ITO)
     legend = {t["name"]: t["marker"]["color"] for t in out["data"] if t["type"] == "scatter"}
-    assert [legend[f"GPU {r}"] for r in range(4)] == steps[1:]       # legend = heat map colours
+    assert [legend[f"GPU {r}"] for r in range(4)] == steps[1:]  # legend = heat map colours
     assert legend["all GPUs (replicated)"] == "#d9d9d9"
 
 
 def test_greys_are_not_recoloured():
-    out = presenter({"data": [{"type": "bar", "marker": {"color": "#AAAAAA"}},
-                              {"type": "bar", "marker": {"color": "#ff0000"}},
-                              {"type": "scatter", "line": {"color": "#444"}},
-                              {"type": "scatter", "line": {"color": "#456"}}], "layout": {}})
+    out = presenter(
+        {
+            "data": [
+                {"type": "bar", "marker": {"color": "#AAAAAA"}},
+                {"type": "bar", "marker": {"color": "#ff0000"}},
+                {"type": "scatter", "line": {"color": "#444"}},
+                {"type": "scatter", "line": {"color": "#456"}},
+            ],
+            "layout": {},
+        }
+    )
     assert out["data"][0]["marker"]["color"] == "#AAAAAA"
     assert out["data"][1]["marker"]["color"] == OKABE_ITO[0]
-    assert out["data"][2]["line"]["color"] == "#444"            # short-hex grey: still grey
-    assert out["data"][3]["line"]["color"] == OKABE_ITO[1]      # #456 is a (dark) blue, not a grey
+    assert out["data"][2]["line"]["color"] == "#444"  # short-hex grey: still grey
+    assert out["data"][3]["line"]["color"] == OKABE_ITO[1]  # #456 is a (dark) blue, not a grey
 
 
 def test_bottom_legend_and_subtitle_get_room_at_presenter_size():
-    fig = {"data": [{"type": "scatter", "name": n} for n in "abcd"],
-           "layout": {"title": {"text": "t", "subtitle": {"text": "one<br>two"}},
-                      "legend": {"orientation": "h", "y": -0.2}, "margin": {"t": 60, "b": 40},
-                      "xaxis": {}}}
+    fig = {
+        "data": [{"type": "scatter", "name": n} for n in "abcd"],
+        "layout": {
+            "title": {"text": "t", "subtitle": {"text": "one<br>two"}},
+            "legend": {"orientation": "h", "y": -0.2},
+            "margin": {"t": 60, "b": 40},
+            "xaxis": {},
+        },
+    }
     out = presenter(fig, base_font_px=20)["layout"]
     assert out["legend"] == {"orientation": "h", "y": 0, "yref": "container", "yanchor": "bottom"}
     # ticks + axis title (3 × 20 px + 2) and two legend rows of 32 px, plus 30 px of air
@@ -100,12 +124,20 @@ def test_bottom_legend_and_subtitle_get_room_at_presenter_size():
     assert out["margin"]["t"] == int(44 + 2 * 24.3 + 16)
     assert out["xaxis"]["automargin"] is True
     side = presenter({"data": [], "layout": {"legend": {"orientation": "v"}}})["layout"]
-    assert side["legend"] == {"orientation": "v"}            # a side legend is left alone
+    assert side["legend"] == {"orientation": "v"}  # a side legend is left alone
 
 
 def test_fixed_small_axis_titles_and_legend_text_grow():
-    fig = {"data": [], "layout": {"yaxis": {"title": {"text": "GiB", "font": {"size": 12}}},
-                                  "legend": {"font": {"size": 11}}, "xaxis": {"title": {"text": "x"}}}}
+    fig = {
+        "data": [],
+        "layout": {
+            "yaxis": {"title": {"text": "GiB", "font": {"size": 12}}},
+            "legend": {"font": {"size": 11}},
+            "xaxis": {"title": {"text": "x"}},
+        },
+    }
     out = presenter(fig, base_font_px=20)["layout"]
     assert out["yaxis"]["title"]["font"]["size"] == 18 and out["legend"]["font"]["size"] == 16
-    assert out["xaxis"]["title"] == {"text": "x"}   # no fixed size: it inherits the 20 px layout font
+    assert out["xaxis"]["title"] == {
+        "text": "x"
+    }  # no fixed size: it inherits the 20 px layout font

@@ -1,12 +1,12 @@
 """Trace figures: bars add up to each rank's span, plan rows sit on their own axis, no file text."""
+
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from core.traces import dp_plan
-from core.traces import analyze, load_trace
+from core.traces import analyze, dp_plan, load_trace
 from figures.trace import breakdown_figure, timeline_figure
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,7 +18,9 @@ def demo(**kw):
 
 
 def plan():
-    return dp_plan(3, num_params=1e6, samples_per_rank=10, flops_per_s=1e9, bus_bytes_per_s=1e8, steps=2)[1]
+    return dp_plan(
+        3, num_params=1e6, samples_per_rank=10, flops_per_s=1e9, bus_bytes_per_s=1e8, steps=2
+    )[1]
 
 
 def row_sums(fig: dict) -> dict[str, float]:
@@ -55,4 +57,6 @@ def test_binned_timeline_says_so_and_stays_small():
     assert "bins" in fig["layout"]["title"]["subtitle"]["text"]
     assert sum(len(t["x"]) for t in fig["data"]) <= 100
     assert "yaxis2" not in fig["layout"]
-    assert np.isclose(sum(sum(t["x"]) for t in fig["data"]), sum(r.span_s for r in demo().ranks) * 1e3)
+    assert np.isclose(
+        sum(sum(t["x"]) for t in fig["data"]), sum(r.span_s for r in demo().ranks) * 1e3
+    )

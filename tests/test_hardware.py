@@ -1,4 +1,5 @@
 """Hardware presets and Cluster validation."""
+
 import pytest
 
 from core.hardware import GPU_PRESETS, LINK_PRESETS, Cluster, gpu, link, make_cluster
@@ -7,8 +8,18 @@ from core.hardware import GPU_PRESETS, LINK_PRESETS, Cluster, gpu, link, make_cl
 def test_required_presets_exist_with_sources():
     for name in ["A100 40GB", "A100 80GB", "H100 SXM", "H200", "B200", "MI300X"]:
         assert GPU_PRESETS[name].source
-    for name in ["NVLink 3", "NVLink 4", "NVLink 5", "PCIe 4 x16", "PCIe 5 x16", "InfiniBand HDR",
-                 "InfiniBand NDR", "InfiniBand XDR", "100 GbE", "400 GbE"]:
+    for name in [
+        "NVLink 3",
+        "NVLink 4",
+        "NVLink 5",
+        "PCIe 4 x16",
+        "PCIe 5 x16",
+        "InfiniBand HDR",
+        "InfiniBand NDR",
+        "InfiniBand XDR",
+        "100 GbE",
+        "400 GbE",
+    ]:
         assert LINK_PRESETS[name].source
 
 
@@ -36,18 +47,26 @@ def test_cluster_derived_values():
     assert c.node_injection_bytes_per_s == 8 * 50e9
     assert c.inter_bandwidth_per_gpu_bytes_per_s == 50e9
     assert c.node_of(9) == 1
-    one_nic = make_cluster(num_nodes=2, gpus_per_node=8, gpu_name="A100 80GB",
-                           inter_link_name="InfiniBand HDR", nics_per_node=1)
+    one_nic = make_cluster(
+        num_nodes=2,
+        gpus_per_node=8,
+        gpu_name="A100 80GB",
+        inter_link_name="InfiniBand HDR",
+        nics_per_node=1,
+    )
     assert one_nic.intra_link.name == "NVLink 3"
     assert one_nic.inter_bandwidth_per_gpu_bytes_per_s == 25e9 / 8
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(num_nodes=0), "num_nodes=0 must be a whole number"),
-    (dict(num_nodes=2, gpus_per_node=128), "exceeds 72"),
-    (dict(num_nodes=2, gpus_per_node=4, nics_per_node=8), "at most one NIC per GPU"),
-    (dict(num_nodes=2, gpu_name="TPU"), "unknown GPU 'TPU'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(num_nodes=0), "num_nodes=0 must be a whole number"),
+        (dict(num_nodes=2, gpus_per_node=128), "exceeds 72"),
+        (dict(num_nodes=2, gpus_per_node=4, nics_per_node=8), "at most one NIC per GPU"),
+        (dict(num_nodes=2, gpu_name="TPU"), "unknown GPU 'TPU'"),
+    ],
+)
 def test_cluster_errors_state_the_rule(kwargs, match):
     with pytest.raises(ValueError, match=match):
         make_cluster(**kwargs)
@@ -57,5 +76,11 @@ def test_rank_outside_cluster():
     with pytest.raises(ValueError, match="outside 0..15"):
         make_cluster(num_nodes=2).node_of(16)
     with pytest.raises(ValueError, match="whole number"):
-        Cluster(num_nodes=1.5, gpus_per_node=8, gpu=gpu("H100 SXM"), intra_link=link("NVLink 4"),
-                inter_link=link("InfiniBand NDR"), nics_per_node=8)
+        Cluster(
+            num_nodes=1.5,
+            gpus_per_node=8,
+            gpu=gpu("H100 SXM"),
+            intra_link=link("NVLink 4"),
+            inter_link=link("InfiniBand NDR"),
+            nics_per_node=8,
+        )

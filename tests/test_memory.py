@@ -1,10 +1,26 @@
 """Hand-computed memory cases: ZeRO paper, Korthikanti et al. Table 2, Megatron layout, seeds."""
+
 import math
 from dataclasses import replace
 
 import pytest
 
-from core.memory import FSDP_STRATEGIES, RECIPES, ParallelConfig, TrainingConfig, activation_bytes_per_layer, fits, fsdp_to_zero, memory_by_zero_stage, memory_per_gpu, model_state_bytes_per_gpu, layer_allgather_bytes, recompute_tradeoff, what_fits, zero_comm_bytes_per_gpu
+from core.memory import (
+    FSDP_STRATEGIES,
+    RECIPES,
+    ParallelConfig,
+    TrainingConfig,
+    activation_bytes_per_layer,
+    fits,
+    fsdp_to_zero,
+    layer_allgather_bytes,
+    memory_by_zero_stage,
+    memory_per_gpu,
+    model_state_bytes_per_gpu,
+    recompute_tradeoff,
+    what_fits,
+    zero_comm_bytes_per_gpu,
+)
 from core.model import ParamsOnly, preset
 
 GB = 1e9
@@ -12,11 +28,14 @@ GB = 1e9
 
 # --- model states (ZeRO paper, Rajbhandari et al. 2020) ---
 
+
 def test_70b_needs_1_12_tb_at_16_bytes_per_param():
     ms = model_state_bytes_per_gpu(70e9, 1, 0)
     assert (ms.parameters_bytes, ms.gradients_bytes, ms.optimizer_bytes) == (140e9, 140e9, 840e9)
     assert ms.total_bytes == 1_120_000_000_000
-    assert ms.total_bytes / 2**30 == pytest.approx(1043.08, abs=0.01)  # memory.md: "about 1,043 GiB"
+    assert ms.total_bytes / 2**30 == pytest.approx(
+        1043.08, abs=0.01
+    )  # memory.md: "about 1,043 GiB"
 
 
 def test_zero3_over_16_gpus_is_70_gb_per_gpu():
@@ -44,14 +63,20 @@ def test_18_vs_16_bytes_and_megatron_distributed_optimizer():
     assert model_state_bytes_per_gpu(psi, 1, 0, "mixed_adam").total_bytes == 16 * psi
     # Megatron docs dist_optimizer.md: bf16 params + fp32 grads 6 + 12/d; fp32 + fp32 8 + 8/d.
     d = 8
-    assert model_state_bytes_per_gpu(psi, d, 1, "megatron_fp32_grads").total_bytes == psi * (6 + 12 / d)
+    assert model_state_bytes_per_gpu(psi, d, 1, "megatron_fp32_grads").total_bytes == psi * (
+        6 + 12 / d
+    )
     assert model_state_bytes_per_gpu(psi, d, 1, "fp32_adam").total_bytes == psi * (8 + 8 / d)
 
 
 def test_recipes_bytes_per_param():
     assert {k: r.bytes_per_param for k, r in RECIPES.items()} == {
-        "mixed_adam": 16, "megatron_fp32_grads": 18, "fp32_adam": 16, "bf16_no_master": 12,
-        "sgd_momentum": 12}
+        "mixed_adam": 16,
+        "megatron_fp32_grads": 18,
+        "fp32_adam": 16,
+        "bf16_no_master": 12,
+        "sgd_momentum": 12,
+    }
     assert all(r.source for r in RECIPES.values())
 
 
@@ -63,12 +88,16 @@ def test_fsdp_mapping():
     assert set(FSDP_STRATEGIES) >= {"NO_SHARD", "SHARD_GRAD_OP", "FULL_SHARD", "HYBRID_SHARD"}
     # HYBRID_SHARD: 16 B x Psi / 8 per GPU, whatever the number of nodes.
     stage, shard = fsdp_to_zero("HYBRID_SHARD", 32)
-    r = memory_per_gpu(ParamsOnly(num_params=8_000_000), ParallelConfig(dp=32, zero_stage=stage,
-                       shard_degree=shard), TrainingConfig())
+    r = memory_per_gpu(
+        ParamsOnly(num_params=8_000_000),
+        ParallelConfig(dp=32, zero_stage=stage, shard_degree=shard),
+        TrainingConfig(),
+    )
     assert r.total_bytes == 16_000_000
 
 
 # --- the seeds' 13B question: DDP vs FULL_SHARD on 80 GB cards ---
+
 
 def test_13b_ddp_does_not_fit_full_shard_does():
     m = preset("Llama-2 13B")
@@ -96,7 +125,10 @@ def test_price_of_full_shard_in_bytes():
     # One layer's all-gather (twice per step under FULL_SHARD): 2-byte weights, ring (n-1)/n.
     per_layer = zero_comm_bytes_per_gpu(m.layer_params_per_gpu(1), 8, 3).parameter_bytes / 2
     assert per_layer == layer * 2 * 7 / 8 == 555_107_840
-    ddp, z3 = zero_comm_bytes_per_gpu(m.num_params, 8, 0), zero_comm_bytes_per_gpu(m.num_params, 8, 3)
+    ddp, z3 = (
+        zero_comm_bytes_per_gpu(m.num_params, 8, 0),
+        zero_comm_bytes_per_gpu(m.num_params, 8, 3),
+    )
     assert ddp.total_bytes == 2 * m.num_params * 2 * 7 / 8  # 2 Psi elements of 2 bytes, ring
     assert z3.total_bytes == pytest.approx(1.5 * ddp.total_bytes)
     assert ddp.parameter_bytes == 0 and z3.gradient_bytes == ddp.gradient_bytes / 2
@@ -131,15 +163,18 @@ S, H, A, T = 2048, 12288, 96, 8
 SBH = S * H  # b = 1: 25,165,824; 5as/h = 5 x 96 x 2048 / 12288 = 80
 
 
-@pytest.mark.parametrize("tp, sp, recompute, per_sbh", [
-    (1, False, "none", 34 + 80),             # no parallelism: sbh (34 + 5as/h)
-    (T, False, "none", 10 + 24 / 8 + 80 / 8),  # TP: sbh (10 + 24/t + 5as/(ht)) = 23 sbh
-    (T, True, "none", (34 + 80) / 8),        # TP + SP: sbh (34 + 5as/h) / t = 14.25 sbh
-    (T, False, "selective", 10 + 24 / 8),    # TP + selective: 13 sbh
-    (T, True, "selective", 34 / 8),          # TP + SP + selective: 4.25 sbh
-    (T, False, "full", 2),                   # full recompute: 2 sbh
-    (T, True, "full", 2 / 8),                # ... the SP-sharded layer input (Megatron)
-])
+@pytest.mark.parametrize(
+    "tp, sp, recompute, per_sbh",
+    [
+        (1, False, "none", 34 + 80),  # no parallelism: sbh (34 + 5as/h)
+        (T, False, "none", 10 + 24 / 8 + 80 / 8),  # TP: sbh (10 + 24/t + 5as/(ht)) = 23 sbh
+        (T, True, "none", (34 + 80) / 8),  # TP + SP: sbh (34 + 5as/h) / t = 14.25 sbh
+        (T, False, "selective", 10 + 24 / 8),  # TP + selective: 13 sbh
+        (T, True, "selective", 34 / 8),  # TP + SP + selective: 4.25 sbh
+        (T, False, "full", 2),  # full recompute: 2 sbh
+        (T, True, "full", 2 / 8),  # ... the SP-sharded layer input (Megatron)
+    ],
+)
 def test_korthikanti_table2(tp, sp, recompute, per_sbh):
     assert activation_bytes_per_layer(S, 1, H, A, tp, sp, recompute) == SBH * per_sbh
 
@@ -153,22 +188,30 @@ def test_korthikanti_table2_absolute_values():
 
 def test_flash_attention_drops_the_score_term():
     assert activation_bytes_per_layer(S, 1, H, A, flash_attention=True) == 34 * SBH
-    assert activation_bytes_per_layer(S, 1, H, A, 8, True, "none", True) == \
-        activation_bytes_per_layer(S, 1, H, A, 8, True, "selective")
+    assert activation_bytes_per_layer(
+        S, 1, H, A, 8, True, "none", True
+    ) == activation_bytes_per_layer(S, 1, H, A, 8, True, "selective")
 
 
 def test_activations_scale_with_micro_batch():
-    assert activation_bytes_per_layer(S, 4, H, A, 8) == 4 * activation_bytes_per_layer(S, 1, H, A, 8)
+    assert activation_bytes_per_layer(S, 4, H, A, 8) == 4 * activation_bytes_per_layer(
+        S, 1, H, A, 8
+    )
 
 
 # --- pipeline: Megatron layout and in-flight micro-batches ---
+
 
 def test_pipeline_stage_split_llama2_7b():
     m = preset("Llama-2 7B")
     layer = 4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096  # 202,383,360
     r = memory_per_gpu(m, ParallelConfig(pp=4), TrainingConfig(num_microbatches=8))
-    assert [st.params_on_gpu for st in r.stages] == [8 * layer + 32000 * 4096, 8 * layer, 8 * layer,
-                                                     8 * layer + 4096 + 32000 * 4096]
+    assert [st.params_on_gpu for st in r.stages] == [
+        8 * layer + 32000 * 4096,
+        8 * layer,
+        8 * layer,
+        8 * layer + 4096 + 32000 * 4096,
+    ]
     assert sum(st.params_on_gpu for st in r.stages) == m.num_params
     assert r.stage == 0  # the fullest: the first stage holds p micro-batches and the embedding
     assert r.total_bytes == max(st.total_bytes for st in r.stages)
@@ -188,7 +231,9 @@ def test_tied_embedding_copy_on_last_stage():
     one = memory_per_gpu(m, ParallelConfig(pp=1), TrainingConfig(seq_len=1024))
     two = memory_per_gpu(m, ParallelConfig(pp=2), TrainingConfig(seq_len=1024))
     assert one.stages[0].params_on_gpu == m.num_params
-    assert sum(st.params_on_gpu for st in two.stages) == m.num_params + 50257 * 768  # Megatron's copy
+    assert (
+        sum(st.params_on_gpu for st in two.stages) == m.num_params + 50257 * 768
+    )  # Megatron's copy
 
 
 def test_in_flight_micro_batches():
@@ -200,37 +245,45 @@ def test_in_flight_micro_batches():
     assert [st.layers_in_flight for st in gpipe.stages] == [64] * 4  # m x L/p
     few = memory_per_gpu(m, par, TrainingConfig(num_microbatches=2))
     assert [st.layers_in_flight for st in few.stages] == [16, 16, 16, 8]
-    inter = memory_per_gpu(m, par, TrainingConfig(num_microbatches=8, schedule="interleaved_1f1b",
-                                                  virtual_stages=2))
+    inter = memory_per_gpu(
+        m, par, TrainingConfig(num_microbatches=8, schedule="interleaved_1f1b", virtual_stages=2)
+    )
     assert inter.stages[0].layers_in_flight == 32 * (1 + 3 / (4 * 2))  # L (1 + (p-1)/(p v)) = 44
     # Korthikanti Eq. 5: the first 1F1B stage stores L layers' worth: (sbhL/t)(34 + 5as/h) with SP.
-    assert f1b.stages[0].activations_bytes - f1b.stages[0].extra_activation_bytes == \
-        32 * activation_bytes_per_layer(2048, 1, 4096, 32)
+    assert f1b.stages[0].activations_bytes - f1b.stages[
+        0
+    ].extra_activation_bytes == 32 * activation_bytes_per_layer(2048, 1, 4096, 32)
 
 
 def test_activation_extras_first_and_last_stage():
     m = preset("Llama-2 7B")
     s, h, V = 2048, 4096, 32000
-    r = memory_per_gpu(m, ParallelConfig(pp=2, tp=2, sequence_parallel=True),
-                       TrainingConfig(num_microbatches=4))
+    r = memory_per_gpu(
+        m, ParallelConfig(pp=2, tp=2, sequence_parallel=True), TrainingConfig(num_microbatches=4)
+    )
     assert r.stages[0].extra_activation_bytes == 2 * s * h / 2  # dropout mask, 2 micro-batches
     assert r.stages[1].extra_activation_bytes == 4 * s * h / 2 + 4 * s * V / 2
 
 
 def test_params_only_mode():
-    r = memory_per_gpu(ParamsOnly(num_params=70_000_000_000), ParallelConfig(dp=16, zero_stage=3),
-                       TrainingConfig())
+    r = memory_per_gpu(
+        ParamsOnly(num_params=70_000_000_000), ParallelConfig(dp=16, zero_stage=3), TrainingConfig()
+    )
     assert (r.total_bytes, r.activations_bytes) == (70e9, 0)
-    r = memory_per_gpu(ParamsOnly(num_params=70_000_000_000), ParallelConfig(tp=8, pp=2), TrainingConfig())
+    r = memory_per_gpu(
+        ParamsOnly(num_params=70_000_000_000), ParallelConfig(tp=8, pp=2), TrainingConfig()
+    )
     assert r.total_bytes == 70e9 * 16 / 16
 
 
 # --- recompute trade, what fits ---
 
+
 def test_recompute_tradeoff():
     m = preset("GPT-3 175B")
-    opts = recompute_tradeoff(m, ParallelConfig(tp=8, pp=8, sequence_parallel=True),
-                              TrainingConfig(num_microbatches=64))
+    opts = recompute_tradeoff(
+        m, ParallelConfig(tp=8, pp=8, sequence_parallel=True), TrainingConfig(num_microbatches=64)
+    )
     none, sel, full = opts
     assert none.saved_bytes == 0 and none.extra_compute_fraction == 0
     assert none.activations_bytes > sel.activations_bytes > full.activations_bytes
@@ -247,12 +300,19 @@ def _brute_min_dp(psi, z, cap):
 
 
 def test_what_fits_model_states_only():
-    rows = what_fits(ParamsOnly(num_params=13_000_000_000), ParallelConfig(), TrainingConfig(), 80 * GB,
-                     max_dp=199)
+    rows = what_fits(
+        ParamsOnly(num_params=13_000_000_000),
+        ParallelConfig(),
+        TrainingConfig(),
+        80 * GB,
+        max_dp=199,
+    )
     # By hand: DDP 208 GB never; ZeRO-1 52 + 156/N <= 80 -> N = 6; ZeRO-2 26 + 182/N -> 4; ZeRO-3 208/N -> 3.
     assert [r.min_dp for r in rows] == [None, 6, 4, 3]
     assert [r.min_dp for r in rows] == [_brute_min_dp(13e9, z, 80 * GB) for z in range(4)]
-    rows = what_fits(ParamsOnly(num_params=70_000_000_000), ParallelConfig(tp=2), TrainingConfig(), 80 * GB)
+    rows = what_fits(
+        ParamsOnly(num_params=70_000_000_000), ParallelConfig(tp=2), TrainingConfig(), 80 * GB
+    )
     # Psi = 35e9 per TP rank. ZeRO-2: 70e9 + 490e9/N <= 80e9 needs N >= 49, but at 49 the padded
     # shard ceil(35e9/49) = 714,285,715 puts 14 x that at 10 B over the line: 50. ZeRO-3: 560e9/N -> 7.
     assert [r.min_dp for r in rows] == [None, None, 50, 7]
@@ -266,8 +326,9 @@ def test_what_fits_micro_batch_matches_linear_scan():
     for row in rows:
         scan = 0
         for b in range(1, 200):
-            total = memory_per_gpu(m, ParallelConfig(dp=8, zero_stage=row.zero_stage),
-                                   replace(tr, micro_batch=b)).total_bytes
+            total = memory_per_gpu(
+                m, ParallelConfig(dp=8, zero_stage=row.zero_stage), replace(tr, micro_batch=b)
+            ).total_bytes
             if total + 5 * GB > 80 * GB:
                 break
             scan = b
@@ -283,40 +344,57 @@ def test_memory_by_zero_stage_is_decreasing():
 
 # --- bad input: numbers, rule and fix ---
 
+
 def test_tp_not_dividing_heads():
     with pytest.raises(ValueError) as e:
         memory_per_gpu(preset("Llama-2 7B"), ParallelConfig(tp=3), TrainingConfig())
-    assert str(e.value) == ("TP=3 does not divide 32 attention heads: each TP rank must own whole heads; "
-                            "use TP in {1, 2, 4, 8, 16, 32}")
+    assert str(e.value) == (
+        "TP=3 does not divide 32 attention heads: each TP rank must own whole heads; "
+        "use TP in {1, 2, 4, 8, 16, 32}"
+    )
     with pytest.raises(ValueError, match="TP=3 does not divide 32 attention heads"):
         activation_bytes_per_layer(2048, 1, 4096, 32, tp=3)
 
 
 def test_tp_not_dividing_kv_heads():
-    with pytest.raises(ValueError, match=r"TP=16 does not divide 8 KV heads.*use TP in \{1, 2, 4, 8\}"):
+    with pytest.raises(
+        ValueError, match=r"TP=16 does not divide 8 KV heads.*use TP in \{1, 2, 4, 8\}"
+    ):
         memory_per_gpu(preset("Llama-2 70B"), ParallelConfig(tp=16), TrainingConfig())
 
 
 def test_pp_not_dividing_layers():
-    with pytest.raises(ValueError, match=r"PP=3 does not divide 32 layers: .*"
-                       r"use PP in \{1, 2, 4, 8, 16, 32\}"):
+    with pytest.raises(
+        ValueError,
+        match=r"PP=3 does not divide 32 layers: .*"
+        r"use PP in \{1, 2, 4, 8, 16, 32\}",
+    ):
         memory_per_gpu(preset("Llama-2 7B"), ParallelConfig(pp=3), TrainingConfig())
     with pytest.raises(ValueError, match="PP x v=24 does not divide 32 layers"):
-        memory_per_gpu(preset("Llama-2 7B"), ParallelConfig(pp=8),
-                       TrainingConfig(num_microbatches=8, schedule="interleaved_1f1b", virtual_stages=3))
+        memory_per_gpu(
+            preset("Llama-2 7B"),
+            ParallelConfig(pp=8),
+            TrainingConfig(num_microbatches=8, schedule="interleaved_1f1b", virtual_stages=3),
+        )
     with pytest.raises(ValueError, match="multiple of PP"):
-        memory_per_gpu(preset("Llama-2 7B"), ParallelConfig(pp=4),
-                       TrainingConfig(num_microbatches=6, schedule="interleaved_1f1b", virtual_stages=2))
+        memory_per_gpu(
+            preset("Llama-2 7B"),
+            ParallelConfig(pp=4),
+            TrainingConfig(num_microbatches=6, schedule="interleaved_1f1b", virtual_stages=2),
+        )
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"micro_batch": 0}, "micro_batch=0 must be a whole number ≥ 1"),
-    ({"seq_len": -5}, "seq_len=-5"),
-    ({"recipe": "adam8bit"}, "recipe='adam8bit' is unknown: use one of mixed_adam"),
-    ({"recompute": "half"}, "recompute='half' is unknown"),
-    ({"schedule": "zb"}, "schedule='zb' is unknown"),
-    ({"virtual_stages": 2}, "virtual_stages=2 needs schedule='interleaved_1f1b'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"micro_batch": 0}, "micro_batch=0 must be a whole number ≥ 1"),
+        ({"seq_len": -5}, "seq_len=-5"),
+        ({"recipe": "adam8bit"}, "recipe='adam8bit' is unknown: use one of mixed_adam"),
+        ({"recompute": "half"}, "recompute='half' is unknown"),
+        ({"schedule": "zb"}, "schedule='zb' is unknown"),
+        ({"virtual_stages": 2}, "virtual_stages=2 needs schedule='interleaved_1f1b'"),
+    ],
+)
 def test_training_config_validation(kwargs, match):
     with pytest.raises(ValueError, match=match):
         TrainingConfig(**kwargs)
@@ -335,8 +413,11 @@ def test_parallel_and_model_state_validation():
         model_state_bytes_per_gpu(10, 1, 5)
     with pytest.raises(ValueError, match="unknown: use one of NO_SHARD"):
         fsdp_to_zero("ZERO", 8)
-    assert math.isfinite(memory_per_gpu(preset("Mistral 7B"), ParallelConfig(tp=8, pp=4),
-                                        TrainingConfig()).total_bytes)
+    assert math.isfinite(
+        memory_per_gpu(
+            preset("Mistral 7B"), ParallelConfig(tp=8, pp=4), TrainingConfig()
+        ).total_bytes
+    )
 
 
 def test_layer_allgather_bytes_is_one_layers_weights():
@@ -350,8 +431,8 @@ def test_layer_allgather_bytes_is_one_layers_weights():
 
 
 def test_activations_module_is_reexported_and_sized_by_hand():
-    from core import memory as activations
     from core import memory
+    from core import memory as activations
 
     assert memory.activation_bytes_per_layer is activations.activation_bytes_per_layer
     assert memory.RECOMPUTE_MODES == activations.RECOMPUTE_MODES == ("none", "selective", "full")
@@ -363,6 +444,10 @@ def test_activations_module_is_reexported_and_sized_by_hand():
     assert activations.layers_in_flight(0, 32, 4, 8, "interleaved_1f1b", 2) == 44
     s, b, h, v = 1024, 2, 512, 1000
     assert activations.edge_activation_bytes(0, 2, s, b, h, v) == s * b * h  # dropout mask only
-    assert activations.edge_activation_bytes(1, 2, s, b, h, v, tp=2) == 4 * s * b * h + 4 * s * b * v / 2
+    assert (
+        activations.edge_activation_bytes(1, 2, s, b, h, v, tp=2)
+        == 4 * s * b * h + 4 * s * b * v / 2
+    )
     assert activations.edge_activation_bytes(0, 1, s, b, h, v, tp=2, sequence_parallel=True) == (
-        5 * s * b * h / 2 + 4 * s * b * v / 2)
+        5 * s * b * h / 2 + 4 * s * b * v / 2
+    )

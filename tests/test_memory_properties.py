@@ -1,11 +1,19 @@
 """Property tests: sharding never adds memory, totals are sums of parts, monotone in batch."""
+
 from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.memory import RECIPES, ParallelConfig, TrainingConfig, activation_bytes_per_layer, memory_per_gpu, model_state_bytes_per_gpu
+from core.memory import (
+    RECIPES,
+    ParallelConfig,
+    TrainingConfig,
+    activation_bytes_per_layer,
+    memory_per_gpu,
+    model_state_bytes_per_gpu,
+)
 from core.model import MODEL_PRESETS
 
 FAST = settings(max_examples=60, deadline=None)
@@ -23,13 +31,22 @@ def runs(draw):
     t = draw(st.sampled_from(heads_ok))
     p = draw(st.sampled_from(_divisors(m.num_layers, 16)))
     schedule = draw(st.sampled_from(["1f1b", "gpipe"]))
-    par = ParallelConfig(dp=draw(st.integers(1, 64)), tp=t, pp=p, zero_stage=draw(st.integers(0, 3)),
-                         sequence_parallel=draw(st.booleans()))
-    tr = TrainingConfig(micro_batch=draw(st.integers(1, 8)), seq_len=draw(st.sampled_from([512, 2048, 4096])),
-                        num_microbatches=draw(st.integers(1, 32)),
-                        recipe=draw(st.sampled_from(list(RECIPES))),
-                        recompute=draw(st.sampled_from(["none", "selective", "full"])),
-                        flash_attention=draw(st.booleans()), schedule=schedule)
+    par = ParallelConfig(
+        dp=draw(st.integers(1, 64)),
+        tp=t,
+        pp=p,
+        zero_stage=draw(st.integers(0, 3)),
+        sequence_parallel=draw(st.booleans()),
+    )
+    tr = TrainingConfig(
+        micro_batch=draw(st.integers(1, 8)),
+        seq_len=draw(st.sampled_from([512, 2048, 4096])),
+        num_microbatches=draw(st.integers(1, 32)),
+        recipe=draw(st.sampled_from(list(RECIPES))),
+        recompute=draw(st.sampled_from(["none", "selective", "full"])),
+        flash_attention=draw(st.booleans()),
+        schedule=schedule,
+    )
     return m, par, tr
 
 
@@ -39,8 +56,10 @@ def test_model_states_never_grow_with_more_sharding(psi, dp, recipe):
     totals = [model_state_bytes_per_gpu(psi, dp, z, recipe).total_bytes for z in range(4)]
     assert totals == sorted(totals, reverse=True)
     for z in range(4):
-        assert model_state_bytes_per_gpu(psi, dp + 1, z, recipe).total_bytes <= \
-            model_state_bytes_per_gpu(psi, dp, z, recipe).total_bytes
+        assert (
+            model_state_bytes_per_gpu(psi, dp + 1, z, recipe).total_bytes
+            <= model_state_bytes_per_gpu(psi, dp, z, recipe).total_bytes
+        )
     # ZeRO-3 holds at least the exact share and less than one extra element per state.
     z3 = model_state_bytes_per_gpu(psi, dp, 3, recipe).total_bytes
     bpp = RECIPES[recipe].bytes_per_param
@@ -65,13 +84,21 @@ def test_totals_are_sums_of_parts(run):
     for s in r.stages:
         parts = s.parameters_bytes + s.gradients_bytes + s.optimizer_bytes + s.activations_bytes
         assert s.total_bytes == parts
-        assert s.activations_bytes == s.layers_in_flight * s.layer_activation_bytes + s.extra_activation_bytes
+        assert (
+            s.activations_bytes
+            == s.layers_in_flight * s.layer_activation_bytes + s.extra_activation_bytes
+        )
     assert r.total_bytes == max(s.total_bytes for s in r.stages)
-    assert r.total_bytes == r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes + r.activations_bytes
+    assert (
+        r.total_bytes
+        == r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes + r.activations_bytes
+    )
     # Summing the TP-rank shards over stages recovers the model (+ the tied copy, + TP-replicated norms).
     t, p = par.tp, par.pp
     total = t * sum(s.params_on_gpu for s in r.stages)
-    replicated = m.num_layers * m.layer_replicated_params + m.final_norm_params + m.position_embedding_params
+    replicated = (
+        m.num_layers * m.layer_replicated_params + m.final_norm_params + m.position_embedding_params
+    )
     tied_copy = m.word_embedding_params if m.tied_embeddings and p > 1 else 0
     padding = 2 * t  # vocab shards are padded to a multiple of t
     assert 0 <= total - (m.num_params + tied_copy + (t - 1) * replicated) < padding
@@ -92,8 +119,13 @@ def test_monotone_in_micro_batch_and_seq_len(run, extra):
 
 
 @FAST
-@given(s=st.integers(1, 8192), b=st.integers(1, 16), heads=st.sampled_from([8, 32, 96, 128]),
-       tp=st.sampled_from([1, 2, 4, 8]), sp=st.booleans())
+@given(
+    s=st.integers(1, 8192),
+    b=st.integers(1, 16),
+    heads=st.sampled_from([8, 32, 96, 128]),
+    tp=st.sampled_from([1, 2, 4, 8]),
+    sp=st.booleans(),
+)
 def test_recompute_and_flash_never_store_more(s, b, heads, tp, sp):
     h = heads * 128
     none = activation_bytes_per_layer(s, b, h, heads, tp, sp, "none")

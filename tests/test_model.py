@@ -1,4 +1,5 @@
 """Parameter counts against published figures, and FLOPs against the papers' closed forms."""
+
 import pytest
 
 from core.model import MODEL_PRESETS, ModelSpec, ParamsOnly, preset
@@ -9,13 +10,34 @@ def hf_state_dict_count(m: ModelSpec) -> int:
     h, f, V, L, dh = m.hidden_size, m.ffn_hidden_size, m.vocab_size, m.num_layers, m.d_head
     if m.norm == "layernorm":  # GPT2LMHeadModel: wte, wpe, h.{i}.{ln_1, attn.c_attn, ...}, ln_f
         shapes = [(V, h), (m.learned_positions, h)]
-        layer = [(h,), (h,), (h, 3 * h), (3 * h,), (h, h), (h,),  # ln_1, c_attn, attn.c_proj
-                 (h,), (h,), (h, f), (f,), (f, h), (h,)]          # ln_2, c_fc, mlp.c_proj
-        shapes += layer * L + [(h,), (h,)]                         # ln_f
+        layer = [
+            (h,),
+            (h,),
+            (h, 3 * h),
+            (3 * h,),
+            (h, h),
+            (h,),  # ln_1, c_attn, attn.c_proj
+            (h,),
+            (h,),
+            (h, f),
+            (f,),
+            (f, h),
+            (h,),
+        ]  # ln_2, c_fc, mlp.c_proj
+        shapes += layer * L + [(h,), (h,)]  # ln_f
     else:  # LlamaForCausalLM / MistralForCausalLM
         a, g = m.num_heads, m.num_kv_heads
-        layer = [(a * dh, h), (g * dh, h), (g * dh, h), (h, a * dh),  # q, k, v, o_proj
-                 (f, h), (f, h), (h, f), (h,), (h,)]                  # gate, up, down, 2 RMSNorms
+        layer = [
+            (a * dh, h),
+            (g * dh, h),
+            (g * dh, h),
+            (h, a * dh),  # q, k, v, o_proj
+            (f, h),
+            (f, h),
+            (h, f),
+            (h,),
+            (h,),
+        ]  # gate, up, down, 2 RMSNorms
         shapes = [(V, h)] + layer * L + [(h,)] + ([] if m.tied_embeddings else [(V, h)])
     total = 0
     for shape in shapes:
@@ -43,8 +65,11 @@ HF_EXACT = {
 
 # Rounded official figures: (value, relative tolerance, source).
 PUBLISHED = {
-    "GPT-2 small (124M)": (124e6, 0.005, "HF model card openai-community/gpt2: 124M "
-                                         "(the GPT-2 paper's Table 2 prints 117M)"),
+    "GPT-2 small (124M)": (
+        124e6,
+        0.005,
+        "HF model card openai-community/gpt2: 124M (the GPT-2 paper's Table 2 prints 117M)",
+    ),
     "GPT-3 175B": (175.0e9, 0.005, "Brown et al. 2020, Table 2.1: 175.0B"),
     "Megatron GPT 145.6B (Narayanan 2021)": (145.6e9, 0.0005, "Narayanan et al. 2021, Table 1"),
     "Llama-2 7B": (7e9, 0.04, "Touvron et al. 2023 (Llama 2), Table 1: 7B"),
@@ -98,7 +123,8 @@ def test_tied_embeddings_have_no_output_head():
     m = preset("Llama-3.2 1B")
     assert m.output_params == 0
     assert m.num_params + m.vocab_size * m.hidden_size == hf_state_dict_count(
-        ModelSpec(**{**vars(m), "tied_embeddings": False}))
+        ModelSpec(**{**vars(m), "tied_embeddings": False})
+    )
 
 
 def test_flops_per_token_matches_korthikanti_and_narayanan_forms():
@@ -109,7 +135,9 @@ def test_flops_per_token_matches_korthikanti_and_narayanan_forms():
     f96 = 96 * l * h * h + 16 * l * h * s + 6 * V * h  # Narayanan et al. 2021 Eq. 3, full recompute
     assert m.flops_per_token(s) == f72
     assert m.flops_per_token(s, full_recompute=True) == f96
-    assert m.flops_per_token(s) / m.flops_per_token(s, full_recompute=True) == pytest.approx(0.75, abs=0.01)
+    assert m.flops_per_token(s) / m.flops_per_token(s, full_recompute=True) == pytest.approx(
+        0.75, abs=0.01
+    )
 
 
 def test_flops_per_token_matches_megatron_general_form_for_gqa_swiglu():
@@ -125,22 +153,54 @@ def test_recompute_flops_fraction_gpt3():
     l, h, V, s = 96, 12288, 50257, 2048
     f72 = 72 * l * h * h + 12 * l * h * s + 6 * V * h
     assert m.recompute_flops_fraction(s, "none") == 0
-    assert m.recompute_flops_fraction(s, "full") == pytest.approx((24 * l * h * h + 4 * l * h * s) / f72)
+    assert m.recompute_flops_fraction(s, "full") == pytest.approx(
+        (24 * l * h * h + 4 * l * h * s) / f72
+    )
     assert m.recompute_flops_fraction(s, "selective") == pytest.approx(4 * l * h * s / f72)
     assert m.recompute_flops_fraction(s, "selective") == pytest.approx(0.0090, abs=5e-4)
 
 
 def test_invalid_shapes_raise_with_rule_and_fix():
-    with pytest.raises(ValueError, match=r"num_kv_heads=3 does not divide 32 query heads: .*"
-                                         r"use num_kv_heads in \{1, 2, 4, 8, 16, 32\}"):
-        ModelSpec(name="x", num_layers=2, hidden_size=64, num_heads=32, num_kv_heads=3,
-                  ffn_hidden_size=128, gated_mlp=True, vocab_size=10, tied_embeddings=False)
+    with pytest.raises(
+        ValueError,
+        match=r"num_kv_heads=3 does not divide 32 query heads: .*"
+        r"use num_kv_heads in \{1, 2, 4, 8, 16, 32\}",
+    ):
+        ModelSpec(
+            name="x",
+            num_layers=2,
+            hidden_size=64,
+            num_heads=32,
+            num_kv_heads=3,
+            ffn_hidden_size=128,
+            gated_mlp=True,
+            vocab_size=10,
+            tied_embeddings=False,
+        )
     with pytest.raises(ValueError, match="num_layers=0 must be a whole number"):
-        ModelSpec(name="x", num_layers=0, hidden_size=64, num_heads=4, num_kv_heads=4,
-                  ffn_hidden_size=128, gated_mlp=True, vocab_size=10, tied_embeddings=False)
+        ModelSpec(
+            name="x",
+            num_layers=0,
+            hidden_size=64,
+            num_heads=4,
+            num_kv_heads=4,
+            ffn_hidden_size=128,
+            gated_mlp=True,
+            vocab_size=10,
+            tied_embeddings=False,
+        )
     with pytest.raises(ValueError, match="hidden_size=100 is not divisible by num_heads=3"):
-        ModelSpec(name="x", num_layers=2, hidden_size=100, num_heads=3, num_kv_heads=3,
-                  ffn_hidden_size=128, gated_mlp=True, vocab_size=10, tied_embeddings=False)
+        ModelSpec(
+            name="x",
+            num_layers=2,
+            hidden_size=100,
+            num_heads=3,
+            num_kv_heads=3,
+            ffn_hidden_size=128,
+            gated_mlp=True,
+            vocab_size=10,
+            tied_embeddings=False,
+        )
     with pytest.raises(ValueError, match="unknown model"):
         preset("GPT-5")
     with pytest.raises(ValueError, match="num_params=-1"):

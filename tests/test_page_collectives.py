@@ -3,6 +3,7 @@
 Numbers by hand: a ring step on N = 8 sends S/8 per GPU and takes α + (S/8)/B (NVLink 4 preset:
 450 GB/s, 3.4 µs); S = 1 GB by default, shown in binary units (MiB / GiB).
 """
+
 from streamlit.testing.v1 import AppTest
 
 from tests.registry import ROOT, chart_specs, run_page_file
@@ -43,7 +44,7 @@ def test_next_advances_the_step_and_the_ring_opens_there():
     assert at.slider(key="step").value == 0 and ring_spec(at)["layout"]["sliders"][0]["active"] == 0
     button(at, "Next ▶").click().run()
     assert at.slider(key="step").value == 1
-    assert at.query_params["step"] == "1"                # the bound slider writes the URL
+    assert at.query_params["step"] == "1"  # the bound slider writes the URL
     spec = ring_spec(at)
     assert spec["layout"]["sliders"][0]["active"] == 1
     assert spec["layout"]["title"]["text"].startswith("ring N=8 · RS 1")
@@ -57,7 +58,7 @@ def test_back_at_zero_stays_at_zero_and_next_stops_at_the_last_step():
     at = run()
     button(at, "◀ Back").click().run()
     assert at.slider(key="step").value == 0
-    at = run(n="2", step="2")        # N = 2: steps 0 … 2(N−1) = 2
+    at = run(n="2", step="2")  # N = 2: steps 0 … 2(N−1) = 2
     button(at, "Next ▶").click().run()
     assert at.slider(key="step").value == 2
 
@@ -65,7 +66,7 @@ def test_back_at_zero_stays_at_zero_and_next_stops_at_the_last_step():
 def test_deep_linked_step_sets_the_per_step_readouts():
     at = run(step="3")
     assert metric(at, "Step") == "3 of 14"
-    assert metric(at, "Bytes sent per GPU") == "1.63 GiB"      # all 14 steps: 2·S·7/8 = 1.75e9 B
+    assert metric(at, "Bytes sent per GPU") == "1.63 GiB"  # all 14 steps: 2·S·7/8 = 1.75e9 B
     # 3 chunks of 1e9/8 B = 375e6 B = 357.6 MiB; 3·(3.4 µs + 125e6 B / 450e9 B/s) = 843.5 µs.
     assert delta(at, "Bytes sent per GPU") == "358 MiB by step 3"
     assert delta(at, "Time on NVLink 4") == "844 µs by step 3"
@@ -75,10 +76,13 @@ def test_deep_linked_step_sets_the_per_step_readouts():
 
 def test_out_of_range_step_in_the_url_falls_back_with_a_notice():
     at = run(n="8", step="99")
-    assert at.slider(key="step").value == 14          # clamped to the last of 2(N−1) steps, as N changes do
-    assert any("`step=99`" in w.value and "0 to 14" in w.value and "using 14" in w.value for w in at.warning)
+    assert at.slider(key="step").value == 14  # clamped to the last of 2(N−1) steps, as N changes do
+    assert any(
+        "`step=99`" in w.value and "0 to 14" in w.value and "using 14" in w.value
+        for w in at.warning
+    )
     at = run(n="8", step="-3")
-    assert at.slider(key="step").value == 0           # below the range: the default, with a notice
+    assert at.slider(key="step").value == 0  # below the range: the default, with a notice
     assert any("`step=-3`" in w.value for w in at.warning)
 
 
@@ -87,7 +91,7 @@ def test_fewer_gpus_clamp_the_step():
     assert at.slider(key="step").value == 14
     at.slider(key="n").set_value(3).run()
     assert not at.exception
-    assert at.slider(key="step").value == 4           # 2(N−1) for N = 3
+    assert at.slider(key="step").value == 4  # 2(N−1) for N = 3
     assert ring_spec(at)["layout"]["sliders"][0]["active"] == 4
 
 
@@ -96,7 +100,10 @@ def test_a_vs_b_is_off_by_default_and_on_with_its_defaults():
     assert not [s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("A vs B")]
     assert not at.table and at.toggle(key="cmp").value is False
     at = run(cmp="true")
-    assert at.selectbox(key="alg_a").value == "Ring" and at.selectbox(key="alg_b").value == "Binomial tree"
+    assert (
+        at.selectbox(key="alg_a").value == "Ring"
+        and at.selectbox(key="alg_b").value == "Binomial tree"
+    )
     labels = [b.proto.label for b in at.get("download_button")]
     assert "allreduce_ring_vs_tree_N8.csv (CSV)" in labels
 
@@ -119,11 +126,13 @@ def test_a_vs_b_deep_link_by_label():
 def test_hierarchical_error_shows_for_its_side_only():
     at = run(cmp="true", n="6", alg_b="Hierarchical")
     errors = [e.value for e in at.error]
-    assert errors == ["6 ranks are not a whole number of nodes of 8 GPUs: the two-level algorithm needs "
-                      "num_ranks divisible by gpus_per_node; use a multiple of 8"]
+    assert errors == [
+        "6 ranks are not a whole number of nodes of 8 GPUs: the two-level algorithm needs "
+        "num_ranks divisible by gpus_per_node; use a multiple of 8"
+    ]
     titles = [a["text"] for a in versus_spec(at)["layout"]["annotations"]]
     assert "A · Ring" in titles[0] and "not run" in titles[1]
-    assert not at.table                               # no comparison without both sides
+    assert not at.table  # no comparison without both sides
 
 
 def test_two_tier_toggle_sets_the_hierarchical_node_size():
@@ -141,7 +150,7 @@ def test_few_elements_on_many_gpus_still_time_a_whole_tensor():
     assert not at.exception and not at.error
     t = 2 * 31 * 3.4e-6 + 2 * 31 / 32 * 1e9 / 450e9
     assert metric(at, "Time on NVLink 4") == f"{t * 1e3:.3g} ms"
-    assert delta(at, "Time on NVLink 4") == f"{t * 1e3:.3g} ms by step 62"     # the steps add up to it
+    assert delta(at, "Time on NVLink 4") == f"{t * 1e3:.3g} ms by step 62"  # the steps add up to it
     assert metric(at, "Bytes sent per GPU") == f"{2 * 31 / 32 * 1e9 / 2**30:.3g} GiB"
     ring = next(s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("ring N=32"))
     assert f"elapsed {t * 1e3:.3g} ms" in ring["layout"]["title"]["text"]

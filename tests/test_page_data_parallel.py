@@ -4,6 +4,7 @@ Expected numbers are derived here, independently of the page: gradients by centr
 of a loss written out in numpy, step times by hand from 6·Ψ·T FLOPs and the ring's 2(p−1)/p·n bytes
 over the bottleneck link, straggler values from collectives.md §6.
 """
+
 import json
 import re
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.registry import ROOT, assert_self_check, chart_specs, run_page_file
+from tests.registry import ROOT, assert_self_check, run_page_file
 
 GIB = 2**30
 
@@ -53,13 +54,18 @@ def finite_difference_grads(num_samples: int, sizes: list[int], seed: int = 0):
     theta = np.concatenate([w1.ravel(), np.zeros(k), w2, [0.0]])
 
     def loss(t, xs, ys):
-        a = np.tanh(xs @ t[:d * k].reshape(d, k) + t[d * k:d * k + k])
-        return 0.5 * np.mean((a @ t[d * k + k:d * k + 2 * k] + t[-1] - ys) ** 2)
+        a = np.tanh(xs @ t[: d * k].reshape(d, k) + t[d * k : d * k + k])
+        return 0.5 * np.mean((a @ t[d * k + k : d * k + 2 * k] + t[-1] - ys) ** 2)
 
     def grad(xs, ys, h=1e-6):
         e = np.eye(theta.size) * h
-        return np.array([(loss(theta + e[i], xs, ys) - loss(theta - e[i], xs, ys)) / (2 * h)
-                         for i in range(theta.size)])
+        return np.array(
+            [
+                (loss(theta + e[i], xs, ys) - loss(theta - e[i], xs, ys)) / (2 * h)
+                for i in range(theta.size)
+            ]
+        )
+
     edges = np.concatenate([[0], np.cumsum(sizes)])
     shards = [grad(x[a:b], y[a:b]) for a, b in zip(edges[:-1], edges[1:])]
     return grad(x, y), shards
@@ -93,14 +99,20 @@ def test_equal_shards_match_finite_differences_of_the_same_batch():
     full, shards = finite_difference_grads(12, [4, 4, 4])
     assert np.max(np.abs(np.mean(shards, axis=0) - full)) < 1e-8  # the identity, independently
     grad = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["y"]
-    assert np.allclose(grad, full[:len(grad)], atol=1e-7)  # the page's full-batch bars are this gradient
+    assert np.allclose(
+        grad, full[: len(grad)], atol=1e-7
+    )  # the page's full-batch bars are this gradient
 
 
 def test_unequal_shards_with_one_sample_per_rank_name_the_rule_and_keep_the_page():
     at = run(n="16", b="1", uneq="true")
     errors = [e.value for e in at.error]
-    assert len(errors) == 1 and "need more samples than ranks" in errors[0] and "≥ 17 samples" in errors[0]
-    assert "Data parallel · N=512 · weak scaling" in titles(at)      # later sections still draw
+    assert (
+        len(errors) == 1
+        and "need more samples than ranks" in errors[0]
+        and "≥ 17 samples" in errors[0]
+    )
+    assert "Data parallel · N=512 · weak scaling" in titles(at)  # later sections still draw
     assert any(t.startswith("Scaled 8 → 64 GPUs") for t in titles(at))
 
 
@@ -121,7 +133,9 @@ def test_deep_link_reproduces_the_64_gpu_run_by_hand():
     comm = 2 * 63 / 64 * 1.3e9 * 4 / 12.5e9
     assert number(metric(at, "Step at N=64")) == pytest.approx((compute + comm) * 1e3, rel=0.005)
     assert number(metric(at, "Exposed all-reduce")) == pytest.approx(comm * 1e3, rel=0.005)
-    assert number(metric(at, "Efficiency")) == pytest.approx(100 * compute / (compute + comm), abs=0.6)
+    assert number(metric(at, "Efficiency")) == pytest.approx(
+        100 * compute / (compute + comm), abs=0.6
+    )
     assert metric(at, "Bottleneck") == "12.5 GB/s"
     how = markdown(at)
     sent = 2 * 63 / 64 * 5.2e9 / GIB
@@ -140,10 +154,12 @@ def test_scenario_numbers_by_hand():
     at = run()
     md = markdown(at)
     grad = 1.3e9 * 4
-    assert f"| bytes sent per rank (ring simulator) | {2 * 7 / 8 * grad / GIB:.3g} GiB | " \
-           f"{2 * 63 / 64 * grad / GIB:.3g} GiB |" in md
+    assert (
+        f"| bytes sent per rank (ring simulator) | {2 * 7 / 8 * grad / GIB:.3g} GiB | "
+        f"{2 * 63 / 64 * grad / GIB:.3g} GiB |" in md
+    )
     assert "| its bandwidth per rank | 300 GB/s | 12.5 GB/s |" in md
-    assert "24× slower" in md                       # 300 / 12.5
+    assert "24× slower" in md  # 300 / 12.5
     assert f"backward lasts {2 / 3 * 6 * 1.3e9 * 2048 / (312e12 * 0.4) * 1e3:.3g} ms" in md
     # ×8 per-GPU batch: compute ×8, the all-reduce unchanged; tokens/s gain = 8·(c + a)/(8c + a).
     c, a = 6 * 1.3e9 * 2048 / (312e12 * 0.4), 2 * 63 / 64 * grad / 12.5e9
@@ -159,8 +175,11 @@ def test_scenario_numbers_by_hand():
 def test_straggler_deep_link_matches_the_reference_integral():
     at = run(mu="200", sigma="10")
     # collectives.md §6: E[max of 512 N(0,1)] = 3.04390 → 200 + 10 × 3.04390 = 230.44 ms.
-    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
-                if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Stragglers"))
+    spec = next(
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Stragglers")
+    )
     assert spec["layout"]["title"]["text"] == "Stragglers · μ=200 ms · σ=10 ms"
     assert "230.44 ms expected" in spec["layout"]["title"]["subtitle"]["text"]
 
@@ -174,14 +193,18 @@ def test_self_checks_accept_the_worked_answers(key, right, wrong):
 
 # --- the core and figure helpers this page added -------------------------------------------------
 
+
 def test_skewed_shards_by_hand_and_their_rules():
     from core.data_parallel import skewed_shards
-    assert skewed_shards(48, 4) == (5, 10, 14, 19)   # worked in the unequal-shards test above
-    assert skewed_shards(4, 2) == (1, 3)             # rounding gives 2/2; one sample moves to stay unequal
+
+    assert skewed_shards(48, 4) == (5, 10, 14, 19)  # worked in the unequal-shards test above
+    assert skewed_shards(4, 2) == (1, 3)  # rounding gives 2/2; one sample moves to stay unequal
     for n in range(2, 17):
         for per_rank in (2, 3, 12, 32):
             s = skewed_shards(n * per_rank, n)
-            assert sum(s) == n * per_rank and min(s) >= 1 and len(set(s)) > 1 and list(s) == sorted(s)
+            assert (
+                sum(s) == n * per_rank and min(s) >= 1 and len(set(s)) > 1 and list(s) == sorted(s)
+            )
     with pytest.raises(ValueError, match="more samples than ranks"):
         skewed_shards(16, 16)
     with pytest.raises(ValueError, match="≥ 2 ranks"):
@@ -191,7 +214,8 @@ def test_skewed_shards_by_hand_and_their_rules():
 def test_step_splits_the_all_reduce_into_latency_and_bandwidth():
     from core.data_parallel import DpJob, all_reduce_s, dp_step
     from core.hardware import make_cluster
-    node = make_cluster(num_nodes=1)        # 8 × H100, NVLink 4: 450 GB/s, α = 3.4 µs
+
+    node = make_cluster(num_nodes=1)  # 8 × H100, NVLink 4: 450 GB/s, α = 3.4 µs
     job = DpJob(num_params=2.5e8, tokens_per_gpu=4096)  # 1e9 B of fp32 gradients, 25 MiB buckets
     # 1 MiB first bucket, then (1e9 − 2^20) / 25 MiB = 38.1 → 38 full buckets and a tail: 40 buckets.
     step = dp_step(job, node)
@@ -203,17 +227,21 @@ def test_step_splits_the_all_reduce_into_latency_and_bandwidth():
 
 def test_fix_effects_are_consistent_with_the_steps():
     from core.data_parallel import fix_effects, slower_at_scale
+
     s = slower_at_scale()
     bucketing, hierarchical, batch, both = fix_effects(s)
     compute = 6 * 1.3e9 * 2048 / (312e12 * 0.4)
     # Splitting one all-reduce into buckets moves the same bytes: only the latency term can change.
     assert bucketing.comm_change_s == pytest.approx(bucketing.latency_change_s, abs=1e-9)
-    assert bucketing.hide_cap_s == pytest.approx(2 / 3 * compute) and bucketing.hidden_s <= bucketing.hide_cap_s
+    assert (
+        bucketing.hide_cap_s == pytest.approx(2 / 3 * compute)
+        and bucketing.hidden_s <= bucketing.hide_cap_s
+    )
     assert batch.compute_change_s == pytest.approx(7 * compute) and batch.comm_change_s == 0
     assert hierarchical.compute_change_s == 0 and hierarchical.comm_change_s < 0
     assert both.num_buckets == bucketing.num_buckets
     assert s.gpu_ratio == 8
-    comm = 2 * 63 / 64 * 5.2e9 / 12.5e9   # the 64-GPU all-reduce, bandwidth term
+    comm = 2 * 63 / 64 * 5.2e9 / 12.5e9  # the 64-GPU all-reduce, bandwidth term
     strong = (16384 / (compute / 8 + comm)) / (16384 / s.small.step_s)
     assert s.strong_throughput_ratio == pytest.approx(strong, rel=0.01)
 
@@ -221,9 +249,19 @@ def test_fix_effects_are_consistent_with_the_steps():
 def test_fix_notes_state_the_verdict_and_the_cap():
     from core.data_parallel import FixEffect
     from figures.data_parallel import fix_notes
-    worse = FixEffect(label="x", tokens_per_s_gain=0.9, step_change_s=0.01, compute_change_s=0.0,
-                      comm_s=1.0, comm_change_s=0.1, latency_change_s=0.1, hidden_s=0.05, hide_cap_s=0.05,
-                      num_buckets=10)
+
+    worse = FixEffect(
+        label="x",
+        tokens_per_s_gain=0.9,
+        step_change_s=0.01,
+        compute_change_s=0.0,
+        comm_s=1.0,
+        comm_change_s=0.1,
+        latency_change_s=0.1,
+        hidden_s=0.05,
+        hide_cap_s=0.05,
+        num_buckets=10,
+    )
     (line,) = fix_notes((worse,))
     assert "**does not help**: tokens/s ×0.9 (-10.0%)" in line
     assert "overlap hides 50 ms of the 1 s all-reduce (all it can: backward lasts 50 ms)" in line
@@ -232,6 +270,7 @@ def test_fix_notes_state_the_verdict_and_the_cap():
 
 def test_log_ticks_1_2_5():
     from figures.data_parallel import ticks_125
+
     t = ticks_125([0.3, 47, None, float("nan")])
     assert t["tickvals"] == pytest.approx([0.2, 0.5, 1, 2, 5, 10, 20, 50, 100])
     assert t["ticktext"][:3] == ["0.2", "0.5", "1"]

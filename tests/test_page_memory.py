@@ -1,4 +1,5 @@
 """AppTest for the memory page: deep links reproduce the seeds' sizing numbers, rules show, units switch."""
+
 import json
 import re
 from urllib.parse import parse_qsl, urlsplit
@@ -13,7 +14,11 @@ GB, GIB = 1e9, 2**30
 # + h final norm + 2Vh untied embeddings); the published 6.74B / 13.0B / 69.0B.
 P7 = 32 * (2 * 4096**2 * 2 + 3 * 4096 * 11008 + 2 * 4096) + 4096 + 2 * 32000 * 4096
 P13 = 40 * (2 * 5120**2 * 2 + 3 * 5120 * 13824 + 2 * 5120) + 5120 + 2 * 32000 * 5120
-P70 = 80 * (2 * 8192**2 + 2 * 8192**2 * 8 // 64 + 3 * 8192 * 28672 + 2 * 8192) + 8192 + 2 * 32000 * 8192
+P70 = (
+    80 * (2 * 8192**2 + 2 * 8192**2 * 8 // 64 + 3 * 8192 * 28672 + 2 * 8192)
+    + 8192
+    + 2 * 32000 * 8192
+)
 
 
 def run(params: dict | None = None, units: str = "decimal") -> AppTest:
@@ -95,8 +100,10 @@ def test_seed_zero3_over_16_gpus_just_fits_70b():
 def test_seed_13b_oom_under_ddp_fits_under_full_shard_and_shows_the_gather():
     at = run(seed_links(run())[2])
     bars = specs(at)[0]
-    states = [sum(trace(bars, n)["y"][i] for n in ("Parameters", "Gradients", "Optimizer states"))
-              for i in range(4)]
+    states = [
+        sum(trace(bars, n)["y"][i] for n in ("Parameters", "Gradients", "Optimizer states"))
+        for i in range(4)
+    ]
     assert states[0] == pytest.approx(16 * P13 / GB) and states[0] > 80
     assert states[3] == pytest.approx(16 * P13 / 8 / GB)
     assert verdicts(bars)[0] == "OOM" and verdicts(bars)[3] == "fits"
@@ -153,7 +160,9 @@ def test_pipeline_stages_first_holds_most_activations():
 def test_hybrid_shard_shards_within_a_node():
     at = run({"model": "Llama-2 7B", "dp": 32, "zero": "HSDP"})
     bars = specs(at)[0]
-    assert trace(bars, "Parameters")["y"][3] == pytest.approx(2 * P7 / 8 / GB, rel=1e-6)  # shard over 8, not 32
+    assert trace(bars, "Parameters")["y"][3] == pytest.approx(
+        2 * P7 / 8 / GB, rel=1e-6
+    )  # shard over 8, not 32
 
 
 def test_params_only_has_no_activations_or_recompute_chart():
@@ -170,8 +179,12 @@ def test_self_check_accepts_the_independent_answer():
 
 # --- Layout A vs layout B (cmp=true) ---------------------------------------------------------------
 def b_keys(at: AppTest) -> set[str]:
-    return {w.key for kind in ("slider", "radio", "toggle", "selectbox") for w in getattr(at, kind)
-            if w.key and w.key.startswith("b_")}
+    return {
+        w.key
+        for kind in ("slider", "radio", "toggle", "selectbox")
+        for w in getattr(at, kind)
+        if w.key and w.key.startswith("b_")
+    }
 
 
 def test_compare_off_by_default_shows_no_layout_b():
@@ -187,12 +200,16 @@ def test_compare_defaults_zero1_states_by_hand_and_the_oom():
     assert b_keys(at) == {"b_dp", "b_tp", "b_pp", "b_zero", "b_mb", "b_rc", "b_sp"}
     m = metrics(at)
     # ZeRO-1 at DP 8, 16 B/param mixed Adam: 2Ψ weights + 2Ψ grads + 12Ψ/8 optimizer = 5.5Ψ bytes.
-    assert m["B states / GPU"] == f"{(2 * P13 + 2 * P13 + 12 * P13 / 8) / GIB:.3g} GiB" == "66.7 GiB"
+    assert (
+        m["B states / GPU"] == f"{(2 * P13 + 2 * P13 + 12 * P13 / 8) / GIB:.3g} GiB" == "66.7 GiB"
+    )
     assert m["States / GPU"] == f"{2 * P13 / GIB:.3g} GiB"  # A unchanged: ZeRO-3, 16Ψ/8
     assert m["B GPUs"] == "8"
     chart = next(s for s in specs(at) if "Layout A vs layout B" in s["layout"]["title"]["text"])
-    assert trace(chart, "Parameters")["x"] == ["A: DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1",
-                                               "B: DP 8 · TP 1 · PP 1 · ZeRO-1 · mb 1"]
+    assert trace(chart, "Parameters")["x"] == [
+        "A: DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1",
+        "B: DP 8 · TP 1 · PP 1 · ZeRO-1 · mb 1",
+    ]
     assert trace(chart, "Optimizer states")["y"] == pytest.approx([12 * P13 / 8 / GIB] * 2)
     # 5.5Ψ = 71.6 GB of states + 29.2 GB of activations + the 4 GB reserve > 80 GB: B is OOM, A fits.
     assert verdicts(chart)[:2] == ["fits", "OOM"]
@@ -210,20 +227,26 @@ def test_compare_deep_link_tp2_dp4_zero1():
     assert m["B states / GPU"] == f"{7 * psi / GB:.3g} GB" == "45.6 GB"
     assert m["B GPUs"] == "8"
     assert at.slider(key="b_tp").value == 2 and at.radio(key="b_zero").value == "1"
-    assert "**B** (DP 4 · TP 2 · PP 1 · ZeRO-1 · mb 1) fits" in " ".join(md.value for md in at.markdown)
+    assert "**B** (DP 4 · TP 2 · PP 1 · ZeRO-1 · mb 1) fits" in " ".join(
+        md.value for md in at.markdown
+    )
 
 
 def test_compare_invalid_b_shows_the_rule_while_a_renders():
     at = run({"cmp": "true", "b_tp": 3})
     (err,) = at.error
     assert "Layout B" in err.value and "TP=3 does not divide 40 attention heads" in err.value
-    assert specs(at)[0]["layout"]["title"]["text"] == "Memory per GPU by ZeRO stage"  # A's chart still there
+    assert (
+        specs(at)[0]["layout"]["title"]["text"] == "Memory per GPU by ZeRO stage"
+    )  # A's chart still there
     assert not any("Layout A vs layout B" in s["layout"]["title"]["text"] for s in specs(at))
     assert metrics(at)["Verdict"] == "fits" and "B states / GPU" not in metrics(at)
 
 
 def test_compare_b_shares_a_model_and_recipe():
-    at = run({"cmp": "true", "model": "Llama-2 7B", "recipe": "16 B fp32 Adam", "b_zero": 0, "b_dp": 2})
+    at = run(
+        {"cmp": "true", "model": "Llama-2 7B", "recipe": "16 B fp32 Adam", "b_zero": 0, "b_dp": 2}
+    )
     # DDP keeps all 16 B/param (4 + 4 + 8, fp32 Adam) of Llama-2 7B on every GPU, whatever the DP degree.
     assert metrics(at)["B states / GPU"] == f"{16 * P7 / GB:.3g} GB"
     assert metrics(at)["B GPUs"] == "2" and "-6 vs A" in [m.proto.delta for m in at.metric]
@@ -233,5 +256,5 @@ def test_compare_suggestion_link_keeps_layout_a():
     at = run({"cmp": "true", "model": "Llama-2 7B", "dp": "16"})
     link = next(c.value for c in at.caption if "Try B = TP 2 × DP 4" in c.value)
     target = link.split("](memory?", 1)[1].split(")", 1)[0]
-    assert "model=Llama-2%207B" in target and "dp=16" in target          # A as it is now
+    assert "model=Llama-2%207B" in target and "dp=16" in target  # A as it is now
     assert "b_tp=2" in target and "b_dp=4" in target and "cmp=true" in target

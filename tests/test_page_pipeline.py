@@ -3,6 +3,7 @@
 Expected numbers are worked by hand from the reference's closed forms (pipeline.md §5-6), not read
 back from the page: 1F1B / GPipe A = (P−1)/(M+P−1); ZB-H1 idle per rank = (P−1)(t_F + t_I − t_W).
 """
+
 import csv
 import io
 import json
@@ -46,8 +47,11 @@ def test_defaults_show_the_worked_example():
     assert metric(at, "B.").value == f"{9 / 24:.1%}"
     assert metric(at, "C.").value == f"{9 / 33:.1%}"  # 1F1B: every rank spans the whole step
     assert metric(at, "Peak").value == "4 mb"  # rank 0 holds P − 0 = 4
-    assert titles(at) == ["1F1B · P=4 · M=8", "Bubble vs M · P=4",
-                          "Peak activations per rank · P=4 · M=8"]
+    assert titles(at) == [
+        "1F1B · P=4 · M=8",
+        "Bubble vs M · P=4",
+        "Peak activations per rank · P=4 · M=8",
+    ]
     table = next(md.value for md in at.markdown if "closed form |" in md.value)
     assert table.count(f"{9 / 33:.3%}") == 2 and table.count("| 9 s |") == 2
 
@@ -55,8 +59,9 @@ def test_defaults_show_the_worked_example():
 def test_deep_link_p8_m64_shows_the_1f1b_bubble():
     at = run(p="8", m="64")
     expected = (8 - 1) / (64 + 8 - 1)  # 7/71
-    core = simulate("1f1b", 8, 64, forward_s=1.0, backward_input_s=1.0,
-                    backward_weight_s=1.0).bubble_fraction
+    core = simulate(
+        "1f1b", 8, 64, forward_s=1.0, backward_input_s=1.0, backward_weight_s=1.0
+    ).bubble_fraction
     assert core == pytest.approx(expected)
     assert metric(at, "A.").value == f"{expected:.1%}" == "9.9%"
     gantt = specs(at)[0]

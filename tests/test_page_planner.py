@@ -4,7 +4,6 @@ Expected numbers come from calling core.planner directly in the test (search / e
 settings the URL encodes), never from the page's own output; the placement exercise's TP time is
 also checked against the ring all-reduce worked by hand in tests/test_planner.py.
 """
-import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -17,8 +16,17 @@ from core.units import format_seconds
 from tests.registry import ROOT, chart_specs, run_page_file
 
 PAGE = str(ROOT / "app_pages" / "planner.py")
-EXERCISE = dict(model="GPT-3 175B", seq="2048", gb="64", rc="full", pick="custom", dp="1", tp="8", pp="8",
-                cmp="true")
+EXERCISE = dict(
+    model="GPT-3 175B",
+    seq="2048",
+    gb="64",
+    rc="full",
+    pick="custom",
+    dp="1",
+    tp="8",
+    pp="8",
+    cmp="true",
+)
 DEFAULT = Training(global_batch=1152, seq_len=4096, recompute="selective")  # the page's defaults
 CROSS = "#C62828"  # figures.planner.CROSSING_COLOUR, the outline of a group crossing a node
 
@@ -39,8 +47,10 @@ def exercise():
     """The seeds' exercise via the core API: GPT-3 175B, 8 x 8 H100, TP 8 in NVLink vs across nodes."""
     model, cluster = preset("GPT-3 175B"), make_cluster(num_nodes=8, gpus_per_node=8)
     tr = Training(global_batch=64, seq_len=2048, recompute="full")
-    return (evaluate(model, cluster, Layout(dp=1, tp=8, pp=8), tr),
-            evaluate(model, cluster, Layout(dp=1, tp=8, pp=8, order="pp-tp-dp"), tr))
+    return (
+        evaluate(model, cluster, Layout(dp=1, tp=8, pp=8), tr),
+        evaluate(model, cluster, Layout(dp=1, tp=8, pp=8, order="pp-tp-dp"), tr),
+    )
 
 
 def test_defaults_draw_the_searchs_fastest_layout_and_the_ranked_table():
@@ -51,15 +61,23 @@ def test_defaults_draw_the_searchs_fastest_layout_and_the_ranked_table():
     assert metric(at, "Step time").value == format_seconds(best.step_time_s)
     assert metric(at, "MFU").value == f"{best.mfu:.1%}"
     assert metric(at, "GPUs").value == "64"
-    assert metric(at, "GPUs").delta == f"DP {best.layout.dp} × TP {best.layout.tp} × PP {best.layout.pp}"
+    assert (
+        metric(at, "GPUs").delta
+        == f"DP {best.layout.dp} × TP {best.layout.tp} × PP {best.layout.pp}"
+    )
     cluster, overview = specs(at)
-    assert f"DP {best.layout.dp} × PP {best.layout.pp} × TP {best.layout.tp}" in cluster["layout"]["title"]["text"]
+    assert (
+        f"DP {best.layout.dp} × PP {best.layout.pp} × TP {best.layout.tp}"
+        in cluster["layout"]["title"]["text"]
+    )
     assert len(cluster["data"][0]["x"]) == 64
     # Left panel: the step-time stack sums to the step; right panel: one memory stack per pipeline stage.
     time_bars = [t for t in overview["data"] if t.get("xaxis", "x") == "x"]
     assert sum(t["y"][0] for t in time_bars) == pytest.approx(best.step_time_s)
     memory = [t for t in overview["data"] if t.get("xaxis") == "x2" and t["name"] != "Reserve"]
-    per_stage = [sum(t["y"][i] for t in memory) * 2**30 for i in range(best.layout.pp)]  # GiB, the default
+    per_stage = [
+        sum(t["y"][i] for t in memory) * 2**30 for i in range(best.layout.pp)
+    ]  # GiB, the default
     assert per_stage == pytest.approx([st.total_bytes for st in best.memory.stages])
     table = at.dataframe[0].value
     assert len(table) == min(60, len(res.ranked) + len(res.rejected))
@@ -67,9 +85,15 @@ def test_defaults_draw_the_searchs_fastest_layout_and_the_ranked_table():
     assert len(ranked) == len(res.ranked)
     assert list(ranked.step_time_s) == pytest.approx([e.step_time_s for e in res.ranked])
     assert tuple(table.iloc[0][["dp", "tp", "pp", "zero_stage"]]) == (
-        best.layout.dp, best.layout.tp, best.layout.pp, best.layout.zero_stage)
+        best.layout.dp,
+        best.layout.tp,
+        best.layout.pp,
+        best.layout.zero_stage,
+    )
     slower = res.boring.step_time_s / best.step_time_s - 1
-    assert any(res.boring.layout.label in s.value and f"{slower:.0%} slower" in s.value for s in at.success)
+    assert any(
+        res.boring.layout.label in s.value and f"{slower:.0%} slower" in s.value for s in at.success
+    )
 
 
 def test_exercise_deep_link_shows_tp_inside_vs_tp_crossing(exercise):
@@ -82,7 +106,8 @@ def test_exercise_deep_link_shows_tp_inside_vs_tp_crossing(exercise):
     assert cluster["layout"]["title"]["subtitle"]["text"].startswith("0 of 8 TP groups cross")
     cmp = next(s for s in specs(at) if "vs" in s["layout"]["title"]["text"])
     assert cmp["layout"]["title"]["text"].startswith(
-        f"TP in node vs TP across nodes: TP across nodes takes {bad.step_time_s / good.step_time_s:.2f}×")
+        f"TP in node vs TP across nodes: TP across nodes takes {bad.step_time_s / good.step_time_s:.2f}×"
+    )
     tp = next(t for t in cmp["data"] if t["name"] == "exposed TP")
     assert tp["x"] == ["TP in node", "TP across nodes"]
     assert tp["y"] == pytest.approx([good.breakdown.tp_s, bad.breakdown.tp_s])
@@ -100,7 +125,9 @@ def test_exercise_with_tp_crossing_nodes_is_flagged_and_outlined(exercise):
     good, bad = exercise
     at = run(**EXERCISE, order="pp-tp-dp")
     assert metric(at, "Step time").value == format_seconds(bad.step_time_s)
-    assert any("cross the node boundary" in w.value and "InfiniBand NDR" in w.value for w in at.warning)
+    assert any(
+        "cross the node boundary" in w.value and "InfiniBand NDR" in w.value for w in at.warning
+    )
     cluster = specs(at)[0]
     assert cluster["data"][0]["marker"]["line"]["color"] == [CROSS] * 64
     cmp = next(s for s in specs(at) if "vs" in s["layout"]["title"]["text"])
@@ -132,7 +159,9 @@ def test_rejected_layouts_filter_by_rule_with_their_reasons():
     want = [r for r in res.rejected if r.rule == "model split"]
     assert len(table) == len(want) > 0 and set(table.status) == {"model split"}
     assert list(table.reason) == [r.reason for r in want]
-    assert any("does not divide 80 layers" in r for r in table.reason)  # PP must split the 80 layers
+    assert any(
+        "does not divide 80 layers" in r for r in table.reason
+    )  # PP must split the 80 layers
     memory = run(rule="memory").dataframe[0].value
     assert set(memory.status) == {"memory"} and all("does not fit" in r for r in memory.reason)
 
@@ -155,7 +184,9 @@ def test_pick_boring_and_compare_with_fastest():
     assert metric(at, "Step time").value == format_seconds(res.boring.step_time_s)
     cmp = next(s for s in specs(at) if "vs" in s["layout"]["title"]["text"])
     ratio = res.fastest.step_time_s / res.boring.step_time_s
-    assert cmp["layout"]["title"]["text"].startswith(f"drawn vs fastest: fastest takes {ratio:.2f}×")
+    assert cmp["layout"]["title"]["text"].startswith(
+        f"drawn vs fastest: fastest takes {ratio:.2f}×"
+    )
 
 
 def test_calibration_table_and_self_checks():
@@ -164,7 +195,7 @@ def test_calibration_table_and_self_checks():
     assert len(calib) == 10 and list(calib["published TFLOP/s"])[:3] == [137, 138, 142]
     assert calib.error.abs().max() < 0.15
     at.number_input(key="q1").set_value(64).run()  # 4 x 8 x 2
-    at.number_input(key="q2").set_value(8).run()   # PP innermost: all 8 TP groups span 8 nodes
+    at.number_input(key="q2").set_value(8).run()  # PP innermost: all 8 TP groups span 8 nodes
     assert sum("Correct" in s.value for s in at.success) == 2
 
 

@@ -1,4 +1,5 @@
 """Reliability page: deep links show hand-computed numbers; broken rules show messages, not tracebacks."""
+
 import json
 import math
 
@@ -8,13 +9,24 @@ import pytest
 from plotly.tools import return_figure_from_figure_or_data as streamlit_path
 from streamlit.testing.v1 import AppTest
 
-from core.reliability import DAY_S, HOUR_S, goodput_curve, interruptions, optimal_interval_s, simulate_goodput, useful_devices, waste
 from core.data_parallel import straggler_curve
+from core.reliability import (
+    DAY_S,
+    HOUR_S,
+    goodput_curve,
+    interruptions,
+    optimal_interval_s,
+    simulate_goodput,
+    useful_devices,
+    waste,
+)
 from figures import reliability as fr
 from figures.reliability import goodput_figure
 from tests.registry import ROOT, plain_arrays
 
-PAGE = str(ROOT / "app_pages" / "reliability.py")  # from_file resolves relative paths against tests/
+PAGE = str(
+    ROOT / "app_pages" / "reliability.py"
+)  # from_file resolves relative paths against tests/
 LLAMA2_7B_PARAMS = 6_738_415_616  # Touvron et al. 2023 / HF config.json: 6.74B
 
 
@@ -67,7 +79,9 @@ def test_defaults_reproduce_llama3_and_the_monte_carlo_agrees_with_the_closed_fo
     assert metric(at, "Interruptions in 7 d").value == "54.3"
     mine = metric(at, "Goodput at your τ = 30 min")
     closed = float(mine.value.rstrip("%"))
-    mc, err = (float(x.strip().rstrip("%")) for x in mine.delta.removeprefix("Monte Carlo").split("±"))
+    mc, err = (
+        float(x.strip().rstrip("%")) for x in mine.delta.removeprefix("Monte Carlo").split("±")
+    )
     assert abs(mc - closed) <= 2 * err + 0.1  # ±2 s.e. shown; 0.1 for display rounding
     assert len(charts(at)) == 5
 
@@ -77,17 +91,24 @@ def test_useful_devices_chart_matches_a_hand_computed_pipeline_and_goodput():
     clean(at)
     bars = charts(at)["GPUs doing useful work at the same instant"]["data"][0]
     # 1F1B, P = 4, 8 micro-batches: bubble (P-1)/(m+P-1) = 3/11; no jitter: no straggler loss.
-    m, d, r, tau = 54 * 24 * 16_384 / 419 * HOUR_S / 1024, 14 * LLAMA2_7B_PARAMS / 1e10, 600.0, 3600.0
+    m, d, r, tau = (
+        54 * 24 * 16_384 / 419 * HOUR_S / 1024,
+        14 * LLAMA2_7B_PARAMS / 1e10,
+        600.0,
+        3600.0,
+    )
     goodput = tau / (m * math.exp(r / m) * math.expm1((tau + d) / m))  # Daly 2006 complete model
-    assert bars["y"] == pytest.approx([1024, 1024 * 8 / 11, 1024 * 8 / 11, 1024 * 8 / 11 * goodput],
-                                      rel=1e-6)
+    assert bars["y"] == pytest.approx(
+        [1024, 1024 * 8 / 11, 1024 * 8 / 11, 1024 * 8 / 11 * goodput], rel=1e-6
+    )
 
 
 def test_zero_bandwidth_shows_the_rule_not_a_traceback():
     at = run(wbw="0")
     clean(at)
-    assert any("must be a finite number > 0" in e.value and "write bandwidth" in e.value
-               for e in at.error)
+    assert any(
+        "must be a finite number > 0" in e.value and "write bandwidth" in e.value for e in at.error
+    )
     assert not at.get("plotly_chart")
 
 
@@ -112,8 +133,10 @@ def test_checkpoint_that_outlasts_hundreds_of_mtbfs_states_the_rule():
 def test_monte_carlo_that_cannot_finish_is_skipped_with_a_warning():
     at = run(gpus="32768", mtbf="1000", restart="60", tau="240")
     clean(at)
-    assert any("Monte Carlo points were skipped" in w.value and "shorten the interval" in w.value
-               for w in at.warning)
+    assert any(
+        "Monte Carlo points were skipped" in w.value and "shorten the interval" in w.value
+        for w in at.warning
+    )
     assert len(charts(at)) == 5
 
 
@@ -133,11 +156,14 @@ def test_self_check_accepts_youngs_interval_at_twice_the_gpus():
     at = run(gpus="8192", mtbf="20000", model="Llama-2 7B", wbw="10", q=f"{answer:.3f}")
     clean(at)
     assert any(s.value.startswith("Correct") for s in at.success)
-    at = run(gpus="8192", mtbf="20000", model="Llama-2 7B", wbw="10", q="6.79")  # the 8,192-GPU value
+    at = run(
+        gpus="8192", mtbf="20000", model="Llama-2 7B", wbw="10", q="6.79"
+    )  # the 8,192-GPU value
     assert any(e.value.startswith("Not quite") for e in at.error)
 
 
 # --- core and figure changes made for this page ----------------------------------------------
+
 
 def test_optimal_interval_saturates_at_the_mtbf_when_the_checkpoint_dwarfs_it():
     # With delta = 1e4 M the root of log(1 - x) + x + delta/M = 0 is 1 - e^-(1 + 1e4) (1 in floats):
@@ -172,30 +198,45 @@ def test_ready_figures_revalidate_to_what_plotlys_validating_path_sends():
     # st.plotly_chart builds go.Figure(spec) (validating, template embedded) from a dict; common.chart
     # passes figures.theme.ready(spec) to send the spec as it is. Validated again, both are the same.
     from figures.theme import ready
+
     kw = dict(checkpoint_s=56.8, restart_s=600, mtbf_s=11_135)
     curve, mine = goodput_curve(**kw), waste(interval_s=1800, **kw)
-    specs = [fr.goodput_figure(curve, [simulate_goodput(interval_s=1800, run_work_s=7 * DAY_S, **kw)],
-                               mine),
-             fr.waste_figure(curve),
-             fr.interruptions_figure([interruptions(num_gpus=n, run_s=7 * DAY_S, gpu_mtbf_s=1e8)
-                                      for n in (8, 64)]),
-             fr.stragglers_figure(straggler_curve(rank_counts=(1, 8), num_trials=4)),
-             fr.useful_devices_figure(useful_devices(num_gpus=100, bubble_fraction=0.1, goodput=0.9))]
+    specs = [
+        fr.goodput_figure(
+            curve, [simulate_goodput(interval_s=1800, run_work_s=7 * DAY_S, **kw)], mine
+        ),
+        fr.waste_figure(curve),
+        fr.interruptions_figure(
+            [interruptions(num_gpus=n, run_s=7 * DAY_S, gpu_mtbf_s=1e8) for n in (8, 64)]
+        ),
+        fr.stragglers_figure(straggler_curve(rank_counts=(1, 8), num_trials=4)),
+        fr.useful_devices_figure(useful_devices(num_gpus=100, bubble_fraction=0.1, goodput=0.9)),
+    ]
     for spec in specs:
-        validated = json.loads(pio.to_json(streamlit_path(spec, validate_figure=True), validate=False))
-        fast = json.loads(pio.to_json(streamlit_path(ready(spec), validate_figure=True), validate=False))
-        assert fast["layout"]["template"] == validated["layout"]["template"]  # the builder's, expanded
-        assert (plain_arrays(json.loads(pio.to_json(go.Figure(fast))))
-                == plain_arrays(json.loads(pio.to_json(go.Figure(validated)))))
+        validated = json.loads(
+            pio.to_json(streamlit_path(spec, validate_figure=True), validate=False)
+        )
+        fast = json.loads(
+            pio.to_json(streamlit_path(ready(spec), validate_figure=True), validate=False)
+        )
+        assert (
+            fast["layout"]["template"] == validated["layout"]["template"]
+        )  # the builder's, expanded
+        assert plain_arrays(json.loads(pio.to_json(go.Figure(fast)))) == plain_arrays(
+            json.loads(pio.to_json(go.Figure(validated)))
+        )
 
 
 def test_figure_titles_fit_half_width_columns_and_name_the_jitter_ratio():
-    strag = fr.stragglers_figure(straggler_curve(rank_counts=(2, 8), mean_step_s=0.1, jitter_s=0.005,
-                                                 num_trials=4))
-    assert "σ/μ = 5.0%" in strag["layout"]["title"]["text"]          # 5 ms / 100 ms
-    useful = fr.useful_devices_figure(useful_devices(num_gpus=1000, bubble_fraction=0.2, goodput=0.9))
+    strag = fr.stragglers_figure(
+        straggler_curve(rank_counts=(2, 8), mean_step_s=0.1, jitter_s=0.005, num_trials=4)
+    )
+    assert "σ/μ = 5.0%" in strag["layout"]["title"]["text"]  # 5 ms / 100 ms
+    useful = fr.useful_devices_figure(
+        useful_devices(num_gpus=1000, bubble_fraction=0.2, goodput=0.9)
+    )
     head, sub = useful["layout"]["title"]["text"].split("<br>")
     assert head == "GPUs doing useful work at the same instant"
-    assert "720 of 1,000 (72.0%)" in sub                              # 1000 x 0.8 x 0.9
+    assert "720 of 1,000 (72.0%)" in sub  # 1000 x 0.8 x 0.9
     scale = fr.interruptions_figure([interruptions(num_gpus=8, run_s=DAY_S, gpu_mtbf_s=1e8)])
     assert scale["layout"]["xaxis"]["dtick"] == scale["layout"]["yaxis"]["dtick"] == 1  # decades

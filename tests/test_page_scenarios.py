@@ -1,5 +1,6 @@
 """AppTest for the scenarios page: every scenario renders its computed numbers, and every link it offers
 opens its target page with exactly the stated widgets and the same headline number."""
+
 from urllib.parse import parse_qsl
 
 import pytest
@@ -9,10 +10,22 @@ from core.units import format_bytes, format_seconds
 from tests.test_pages import assert_clean, chart_specs, run_app
 
 PAGE = "app_pages/scenarios.py"
-LABELS = {"size": "Size 70B", "scale": "DP scale-out", "place": "3D placement", "pipe": "GPipe vs 1F1B",
-          "fsdp": "DDP vs FSDP", "sentence": "The sentence"}
-RESULTS = {"size": cs.size_70b, "scale": cs.scale_out, "place": cs.placement, "pipe": cs.gpipe_vs_1f1b,
-           "fsdp": cs.ddp_vs_fsdp, "sentence": cs.sentence}
+LABELS = {
+    "size": "Size 70B",
+    "scale": "DP scale-out",
+    "place": "3D placement",
+    "pipe": "GPipe vs 1F1B",
+    "fsdp": "DDP vs FSDP",
+    "sentence": "The sentence",
+}
+RESULTS = {
+    "size": cs.size_70b,
+    "scale": cs.scale_out,
+    "place": cs.placement,
+    "pipe": cs.gpipe_vs_1f1b,
+    "fsdp": cs.ddp_vs_fsdp,
+    "sentence": cs.sentence,
+}
 
 
 def text(at) -> str:
@@ -20,8 +33,11 @@ def text(at) -> str:
 
 
 def links(at) -> list[tuple[str, dict]]:
-    return [(p.proto.page, dict(parse_qsl(p.proto.query_string))) for p in at.get("page_link")
-            if p.proto.query_string]
+    return [
+        (p.proto.page, dict(parse_qsl(p.proto.query_string)))
+        for p in at.get("page_link")
+        if p.proto.query_string
+    ]
 
 
 def widget_value(at, key: str) -> str:
@@ -47,9 +63,14 @@ def test_defaults_show_the_70b_sizing_with_numbers_from_the_core():
     assert not at.error
     s = cs.size_70b()
     body = text(at)
-    for number in (s.states_bytes, s.states_per_gpu_bytes, s.activations_bytes["full"], s.used_bytes("full")):
+    for number in (
+        s.states_bytes,
+        s.states_per_gpu_bytes,
+        s.activations_bytes["full"],
+        s.used_bytes("full"),
+    ):
         assert format_bytes(number, "binary") in body
-    assert "1.02 TiB" in body and "65.2 GiB per GPU" in body   # 1.12e12 B and 70e9 B, by hand in GiB
+    assert "1.02 TiB" in body and "65.2 GiB per GPU" in body  # 1.12e12 B and 70e9 B, by hand in GiB
     assert chart_specs(at) and at.slider(key="nd").value == 16
     assert links(at) == [("memory", dict(x.params)) for x in s.links]
 
@@ -68,7 +89,7 @@ def test_every_scenario_renders_its_steps_chart_and_links(kind):
 def test_pipeline_scenario_deep_link_and_knob():
     at = run_app(PAGE, {"sc": "GPipe vs 1F1B", "stages": "4"})
     body = text(at)
-    assert "3/11 = **27.27%**" in body and "3/67 = **4.48%**" in body   # (P−1)/(M+P−1) at P = 4
+    assert "3/11 = **27.27%**" in body and "3/67 = **4.48%**" in body  # (P−1)/(M+P−1) at P = 4
     assert all(q["p"] == "4" for _, q in links(at))
 
 
@@ -86,7 +107,7 @@ def test_decimal_units_travel_with_the_links():
 
 def test_self_check_scores_a_right_answer_and_explains_a_wrong_one():
     at = run_app(PAGE)
-    at.number_input(key="q_size").set_value(35.0 * 1e9 / 2**30).run()   # 16 × 70e9 / 32 B in GiB
+    at.number_input(key="q_size").set_value(35.0 * 1e9 / 2**30).run()  # 16 × 70e9 / 32 B in GiB
     assert any(s.value.startswith("Correct") for s in at.success)
     at.number_input(key="q_size").set_value(70.0).run()
     err = [e.value for e in at.error]
@@ -114,8 +135,9 @@ def _expected_metric(kind: str, i: int) -> tuple[str, str]:
     if kind == "pipe":
         return "A. bubble fraction", f"{r.rows['1f1b', (8, 64)[i]].simulated:.1%}"
     if kind == "fsdp":
-        return ("DDP", "ZeRO-3")[i] + ", per GPU", format_bytes((r.ddp, r.fsdp)[i].total_bytes + r.reserve_bytes,
-                                                               "binary")
+        return ("DDP", "ZeRO-3")[i] + ", per GPU", format_bytes(
+            (r.ddp, r.fsdp)[i].total_bytes + r.reserve_bytes, "binary"
+        )
     return "Step time", format_seconds((r.inside, r.ddp, r.across)[i].step_s)
 
 

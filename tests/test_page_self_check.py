@@ -1,5 +1,6 @@
 """AppTest for the self-check page: the URL seed reproduces the set, answers are URL-bound, a right answer
 scores, a wrong one shows the answer and the working, and a new set clears the old answers."""
+
 import pytest
 
 from core import quiz
@@ -13,8 +14,11 @@ def prompts(at) -> str:
 
 
 def board_title(at) -> str:
-    return next(s["layout"]["title"]["text"] for s in chart_specs(at) if s["layout"]["title"]["text"]
-                .startswith("Set "))
+    return next(
+        s["layout"]["title"]["text"]
+        for s in chart_specs(at)
+        if s["layout"]["title"]["text"].startswith("Set ")
+    )
 
 
 def test_seed_in_the_url_reproduces_the_set():
@@ -37,7 +41,9 @@ def test_right_answer_scores_and_wrong_answer_explains():
     assert qs["sent"].explanation in prompts(at)
     assert board_title(at) == "Set 4: 1 right of 8 (2 answered)"
     assert at.session_state["_quiz_first_tries"] == {"4:steps": True, "4:sent": False}
-    at.number_input(key="sent").set_value(qs["sent"].answer).run()   # a later fix counts in the set...
+    at.number_input(key="sent").set_value(
+        qs["sent"].answer
+    ).run()  # a later fix counts in the set...
     assert board_title(at) == "Set 4: 2 right of 8 (2 answered)"
     assert at.session_state["_quiz_first_tries"]["4:sent"] is False  # ...but not as a first try
 
@@ -49,7 +55,7 @@ def test_multiple_choice_and_the_bubble_timeline():
     at.selectbox(key="split").set_value(qs["split"].answer).run()
     at.number_input(key="bubble").set_value(qs["bubble"].answer).run()
     assert len([s for s in at.success if s.value == "Correct."]) == 2
-    assert len(chart_specs(at)) == 2   # the scoreboard and the simulated Gantt of the asked pipeline
+    assert len(chart_specs(at)) == 2  # the scoreboard and the simulated Gantt of the asked pipeline
     wrong = next(c for c in qs["fix"].choices if c != qs["fix"].answer)
     at.selectbox(key="fix").set_value(wrong).run()
     assert any("the answer is more micro-batches" in e.value for e in at.error)
@@ -58,7 +64,9 @@ def test_multiple_choice_and_the_bubble_timeline():
 @pytest.mark.parametrize("key", ["steps", "weight", "split", "saved"])
 def test_answers_are_url_bound(key):
     q = {q.key: q for q in quiz.questions(21)}[key]
-    at = run_app(PAGE, {"seed": "21", key: q.answer if isinstance(q.answer, str) else repr(q.answer)})
+    at = run_app(
+        PAGE, {"seed": "21", key: q.answer if isinstance(q.answer, str) else repr(q.answer)}
+    )
     assert_clean(at)
     assert [s.value for s in at.success if s.value == "Correct."] == ["Correct."]
 
@@ -70,12 +78,14 @@ def test_new_questions_moves_to_the_next_seed_and_clears_answers():
     at.button[0].click().run()
     assert_clean(at)
     assert at.slider(key="seed").value == 7
-    assert at.number_input(key="steps").value is None and at.selectbox(key="split").value == quiz.BLANK
+    assert (
+        at.number_input(key="steps").value is None and at.selectbox(key="split").value == quiz.BLANK
+    )
     assert all(q.prompt in prompts(at) for q in quiz.questions(7))
     assert board_title(at) == "Set 7: 0 right of 8 (0 answered)"
     at.slider(key="seed").set_value(1000).run()
     at.button[0].click().run()
-    assert at.slider(key="seed").value == 1   # wraps round after the slider's maximum
+    assert at.slider(key="seed").value == 1  # wraps round after the slider's maximum
 
 
 def test_moving_the_seed_slider_clears_answers_too():

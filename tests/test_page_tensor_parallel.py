@@ -4,13 +4,14 @@ Expected numbers are worked by hand: bytes per all-reduce b·s·h·2, ring bytes
 all-reduce, the α-β ring time with the NVLink 4 preset (450 GB/s, 3.4 µs), a layer's forward FLOPs
 2·(2hq + 2h·kv + 3hf) + 4·q·s per token (Narayanan et al. 2021 / planner.md §1).
 """
+
 import json
 import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.registry import ROOT, assert_self_check, chart_specs, run_page_file
+from tests.registry import ROOT, assert_self_check, run_page_file
 
 MIB = 2**20
 
@@ -24,8 +25,10 @@ def metric(at: AppTest, prefix: str) -> str:
 
 
 def specs(at: AppTest) -> dict[str, dict]:
-    return {json.loads(c.proto.spec)["layout"]["title"]["text"]: json.loads(c.proto.spec)
-            for c in at.get("plotly_chart")}
+    return {
+        json.loads(c.proto.spec)["layout"]["title"]["text"]: json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+    }
 
 
 def table(at: AppTest) -> list[dict]:
@@ -42,7 +45,14 @@ def test_sharded_layer_equals_unsharded_at_every_valid_tp(tp):
     assert float(metric(at, "Backward")) < 1e-10
     assert metric(at, "Share of each weight") == f"1/{tp}"
     proof = specs(at)["Tensor parallel · sharded = unsharded at every TP degree"]
-    assert proof["data"][0]["x"] == ["TP=1", "TP=2", "TP=3", "TP=4", "TP=6", "TP=8"]  # divisors of 24 heads
+    assert proof["data"][0]["x"] == [
+        "TP=1",
+        "TP=2",
+        "TP=3",
+        "TP=4",
+        "TP=6",
+        "TP=8",
+    ]  # divisors of 24 heads
     own = specs(at)[f"Tensor parallel · TP={tp} · who holds what (MLP above, attention below)"]
     legend = [t["name"] for t in own["data"] if t["type"] == "scatter"]
     assert legend == ["all GPUs (replicated)"] + [f"GPU {r}" for r in range(tp)]
@@ -51,8 +61,8 @@ def test_sharded_layer_equals_unsharded_at_every_valid_tp(tp):
 def test_tp_that_does_not_divide_the_heads_names_the_rule_and_keeps_the_sweep():
     at = run(tp="5")
     errors = [e.value for e in at.error]
-    assert any("TP=5 does not divide heads=24" in e for e in errors)            # the toy layer
-    assert any("TP=5 does not divide num_heads=96" in e for e in errors)        # GPT-3 175B
+    assert any("TP=5 does not divide heads=24" in e for e in errors)  # the toy layer
+    assert any("TP=5 does not divide num_heads=96" in e for e in errors)  # GPT-3 175B
     assert all("use TP in" in e for e in errors)
     assert "TP sweep · 8 GPUs per node" in specs(at)
 
@@ -66,17 +76,17 @@ def test_model_rule_with_a_valid_toy():
 
 def test_deep_link_llama2_7b_tp8_bytes_and_times_by_hand():
     at = run(tp="8", model="Llama-2 7B", seq="4096", mb="1")
-    m = 1 * 4096 * 4096 * 2                                   # b·s·h·2 = 32 MiB
+    m = 1 * 4096 * 4096 * 2  # b·s·h·2 = 32 MiB
     assert metric(at, "Collectives per layer per step") == "4"
     assert metric(at, "Bytes per all-reduce") == "32 MiB"
-    per_layer = 4 * 2 * 7 / 8 * m                            # 224 MiB
+    per_layer = 4 * 2 * 7 / 8 * m  # 224 MiB
     assert metric(at, "Sent per GPU per layer") == f"{per_layer / MIB:.3g} MiB"
     assert metric(at, "Per step (32 layers)") == f"{32 * per_layer / 2**30:.3g} GiB"
     rows = table(at)
     assert [r["mode"] for r in rows] == ["plain TP", "sequence parallel"]
     assert rows[1]["forward, per layer"] == "2 all-gather + 2 reduce-scatter"
-    assert rows[0]["sent per GPU per layer"] == rows[1]["sent per GPU per layer"]   # same bytes
-    assert rows[1]["layer input held per GPU"] == "4 MiB"                          # 32 MiB / 8
+    assert rows[0]["sent per GPU per layer"] == rows[1]["sent per GPU per layer"]  # same bytes
+    assert rows[1]["layer input held per GPU"] == "4 MiB"  # 32 MiB / 8
     # NVLink 4 ring: 2·7·3.4 µs + 2·7/8 · M / 450 GB/s per all-reduce, 4 per layer.
     nvlink_ms = 4 * (14 * 3.4e-6 + 1.75 * m / 450e9) * 1e3
     # Layer FLOPs per token: 2·(2·4096² + 2·4096² + 3·4096·11008) + 4·4096·4096; × s × 3 / t at 50% MFU.
@@ -93,8 +103,11 @@ def test_deep_link_llama2_7b_tp8_bytes_and_times_by_hand():
 
 def test_sequence_parallel_toggle_swaps_the_collectives():
     at = run(sp="true")
-    assert metric(at, "Collectives per layer per step") == "8"   # 4 all-gather + 4 reduce-scatter
-    assert "Tensor parallel · TP=2 · who holds what (MLP above, attention below, sequence parallel)" in specs(at)
+    assert metric(at, "Collectives per layer per step") == "8"  # 4 all-gather + 4 reduce-scatter
+    assert (
+        "Tensor parallel · TP=2 · who holds what (MLP above, attention below, sequence parallel)"
+        in specs(at)
+    )
 
 
 def test_one_nic_per_node_in_the_sweep():
@@ -116,7 +129,9 @@ def test_units_switch_to_decimal():
     at = AppTest.from_file(str(ROOT / "app_pages" / "tensor_parallel.py"), default_timeout=60)
     at.session_state["mem_units_value"] = "decimal"
     at.run()
-    assert metric(at, "Bytes per all-reduce") == f"{2048 * 12288 * 2 / 1e6:.3g} MB"   # GPT-3: 50.3 MB
+    assert (
+        metric(at, "Bytes per all-reduce") == f"{2048 * 12288 * 2 / 1e6:.3g} MB"
+    )  # GPT-3: 50.3 MB
     assert re.search(r"\(MB\)$", at.number_input(key="q1").label)
 
 
@@ -124,19 +139,24 @@ def test_sequence_parallel_needs_tp_to_divide_the_sequence():
     at = run(tp="3", sp="true", seq="2048")
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "TP=3 does not divide seq_len" in errors[0] and "2048" in errors[0]
-    assert float(metric(at, "Forward")) < 1e-10                  # the toy proof (24 tokens) still runs
+    assert float(metric(at, "Forward")) < 1e-10  # the toy proof (24 tokens) still runs
     assert "TP sweep · 8 GPUs per node" in specs(at)
-    at = run(tp="3", seq="2304")                                   # 2304 = 3 × 768: no rule broken
+    at = run(tp="3", seq="2304")  # 2304 = 3 × 768: no rule broken
     assert len(table(at)) == 2 and not at.error
 
 
 # --- the core and figure helpers this page added -------------------------------------------------
 
+
 def test_plans_by_mode_leaves_out_an_invalid_comparison_but_raises_for_the_chosen_one():
     from core.model import preset
     from core.tensor_parallel import plans_by_mode
+
     gpt3 = preset("GPT-3 175B")
-    assert list(plans_by_mode(gpt3, tp=2, micro_batch=1, seq_len=2048, sequence_parallel=True)) == [False, True]
+    assert list(plans_by_mode(gpt3, tp=2, micro_batch=1, seq_len=2048, sequence_parallel=True)) == [
+        False,
+        True,
+    ]
     only = plans_by_mode(gpt3, tp=3, micro_batch=1, seq_len=2048, sequence_parallel=False)
     assert list(only) == [False] and only[False].message_bytes == 2048 * 12288 * 2
     with pytest.raises(ValueError, match="TP=3 does not divide seq_len"):
@@ -145,6 +165,7 @@ def test_plans_by_mode_leaves_out_an_invalid_comparison_but_raises_for_the_chose
 
 def test_proof_forward_and_backward_maxima():
     from core.tensor_parallel import TpProof
+
     p = TpProof(layer="mlp", tp=2, max_abs_diff={"Y": 1e-16, "dX": 3e-16, "dW1": 0.0})
     assert p.forward_max_abs_diff == 1e-16 and p.backward_max_abs_diff == 3e-16
 
@@ -152,14 +173,45 @@ def test_proof_forward_and_backward_maxima():
 def test_node_boundary_note_in_numbers():
     from core.tensor_parallel import TpPoint
     from figures.tensor_parallel import node_boundary_note
-    pts = (TpPoint(tp=1, valid=True, reason="", crosses_node=False, link_label="NVLink 4", comm_s=0.0,
-                   compute_s=4.0),
-           TpPoint(tp=8, valid=True, reason="", crosses_node=False, link_label="NVLink 4", comm_s=0.1,
-                   compute_s=0.5),
-           TpPoint(tp=16, valid=True, reason="", crosses_node=True, link_label="8× NIC", comm_s=0.3,
-                   compute_s=0.25),
-           TpPoint(tp=32, valid=False, reason="r", crosses_node=True, link_label="", comm_s=float("nan"),
-                   compute_s=float("nan")))
+
+    pts = (
+        TpPoint(
+            tp=1,
+            valid=True,
+            reason="",
+            crosses_node=False,
+            link_label="NVLink 4",
+            comm_s=0.0,
+            compute_s=4.0,
+        ),
+        TpPoint(
+            tp=8,
+            valid=True,
+            reason="",
+            crosses_node=False,
+            link_label="NVLink 4",
+            comm_s=0.1,
+            compute_s=0.5,
+        ),
+        TpPoint(
+            tp=16,
+            valid=True,
+            reason="",
+            crosses_node=True,
+            link_label="8× NIC",
+            comm_s=0.3,
+            compute_s=0.25,
+        ),
+        TpPoint(
+            tp=32,
+            valid=False,
+            reason="r",
+            crosses_node=True,
+            link_label="",
+            comm_s=float("nan"),
+            compute_s=float("nan"),
+        ),
+    )
     note = node_boundary_note(pts, 8)
     assert "at most 20% of the layer's compute (TP=8)" in note
     assert "TP=16 rides 8× NIC: communication 120% of compute" in note

@@ -1,4 +1,5 @@
 """AppTest for the plan-vs-trace page: the demo, uploads (good, broken, hostile), deep links."""
+
 import gzip
 import json
 import re
@@ -18,7 +19,9 @@ def run(**params: str) -> AppTest:
 
 def upload(files: list[tuple[str, bytes]]) -> AppTest:
     at = run(demo="false")
-    at.file_uploader(key="files").set_value([(n, d, "application/octet-stream") for n, d in files]).run()
+    at.file_uploader(key="files").set_value(
+        [(n, d, "application/octet-stream") for n, d in files]
+    ).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -43,12 +46,16 @@ def test_demo_renders_both_ranks_and_the_plan():
     assert rows == {"trace · rank 0", "trace · rank 1", "plan · rank 0", "plan · rank 1"}
     assert bars["data"][0]["y"] == ["trace · rank 0", "trace · rank 1", "plan · every rank"]
     # The displayed step time is the mean traced span over the 3 profiled steps.
-    spans = [r.span_s for r in analyze([load_trace(p.read_bytes(), name=p.name) for p in DEMO]).ranks]
+    spans = [
+        r.span_s for r in analyze([load_trace(p.read_bytes(), name=p.name) for p in DEMO]).ranks
+    ]
     assert ms(metric(at, "Step time: trace")) == pytest.approx(sum(spans) / 2 / 3, rel=2e-3)
     names = at.dataframe[1].value["op"].tolist()
     assert set(names) == {"gloo:all_reduce", "c10d::allreduce_"}
-    assert [b.label for b in at.get("download_button")] == ["Analysis (CSV)",
-                                                            "Simulated plan (Chrome trace JSON)"]
+    assert [b.label for b in at.get("download_button")] == [
+        "Analysis (CSV)",
+        "Simulated plan (Chrome trace JSON)",
+    ]
 
 
 def test_deep_link_sets_the_plan_ranks():
@@ -70,16 +77,27 @@ def test_uploading_the_demo_files_gives_the_demo_view():
     assert metric(at, "Step time: trace") == metric(run(), "Step time: trace")
 
 
-@pytest.mark.parametrize("name, data, message", [
-    ("bad.json", b'{"traceEvents": [', "ends early"),
-    ("cut.json.gz", DEMO[0].read_bytes()[:-50], "gzip stream ends early"),
-    ("list.json", b"[1, 2]", "no complete"),
-    ("nan.json", b'[{"ph": "X", "ts": NaN, "dur": 1}]', "NaN is not standard JSON"),
-    ("zero.json", b'[{"ph": "X", "ts": 5, "dur": 0, "cat": "cpu_op", "name": "aten::mm"}]', "span 0"),
-])
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("bad.json", b'{"traceEvents": [', "ends early"),
+        ("cut.json.gz", DEMO[0].read_bytes()[:-50], "gzip stream ends early"),
+        ("list.json", b"[1, 2]", "no complete"),
+        ("nan.json", b'[{"ph": "X", "ts": NaN, "dur": 1}]', "NaN is not standard JSON"),
+        (
+            "zero.json",
+            b'[{"ph": "X", "ts": 5, "dur": 0, "cat": "cpu_op", "name": "aten::mm"}]',
+            "span 0",
+        ),
+    ],
+)
 def test_broken_upload_shows_an_error_not_a_traceback(name, data, message):
     at = upload([(name, data)])
-    assert len(at.error) == 1 and name.split(".")[0] in at.error[0].value and message in at.error[0].value
+    assert (
+        len(at.error) == 1
+        and name.split(".")[0] in at.error[0].value
+        and message in at.error[0].value
+    )
     assert not at.get("plotly_chart")
 
 
@@ -89,14 +107,18 @@ def test_hostile_names_stay_plain_text():
     for e in raw["traceEvents"]:
         if e.get("name") == "gloo:all_reduce":
             e["name"] = evil
-    at = upload([("<script>alert(1)</script>.json", json.dumps(raw).encode()), (DEMO[1].name,
-                                                                             DEMO[1].read_bytes())])
+    at = upload(
+        [
+            ("<script>alert(1)</script>.json", json.dumps(raw).encode()),
+            (DEMO[1].name, DEMO[1].read_bytes()),
+        ]
+    )
     assert not at.error
-    assert evil in at.dataframe[1].value["op"].tolist()            # shown as data, verbatim
+    assert evil in at.dataframe[1].value["op"].tolist()  # shown as data, verbatim
     assert at.dataframe[0].value["file"][0] == "_script_alert_1___script_.json"
     shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
     assert "<img" not in shown and "e.vil" not in shown and "<script" not in shown
-    assert "e.vil" not in json.dumps(specs(at))                       # no file text in the charts
+    assert "e.vil" not in json.dumps(specs(at))  # no file text in the charts
 
 
 def test_one_rank_cannot_fit_a_bandwidth_and_says_so():

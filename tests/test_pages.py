@@ -1,6 +1,6 @@
 """AppTest: every page renders at defaults, at extreme control values, and with a hostile URL."""
+
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -41,7 +41,9 @@ def chart_specs(at: AppTest) -> list[dict]:
 
 
 def test_every_page_file_is_registered():
-    files = {f"app_pages/{f.name}" for f in (ROOT / "app_pages").glob("*.py") if f.name != "common.py"}
+    files = {
+        f"app_pages/{f.name}" for f in (ROOT / "app_pages").glob("*.py") if f.name != "common.py"
+    }
     assert files == set(PAGES)
 
 
@@ -60,9 +62,16 @@ def test_page_renders_with_charts_at_defaults(page):
     assert chart_specs(at), "no chart drawn"
 
 
-@pytest.mark.parametrize("page, params", [(p, {}) for p in PAGES] + [
-    ("app_pages/collectives.py", {"cmp": "true"}), ("app_pages/memory.py", {"cmp": "true"}),
-    ("app_pages/pipeline.py", {"cmp": "true"}), ("app_pages/planner.py", {"cmp": "true"})])
+@pytest.mark.parametrize(
+    "page, params",
+    [(p, {}) for p in PAGES]
+    + [
+        ("app_pages/collectives.py", {"cmp": "true"}),
+        ("app_pages/memory.py", {"cmp": "true"}),
+        ("app_pages/pipeline.py", {"cmp": "true"}),
+        ("app_pages/planner.py", {"cmp": "true"}),
+    ],
+)
 def test_every_table_has_a_csv_download(page, params):
     at = run_page(page, params)
     assert_clean(at)

@@ -1,4 +1,5 @@
 """Rank grid: placement by hand for small grids, group lists, node-crossing detection, layout checks."""
+
 import itertools
 
 import pytest
@@ -11,20 +12,43 @@ def test_megatron_docstring_example_order_tp_dp_pp():
     # Megatron-Core initialize_model_parallel docstring (planner.md §4): 16 GPUs, t = 2, p = 4,
     # order "tp-dp-pp": TP [g0,g1], [g2,g3]...; DP [g0,g2], [g1,g3], [g4,g6]...; PP [g0,g4,g8,g12]...
     d = ParallelDims(dp=2, pp=4, tp=2, order="tp-dp-pp")
-    assert sorted(d.groups("tp").tolist()) == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11],
-                                              [12, 13], [14, 15]]
-    assert sorted(d.groups("dp").tolist()) == [[0, 2], [1, 3], [4, 6], [5, 7], [8, 10], [9, 11],
-                                              [12, 14], [13, 15]]
-    assert sorted(d.groups("pp").tolist()) == [[0, 4, 8, 12], [1, 5, 9, 13], [2, 6, 10, 14],
-                                              [3, 7, 11, 15]]
+    assert sorted(d.groups("tp").tolist()) == [
+        [0, 1],
+        [2, 3],
+        [4, 5],
+        [6, 7],
+        [8, 9],
+        [10, 11],
+        [12, 13],
+        [14, 15],
+    ]
+    assert sorted(d.groups("dp").tolist()) == [
+        [0, 2],
+        [1, 3],
+        [4, 6],
+        [5, 7],
+        [8, 10],
+        [9, 11],
+        [12, 14],
+        [13, 15],
+    ]
+    assert sorted(d.groups("pp").tolist()) == [
+        [0, 4, 8, 12],
+        [1, 5, 9, 13],
+        [2, 6, 10, 14],
+        [3, 7, 11, 15],
+    ]
 
 
-@pytest.mark.parametrize("order, formula", [
-    # planner.md §4 [derived]: tp-dp-pp: rank = tp + t (dp + d pp); tp-pp-dp: rank = tp + t (pp + p dp)
-    ("tp-dp-pp", lambda tp, dp, pp, t, d, p: tp + t * (dp + d * pp)),
-    ("tp-pp-dp", lambda tp, dp, pp, t, d, p: tp + t * (pp + p * dp)),
-    ("dp-tp-pp", lambda tp, dp, pp, t, d, p: dp + d * (tp + t * pp)),
-])
+@pytest.mark.parametrize(
+    "order, formula",
+    [
+        # planner.md §4 [derived]: tp-dp-pp: rank = tp + t (dp + d pp); tp-pp-dp: rank = tp + t (pp + p dp)
+        ("tp-dp-pp", lambda tp, dp, pp, t, d, p: tp + t * (dp + d * pp)),
+        ("tp-pp-dp", lambda tp, dp, pp, t, d, p: tp + t * (pp + p * dp)),
+        ("dp-tp-pp", lambda tp, dp, pp, t, d, p: dp + d * (tp + t * pp)),
+    ],
+)
 def test_rank_formula_and_inverse(order, formula):
     t, d, p = 2, 3, 4
     dims = ParallelDims(dp=d, pp=p, tp=t, order=order)
@@ -79,8 +103,10 @@ def test_two_level_group_and_uneven_tp():
 def test_crossing_ranks_match_brute_force():
     c = make_cluster(num_nodes=3, gpus_per_node=8)
     pl = place(ParallelDims(dp=8, pp=1, tp=3), c)
-    want = [any(g // 8 != grp[0] // 8 for g in grp) for grp in
-            (list(range(3 * (r // 3), 3 * (r // 3) + 3)) for r in range(24))]
+    want = [
+        any(g // 8 != grp[0] // 8 for g in grp)
+        for grp in (list(range(3 * (r // 3), 3 * (r // 3) + 3)) for r in range(24))
+    ]
     assert pl.crossing_ranks("tp").tolist() == want
 
 
@@ -97,8 +123,11 @@ def test_errors_state_numbers_and_fix():
 
 def test_layout_check_batch_and_chunks():
     lay = Layout(dp=32, tp=2, micro_batch=3, schedule="1f1b")
-    with pytest.raises(ValueError, match=r"512 is not divisible by DP × micro-batch = 32 × 3 = 96.*"
-                                         r"micro-batch dividing 16"):
+    with pytest.raises(
+        ValueError,
+        match=r"512 is not divisible by DP × micro-batch = 32 × 3 = 96.*"
+        r"micro-batch dividing 16",
+    ):
         lay.check(64, 512)
     with pytest.raises(ValueError, match="interleaved 1F1B needs 2 to 8 chunks"):
         Layout(dp=1, pp=2, micro_batch=1, schedule="1f1b", num_chunks=2).check(2, 8)

@@ -3,6 +3,7 @@
 Expected values come from the papers' formulas (reference pipeline.md sections 5-6), from orders
 written out by hand from the published recipes, or from hand arithmetic in the comments.
 """
+
 import dataclasses
 import io
 import itertools
@@ -12,8 +13,27 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.pipeline import BUBBLE_METRICS, CLOSED_FORMS, SCHEDULES, bubble_ratio, bubble_share, bubble_sweep, closed_form_bubble_share, closed_form_idle_s, closed_form_makespan_s, closed_form_peak_activations, simulate, simulate_order, span_bubble, to_chrome_trace, to_csv, to_dataframe
-from core.pipeline import ScheduleOrder, build_order, format_action
+from core.pipeline import (
+    BUBBLE_METRICS,
+    CLOSED_FORMS,
+    SCHEDULES,
+    ScheduleOrder,
+    bubble_ratio,
+    bubble_share,
+    bubble_sweep,
+    build_order,
+    closed_form_bubble_share,
+    closed_form_idle_s,
+    closed_form_makespan_s,
+    closed_form_peak_activations,
+    format_action,
+    simulate,
+    simulate_order,
+    span_bubble,
+    to_chrome_trace,
+    to_csv,
+    to_dataframe,
+)
 
 # Durations per full stage: (t_F, t_I, t_W); a full backward t_B = t_I + t_W.
 DURATIONS = [(1.0, 1.0, 1.0), (1.0, 0.5, 0.5), (2.0, 1.5, 1.0), (0.5, 2.0, 0.25), (1.0, 1.0, 3.0)]
@@ -26,19 +46,21 @@ def order_strings(schedule, p, m, v=1):
 
 # ---------------------------------------------------------------- worked example (section 6)
 
+
 @pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
 def test_worked_example_p4_m8(schedule):
     # P = 4, M = 8, t_F = 1, t_B = 2: makespan (8 + 4 - 1) x 3 = 33, busy 8 x 3 = 24, idle 9.
     r = simulate(schedule, 4, 8, forward_s=1.0, backward_input_s=1.0, backward_weight_s=1.0)
     assert r.makespan_s == 33.0
     assert r.busy_s == (24.0,) * 4 and r.idle_s == (9.0,) * 4
-    assert r.bubble_fraction == pytest.approx(3 / 11)       # metric A = 9/33
-    assert r.bubble_ratio == pytest.approx(3 / 8)           # metric B = 9/24
+    assert r.bubble_fraction == pytest.approx(3 / 11)  # metric A = 9/33
+    assert r.bubble_ratio == pytest.approx(3 / 8)  # metric B = 9/24
     assert bubble_share(r) == pytest.approx(3 / 11)
-    assert span_bubble(r) == pytest.approx(9 / 33)          # rank 0's span is the whole step
+    assert span_bubble(r) == pytest.approx(9 / 33)  # rank 0's span is the whole step
 
 
 # ---------------------------------------------------------------- closed forms over a grid
+
 
 @pytest.mark.parametrize("f,i,w", DURATIONS)
 def test_gpipe_and_1f1b_makespan_formula(f, i, w):
@@ -70,8 +92,9 @@ def test_looped_bfs_matches_interleaved_when_m_at_least_p():
         assert r.makespan_s == pytest.approx((v * m + p - 1) * 2.25 / v)
 
 
-@pytest.mark.parametrize("f,i,w", [(1.0, 1.0, 1.0), (2.0, 1.5, 1.0), (3.0, 1.0, 0.5),
-                                   (1.0, 2.0, 1.0)])
+@pytest.mark.parametrize(
+    "f,i,w", [(1.0, 1.0, 1.0), (2.0, 1.5, 1.0), (3.0, 1.0, 0.5), (1.0, 2.0, 1.0)]
+)
 def test_zb_h1_idle_formula(f, i, w):
     # Qi et al. (ZB-H1): idle per rank (P-1)(t_F + t_I - t_W), for M >= P and t_W <= t_F, t_I.
     for p, m in itertools.product([1, 2, 3, 4, 6], [6, 8, 13]):
@@ -106,8 +129,9 @@ def test_zb_v_is_zero_bubble_inside_every_rank(p, m):
     assert r.bubble_fraction == pytest.approx((p - 1) / (6 * m + p - 1))
 
 
-@pytest.mark.parametrize("f,w,o", [(1.0, 1.0, 3.0), (1.0, 1.0, 2.0), (2.0, 1.0, 4.0),
-                                   (1.0, 0.5, 2.5), (1.0, 0.5, 2.0)])
+@pytest.mark.parametrize(
+    "f,w,o", [(1.0, 1.0, 3.0), (1.0, 1.0, 2.0), (2.0, 1.0, 4.0), (1.0, 0.5, 2.5), (1.0, 0.5, 2.0)]
+)
 def test_dualpipe_v_idle_formula(f, w, o):
     # DualPipe README: bubble (PP/2 - 1)(F&B + B - 3W) in chunk times, PP = 2P stages, so
     # (P-1)(o + t_B - 3 t_W)/2 per full-stage times; stated for t_F = t_I (here) >= t_W.
@@ -125,14 +149,14 @@ def test_overlap_default_is_no_gain():
 
 
 def test_closed_form_functions():
-    assert closed_form_bubble_share("gpipe", 8, 8) == pytest.approx(7 / 15)   # self-check M = 8
-    assert closed_form_bubble_share("1f1b", 8, 64) == pytest.approx(7 / 71)   # and M = 64
+    assert closed_form_bubble_share("gpipe", 8, 8) == pytest.approx(7 / 15)  # self-check M = 8
+    assert closed_form_bubble_share("1f1b", 8, 64) == pytest.approx(7 / 71)  # and M = 64
     assert closed_form_bubble_share("interleaved_1f1b", 4, 8, 2) == pytest.approx(3 / 19)
     assert closed_form_idle_s("1f1b", 4, 8, 1, 1.0, 1.0, 1.0) == 9.0
-    assert closed_form_idle_s("zb_h1", 4, 8) == 3.0                           # (P-1)(1+1-1)
-    assert closed_form_idle_s("dualpipe_v", 4, 8, 2) == 3.0                   # 3 (1.5+1-1.5)
-    assert closed_form_idle_s("zb_v", 4, 8, 2, 1.0, 1.0, 2.0) is None         # needs F = I = W
-    assert closed_form_idle_s("dualpipe_v", 4, 6, 2) is None                  # needs M >= 2P
+    assert closed_form_idle_s("zb_h1", 4, 8) == 3.0  # (P-1)(1+1-1)
+    assert closed_form_idle_s("dualpipe_v", 4, 8, 2) == 3.0  # 3 (1.5+1-1.5)
+    assert closed_form_idle_s("zb_v", 4, 8, 2, 1.0, 1.0, 2.0) is None  # needs F = I = W
+    assert closed_form_idle_s("dualpipe_v", 4, 6, 2) is None  # needs M >= 2P
     assert closed_form_makespan_s("gpipe", 4, 8, 1, 1.0, 1.0, 1.0) == 33.0
     assert closed_form_bubble_share("zb_v", 4, 4, 2) is None
     assert set(CLOSED_FORMS) == set(SCHEDULES)
@@ -151,6 +175,7 @@ def test_metrics_a_and_b_convert():
 
 # ---------------------------------------------------------------- peak activations
 
+
 @pytest.mark.parametrize("p,m", [(1, 1), (2, 5), (4, 8), (4, 3), (6, 12)])
 def test_peak_activations_gpipe_vs_1f1b(p, m):
     # GPipe holds all M on every rank; 1F1B holds P - r on rank r (capped by M).
@@ -164,9 +189,9 @@ def test_peak_activations_other_schedules():
     assert simulate("interleaved_1f1b", p, 8, 2).peak_activations == (11, 9, 7, 5)
     # P = 4, M = 4, v = 3: 2(3-r) + 8 + 1 = 15, 13, 11, 9, capped at vM = 12.
     assert simulate("interleaved_1f1b", p, 4, 3).peak_activations == (12, 12, 11, 9)
-    assert simulate("looped_bfs", p, 5, 2).peak_activations == (10,) * p        # all vM
-    assert simulate("zb_h1", p, 8).peak_activations == (p,) * p                  # P, held to W
-    assert simulate("zb_v", p, 8, 2).peak_activations == (2 * p,) * p            # 2P chunks
+    assert simulate("looped_bfs", p, 5, 2).peak_activations == (10,) * p  # all vM
+    assert simulate("zb_h1", p, 8).peak_activations == (p,) * p  # P, held to W
+    assert simulate("zb_v", p, 8, 2).peak_activations == (2 * p,) * p  # 2P chunks
     assert simulate("dualpipe_v", p, 8, 2).peak_activations == (2 * p + 1,) * p  # PP + 1
     assert simulate("zb_v", p, 8, 2).peak_activation_stages == (4.0,) * p
     for name, v in [("interleaved_1f1b", 2), ("zb_h1", 1), ("dualpipe_v", 2), ("gpipe", 1)]:
@@ -176,10 +201,27 @@ def test_peak_activations_other_schedules():
 
 # ---------------------------------------------------------------- orders written out by hand
 
+
 def test_1f1b_order_p4_m8():
     ranks = order_strings("1f1b", 4, 8)
-    assert ranks[0] == ["0F0", "0F1", "0F2", "0F3", "0B0", "0F4", "0B1", "0F5", "0B2", "0F6",
-                        "0B3", "0F7", "0B4", "0B5", "0B6", "0B7"]
+    assert ranks[0] == [
+        "0F0",
+        "0F1",
+        "0F2",
+        "0F3",
+        "0B0",
+        "0F4",
+        "0B1",
+        "0F5",
+        "0B2",
+        "0F6",
+        "0B3",
+        "0F7",
+        "0B4",
+        "0B5",
+        "0B6",
+        "0B7",
+    ]
     assert ranks[3] == [x for k in range(8) for x in (f"3F{k}", f"3B{k}")]
 
 
@@ -188,30 +230,104 @@ def test_gpipe_and_interleaved_orders():
     # Megatron, P = 2, M = 2, v = 2, rank 1: warm-up 2(P-1-r) + (v-1)G = 0 + 2 forwards from the
     # table (mb, chunk) = (0,0) (1,0) (0,1) (1,1); backward table swaps chunk c -> v-1-c.
     assert order_strings("interleaved_1f1b", 2, 2, 2)[1] == [
-        "1F0", "1F1", "3F0", "3B0", "3F1", "3B1", "1B0", "1B1"]
+        "1F0",
+        "1F1",
+        "3F0",
+        "3B0",
+        "3F1",
+        "3B1",
+        "1B0",
+        "1B1",
+    ]
 
 
 def test_zb_h1_order_p3_m4():
     # Rank 1: warm-up P-1-r = 1 forward, r = 1 round of (F, I) with W postponed, then (F, I, W)
     # rounds, then (I, W) after the last F, then the leftover W.
-    assert order_strings("zb_h1", 3, 4)[1] == ["1F0", "1F1", "1I0", "1F2", "1I1", "1W0", "1F3",
-                                               "1I2", "1W1", "1I3", "1W2", "1W3"]
+    assert order_strings("zb_h1", 3, 4)[1] == [
+        "1F0",
+        "1F1",
+        "1I0",
+        "1F2",
+        "1I1",
+        "1W0",
+        "1F3",
+        "1I2",
+        "1W1",
+        "1I3",
+        "1W2",
+        "1W3",
+    ]
 
 
 def test_zb_v_order_p2_m4():
     # Hand-executed from torch ScheduleZBVZeroBubble: rank 0 holds stages 0 and 3.
     assert order_strings("zb_v", 2, 4, 2)[0] == [
-        "0F0", "0F1", "0F2", "3F0", "3I0", "3W0", "3F1", "3I1", "3W1", "0F3", "0I0", "0W0",
-        "3F2", "3I2", "3W2", "0I1", "0W1", "3F3", "3I3", "3W3", "0I2", "0W2", "0I3", "0W3"]
+        "0F0",
+        "0F1",
+        "0F2",
+        "3F0",
+        "3I0",
+        "3W0",
+        "3F1",
+        "3I1",
+        "3W1",
+        "0F3",
+        "0I0",
+        "0W0",
+        "3F2",
+        "3I2",
+        "3W2",
+        "0I1",
+        "0W1",
+        "3F3",
+        "3I3",
+        "3W3",
+        "0I2",
+        "0W2",
+        "0I3",
+        "0W3",
+    ]
 
 
 def test_dualpipe_v_order_p2_m4():
     # Hand-executed from the eight phases of dualpipev.py (P = 2, M = 4).
     ranks = order_strings("dualpipe_v", 2, 4, 2)
-    assert ranks[0] == ["0F0", "0F1", "0F2", "3F0", "3I0", "3W0", "3F1", "(0F3;3B1)",
-                        "(3F2;0B0)", "3B2", "(3F3;0B1)", "3B3", "0I2", "0W2", "0I3", "0W3"]
-    assert ranks[1] == ["1F0", "2F0", "1F1", "2F1", "1F2", "2B0", "(2F2;1B0)", "(1F3;2B1)",
-                        "(2F3;1B1)", "2B2", "1B2", "2I3", "1I3", "2W3", "1W3"]
+    assert ranks[0] == [
+        "0F0",
+        "0F1",
+        "0F2",
+        "3F0",
+        "3I0",
+        "3W0",
+        "3F1",
+        "(0F3;3B1)",
+        "(3F2;0B0)",
+        "3B2",
+        "(3F3;0B1)",
+        "3B3",
+        "0I2",
+        "0W2",
+        "0I3",
+        "0W3",
+    ]
+    assert ranks[1] == [
+        "1F0",
+        "2F0",
+        "1F1",
+        "2F1",
+        "1F2",
+        "2B0",
+        "(2F2;1B0)",
+        "(1F3;2B1)",
+        "(2F3;1B1)",
+        "2B2",
+        "1B2",
+        "2I3",
+        "1I3",
+        "2W3",
+        "1W3",
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULES))
@@ -228,8 +344,9 @@ def test_every_order_is_complete(name):
                 for kind, s, b in subs:
                     assert order.stage_to_rank[s] == r
                     seen[(kind, s, b)] = seen.get((kind, s, b), 0) + 1
-        for s, b in itertools.product(range(v * p if info.placement == "loop" else 2 * p),
-                                      range(m)):
+        for s, b in itertools.product(
+            range(v * p if info.placement == "loop" else 2 * p), range(m)
+        ):
             assert seen.pop(("F", s, b)) == 1
             assert seen.pop(("B", s, b), 0) + seen.get(("I", s, b), 0) == 1
             assert seen.pop(("I", s, b), 0) == seen.pop(("W", s, b), 0)
@@ -246,9 +363,11 @@ def test_registry_split_flag_matches_ops():
 
 # ---------------------------------------------------------------- durations and latency
 
+
 def test_chunk_ops_take_one_vth_of_a_stage():
-    r = simulate("interleaved_1f1b", 2, 4, 4, forward_s=2.0, backward_input_s=1.0,
-                 backward_weight_s=3.0)
+    r = simulate(
+        "interleaved_1f1b", 2, 4, 4, forward_s=2.0, backward_input_s=1.0, backward_weight_s=3.0
+    )
     d = r.ops.end_s - r.ops.start_s
     assert np.allclose(d[r.ops.kind == 0], 0.5) and np.allclose(d[r.ops.kind == 1], 1.0)
     z = simulate("dualpipe_v", 2, 4, 2, 1.0, 1.0, 1.0, overlap_s=2.0)
@@ -269,44 +388,61 @@ def test_v_placement_has_no_latency_at_the_turn():
     p = 3
     r = simulate("zb_v", p, 6, 2, p2p_s=10.0)
     ops = r.ops
-    first = {(int(s), int(b)): (t0, t1) for s, b, t0, t1, k in
-             zip(ops.stage, ops.microbatch, ops.start_s, ops.end_s, ops.kind) if k == 0}
+    first = {
+        (int(s), int(b)): (t0, t1)
+        for s, b, t0, t1, k in zip(ops.stage, ops.microbatch, ops.start_s, ops.end_s, ops.kind)
+        if k == 0
+    }
     assert first[(p, 0)][0] == first[(p - 1, 0)][1]
     assert first[(1, 0)][0] == first[(0, 0)][1] + 10.0
 
 
 # ---------------------------------------------------------------- errors
 
-@pytest.mark.parametrize("args,expected", [
-    (("interleaved_1f1b", 4, 6, 2), "interleaved_1f1b needs M a multiple of P: M=6, P=4; use M=8"),
-    (("interleaved_1f1b", 4, 8, 1),
-     "interleaved_1f1b allows v from 2 to 8 (model chunks per rank): v=1; use v=2"),
-    (("zb_v", 4, 6, 2), "zb_v needs M ≥ 2P micro-batches to fill the V: M=6, P=4; use M=8"),
-    (("dualpipe_v", 3, 1, 2),
-     "dualpipe_v needs M ≥ 2P micro-batches to fill the V: M=1, P=3; use M=6"),
-    (("zb_v", 4, 8, 1), "zb_v allows v = 2 (model chunks per rank): v=1; use v=2"),
-    (("dualpipe_v", 4, 8, 3), "v=3; use v=2"),
-    (("gpipe", 4, 8, 2), "gpipe allows v = 1 (model chunks per rank): v=2; use v=1"),
-    (("1f1b", 0, 8), "P (pipeline ranks) must be a whole number ≥ 1: got 0"),
-    (("1f1b", 4, 0), "M (micro-batches) must be a whole number ≥ 1: got 0"),
-    (("1f1b", 4, 2.5), "M (micro-batches) must be a whole number ≥ 1: got 2.5"),
-    (("pipedream", 4, 8), "unknown schedule 'pipedream': use one of gpipe, 1f1b"),
-    (("gpipe", 1000, 1000), "2,000,000 ops, over the 1,000,000-op limit"),
-])
+
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        (
+            ("interleaved_1f1b", 4, 6, 2),
+            "interleaved_1f1b needs M a multiple of P: M=6, P=4; use M=8",
+        ),
+        (
+            ("interleaved_1f1b", 4, 8, 1),
+            "interleaved_1f1b allows v from 2 to 8 (model chunks per rank): v=1; use v=2",
+        ),
+        (("zb_v", 4, 6, 2), "zb_v needs M ≥ 2P micro-batches to fill the V: M=6, P=4; use M=8"),
+        (
+            ("dualpipe_v", 3, 1, 2),
+            "dualpipe_v needs M ≥ 2P micro-batches to fill the V: M=1, P=3; use M=6",
+        ),
+        (("zb_v", 4, 8, 1), "zb_v allows v = 2 (model chunks per rank): v=1; use v=2"),
+        (("dualpipe_v", 4, 8, 3), "v=3; use v=2"),
+        (("gpipe", 4, 8, 2), "gpipe allows v = 1 (model chunks per rank): v=2; use v=1"),
+        (("1f1b", 0, 8), "P (pipeline ranks) must be a whole number ≥ 1: got 0"),
+        (("1f1b", 4, 0), "M (micro-batches) must be a whole number ≥ 1: got 0"),
+        (("1f1b", 4, 2.5), "M (micro-batches) must be a whole number ≥ 1: got 2.5"),
+        (("pipedream", 4, 8), "unknown schedule 'pipedream': use one of gpipe, 1f1b"),
+        (("gpipe", 1000, 1000), "2,000,000 ops, over the 1,000,000-op limit"),
+    ],
+)
 def test_input_rules_state_numbers_rule_and_fix(args, expected):
     with pytest.raises(ValueError) as err:
         simulate(*args)
     assert expected in str(err.value)
 
 
-@pytest.mark.parametrize("kwargs,expected", [
-    ({"forward_s": 0.0}, "forward_s must be a finite number > 0 seconds: got 0.0"),
-    ({"backward_input_s": -1.0}, "backward_input_s must be a finite number > 0"),
-    ({"backward_weight_s": float("inf")}, "backward_weight_s must be a finite number > 0"),
-    ({"p2p_s": -0.5}, "p2p_s must be a finite number ≥ 0 seconds: got -0.5"),
-    ({"overlap_s": 0}, "overlap_s must be a finite number > 0"),
-    ({"forward_s": "1"}, "forward_s must be a finite number > 0"),
-])
+@pytest.mark.parametrize(
+    "kwargs,expected",
+    [
+        ({"forward_s": 0.0}, "forward_s must be a finite number > 0 seconds: got 0.0"),
+        ({"backward_input_s": -1.0}, "backward_input_s must be a finite number > 0"),
+        ({"backward_weight_s": float("inf")}, "backward_weight_s must be a finite number > 0"),
+        ({"p2p_s": -0.5}, "p2p_s must be a finite number ≥ 0 seconds: got -0.5"),
+        ({"overlap_s": 0}, "overlap_s must be a finite number > 0"),
+        ({"forward_s": "1"}, "forward_s must be a finite number > 0"),
+    ],
+)
 def test_durations_are_validated(kwargs, expected):
     with pytest.raises(ValueError, match=expected):
         simulate("1f1b", 2, 2, **kwargs)
@@ -314,9 +450,14 @@ def test_durations_are_validated(kwargs, expected):
 
 def test_deadlock_names_rank_and_op():
     # Rank 1 runs B0 before its own F0: it waits on itself, and rank 0 waits on rank 1.
-    order = ScheduleOrder(schedule="bad", num_ranks=2, num_microbatches=1, num_chunks=1,
-                          stage_to_rank=(0, 1),
-                          rank_actions=((("F", 0, 0), ("B", 0, 0)), (("B", 1, 0), ("F", 1, 0))))
+    order = ScheduleOrder(
+        schedule="bad",
+        num_ranks=2,
+        num_microbatches=1,
+        num_chunks=1,
+        stage_to_rank=(0, 1),
+        rank_actions=((("F", 0, 0), ("B", 0, 0)), (("B", 1, 0), ("F", 1, 0))),
+    )
     with pytest.raises(ValueError, match="deadlock") as err:
         simulate_order(order)
     msg = str(err.value)
@@ -325,21 +466,34 @@ def test_deadlock_names_rank_and_op():
 
 
 def test_deadlock_weight_before_input_grad_and_missing_op():
-    order = ScheduleOrder(schedule="bad", num_ranks=1, num_microbatches=1, num_chunks=1,
-                          stage_to_rank=(0,), rank_actions=((("F", 0, 0), ("W", 0, 0),
-                                                             ("I", 0, 0)),))
+    order = ScheduleOrder(
+        schedule="bad",
+        num_ranks=1,
+        num_microbatches=1,
+        num_chunks=1,
+        stage_to_rank=(0,),
+        rank_actions=((("F", 0, 0), ("W", 0, 0), ("I", 0, 0)),),
+    )
     with pytest.raises(ValueError, match="rank 0 waits forever at 0W0 for 0I0"):
         simulate_order(order)
     # Stage 1's F of mb 1 is missing from rank 1's list: rank 1 never gets past ...
-    order = ScheduleOrder(schedule="bad", num_ranks=2, num_microbatches=2, num_chunks=1,
-                          stage_to_rank=(0, 1), rank_actions=(
-                              (("F", 0, 0), ("F", 0, 1), ("B", 0, 0), ("B", 0, 1)),
-                              (("F", 1, 0), ("B", 1, 0), ("B", 1, 1))))
+    order = ScheduleOrder(
+        schedule="bad",
+        num_ranks=2,
+        num_microbatches=2,
+        num_chunks=1,
+        stage_to_rank=(0, 1),
+        rank_actions=(
+            (("F", 0, 0), ("F", 0, 1), ("B", 0, 0), ("B", 0, 1)),
+            (("F", 1, 0), ("B", 1, 0), ("B", 1, 1)),
+        ),
+    )
     with pytest.raises(ValueError, match="rank 1 waits forever at 1B1 for 1F1"):
         simulate_order(order)
 
 
 # ---------------------------------------------------------------- result object and export
+
 
 def test_result_is_frozen_and_ops_read_only():
     r = simulate("1f1b", 2, 2)
@@ -360,7 +514,13 @@ def test_chunk_and_stage_fields():
     assert stages_on_rank == {(0, 0, 0), (0, 3, 1), (1, 1, 0), (1, 2, 1)}
     r = simulate("interleaved_1f1b", 2, 2, 3)
     assert {(op.rank, op.stage, op.chunk) for op in r.ops} == {
-        (0, 0, 0), (0, 2, 1), (0, 4, 2), (1, 1, 0), (1, 3, 1), (1, 5, 2)}
+        (0, 0, 0),
+        (0, 2, 1),
+        (0, 4, 2),
+        (1, 1, 0),
+        (1, 3, 1),
+        (1, 5, 2),
+    }
 
 
 def test_chrome_trace_structure():
@@ -374,8 +534,13 @@ def test_chrome_trace_structure():
     assert sorted(e["tid"] for e in names) == [0, 1, 2]
     assert names[0]["args"]["name"] == "rank 0"
     first = boxes[0]  # rank 0's first op: F of mb 0, 0 to 2 ms
-    assert (first["name"], first["tid"], first["pid"], first["ts"], first["dur"]) == \
-        ("F m0 c0", 0, 0, 0.0, 2000.0)
+    assert (first["name"], first["tid"], first["pid"], first["ts"], first["dur"]) == (
+        "F m0 c0",
+        0,
+        0,
+        0.0,
+        2000.0,
+    )
     assert first["cat"] == "F" and first["args"]["microbatch"] == 0
     assert {e["name"].split()[0] for e in boxes} == {"F", "I", "W"}
     # Every box sits on its rank's track with its simulated start in microseconds.
@@ -387,8 +552,17 @@ def test_chrome_trace_structure():
 def test_dataframe_and_csv():
     r = simulate("dualpipe_v", 2, 4, 2)
     df = to_dataframe(r)
-    assert list(df.columns) == ["rank", "stage", "chunk", "microbatch", "kind", "start_s",
-                                "end_s", "duration_s", "overlapped"]
+    assert list(df.columns) == [
+        "rank",
+        "stage",
+        "chunk",
+        "microbatch",
+        "kind",
+        "start_s",
+        "end_s",
+        "duration_s",
+        "overlapped",
+    ]
     assert len(df) == len(r.ops)
     assert df["overlapped"].sum() == 2 * 6  # 3 + 3 pairs in the hand-written orders above
     back = pd.read_csv(io.StringIO(to_csv(r)))

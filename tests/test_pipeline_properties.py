@@ -1,10 +1,10 @@
 """Property tests: every op obeys the dependency rules; a brute-force simulator agrees."""
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.pipeline import SCHEDULES, simulate
-from core.pipeline import build_order
+from core.pipeline import SCHEDULES, build_order, simulate
 
 FAST = settings(max_examples=60, deadline=None)
 TIMES = st.sampled_from([0.25, 0.5, 1.0, 1.5, 2.0, 3.0])
@@ -130,7 +130,8 @@ def test_peak_activations_by_counting_intervals(case):
         elif op.kind in "BW":
             held.setdefault(key, [None, None])[1] = op.end_s
     for rank in range(p):
-        spans = [held[(op.stage, op.microbatch)] for op in ops
-                 if op.rank == rank and op.kind == "F"]
+        spans = [
+            held[(op.stage, op.microbatch)] for op in ops if op.rank == rank and op.kind == "F"
+        ]
         peak = max(sum(1 for a, b in spans if a <= t < b) for t, _ in spans)
         assert r.peak_activations[rank] == peak

@@ -1,21 +1,38 @@
 """Planner: a small case timed by hand, the 8 x 8 placement exercise, search rejections, the boring layout."""
+
 import pytest
 
 from core.hardware import make_cluster
 from core.model import ModelSpec, ParamsOnly, preset
-from core.parallel import ParallelDims, group_span
+from core.parallel import Layout, ParallelDims, group_span
 from core.pipeline import simulate
-from core.planner import Efficiency, Training, evaluate, search
-from core.parallel import Layout
-from core.planner import group_collective_s, makespan_per_microbatch
+from core.planner import (
+    Efficiency,
+    Training,
+    evaluate,
+    group_collective_s,
+    makespan_per_microbatch,
+    search,
+)
 
 MiB = 2**20
 
 
 def _gpt(L, h, a, V, s):
-    return ModelSpec(name="toy GPT", num_layers=L, hidden_size=h, num_heads=a, num_kv_heads=a,
-                     ffn_hidden_size=4 * h, gated_mlp=False, vocab_size=V, tied_embeddings=True,
-                     linear_bias=True, norm="layernorm", learned_positions=s)
+    return ModelSpec(
+        name="toy GPT",
+        num_layers=L,
+        hidden_size=h,
+        num_heads=a,
+        num_kv_heads=a,
+        ffn_hidden_size=4 * h,
+        gated_mlp=False,
+        vocab_size=V,
+        tied_embeddings=True,
+        linear_bias=True,
+        norm="layernorm",
+        learned_positions=s,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -28,30 +45,30 @@ def small():
 
 
 def test_small_case_breakdown_by_hand(small):
-    peak, hbm = 312e12 * 0.7, 2039e9 * 0.85            # default efficiencies
-    bw, lat = 300e9 * 0.77, 3.4e-6                      # NVLink 3, all groups inside the node
+    peak, hbm = 312e12 * 0.7, 2039e9 * 0.85  # default efficiencies
+    bw, lat = 300e9 * 0.77, 3.4e-6  # NVLink 3, all groups inside the node
     s, h, V, m = 1024, 1024, 32000, 4
     # Forward FLOPs per GPU of the last stage: 2 layers x (24 s h^2 + 4 s^2 h) / t + logits 2 s h V / t.
     mm_f = (2 * (24 * s * h * h + 4 * s * s * h) / 2 + 2 * s * h * V / 2) / peak
     # Elementwise bytes per layer (n = s h = 1 Mi, f = 4 s h / t = 2 Mi, S = a s^2 / t = 8 Mi):
     # forward 2 (11 n + 2 f + 6.5 S) = 134 Mi, backward 2 (11 n + 3 f + 9.5 S) = 186 Mi; loss 16 B/logit.
     mem = (2 * (134 + 186) * MiB + 16 * s * V / 2) / hbm
-    ar = 2 * lat + (2 * s * h) / bw                      # ring of 2: 2(t-1) alpha + 2(t-1)/t n / B
-    tp = 2 * 4 * ar                                      # 2 layers x (2 forward + 2 backward)
-    p2p = 2 * (lat + 2 * s * h / 2 / bw)                 # b s h / t bytes each way
+    ar = 2 * lat + (2 * s * h) / bw  # ring of 2: 2(t-1) alpha + 2(t-1)/t n / B
+    tp = 2 * 4 * ar  # 2 layers x (2 forward + 2 backward)
+    p2p = 2 * (lat + 2 * s * h / 2 / bw)  # b s h / t bytes each way
     per_mb = 3 * mm_f + mem + tp + p2p
     # Stage params by hand: per layer (12h^2 + 7h)/2 sharded + 6h replicated; stage 0 adds half the
     # vocabulary and the position table: 2 x 6,301,184 + 16,384,000 + 1,048,576.
     psi = 2 * (6 * h * h + 9.5 * h) + V * h / 2 + s * h
     assert psi == 30_034_944
-    dp = 2 * lat + psi * 2 / bw                          # ring all-reduce of 2-byte grads over 2 ranks
+    dp = 2 * lat + psi * 2 / bw  # ring all-reduce of 2-byte grads over 2 ranks
     opt = psi * (2 * 12 + 2 + 2) / hbm
     bd = small.breakdown
     assert bd.compute_s == pytest.approx(m * 3 * mm_f)
     assert bd.memory_bound_s == pytest.approx(m * mem)
     assert bd.tp_s == pytest.approx(m * tp)
     assert bd.pp_p2p_s == pytest.approx(m * p2p)
-    assert bd.pp_bubble_s == pytest.approx(1 * per_mb)   # 1F1B: (p - 1)(t_f + t_b)
+    assert bd.pp_bubble_s == pytest.approx(1 * per_mb)  # 1F1B: (p - 1)(t_f + t_b)
     assert bd.dp_s == pytest.approx(dp)
     assert bd.optimizer_s == pytest.approx(opt)
     assert bd.recompute_s == bd.zero_gather_s == 0
@@ -72,18 +89,29 @@ def test_pipeline_makespan_is_the_simulators(small):
     assert small.pipeline().makespan_s == pytest.approx(pipe)
 
 
-@pytest.mark.parametrize("schedule, p, m, v", [("1f1b", 4, 8, 1), ("gpipe", 8, 16, 1),
-                                               ("interleaved_1f1b", 4, 8, 2), ("interleaved_1f1b", 4, 12, 3)])
+@pytest.mark.parametrize(
+    "schedule, p, m, v",
+    [
+        ("1f1b", 4, 8, 1),
+        ("gpipe", 8, 16, 1),
+        ("interleaved_1f1b", 4, 8, 2),
+        ("interleaved_1f1b", 4, 12, 3),
+    ],
+)
 @pytest.mark.parametrize("f, b", [(1.0, 2.0), (1.0, 3.0), (0.7, 2.9)])
 def test_cached_unit_makespan_scales_to_any_durations(schedule, p, m, v, f, b):
     sim = simulate(schedule, p, m, v, forward_s=f, backward_input_s=b / 2, backward_weight_s=b / 2)
     assert makespan_per_microbatch(schedule, p, m, v) * (f + b) == pytest.approx(sim.makespan_s)
 
 
-@pytest.mark.parametrize("schedule, p, v", [("1f1b", 4, 1), ("gpipe", 3, 1), ("interleaved_1f1b", 4, 2)])
+@pytest.mark.parametrize(
+    "schedule, p, v", [("1f1b", 4, 1), ("gpipe", 3, 1), ("interleaved_1f1b", 4, 2)]
+)
 def test_extension_past_2p_equals_full_simulation(schedule, p, v):
     for m in (3 * p, 5 * p, 10 * p):  # the cache simulates M0 = 2P and adds M - M0
-        full = simulate(schedule, p, m, v, forward_s=1.0, backward_input_s=1.0, backward_weight_s=1.0)
+        full = simulate(
+            schedule, p, m, v, forward_s=1.0, backward_input_s=1.0, backward_weight_s=1.0
+        )
         assert makespan_per_microbatch(schedule, p, m, v) * 3 == pytest.approx(full.makespan_s)
 
 
@@ -99,12 +127,18 @@ def test_full_recompute_adds_one_forward_and_hfu():
     c = make_cluster(num_nodes=1, gpus_per_node=8, gpu_name="A100 80GB")
     base = Training(global_batch=8, seq_len=1024, flash_attention=False)
     a = evaluate(model, c, Layout(dp=8), base)
-    full = evaluate(model, c, Layout(dp=8), Training(global_batch=8, seq_len=1024, flash_attention=False,
-                                                     recompute="full"))
+    full = evaluate(
+        model,
+        c,
+        Layout(dp=8),
+        Training(global_batch=8, seq_len=1024, flash_attention=False, recompute="full"),
+    )
     fwd_layers = 4 * (24 * 1024**3 + 4 * 1024**3) / (312e12 * 0.7)  # 4 layers' forward GEMMs, t = 1
-    per_layer_bytes = 2 * (11 + 8 + 6.5 * 16) * MiB                  # t = 1: f = 4n, S = 16n
+    per_layer_bytes = 2 * (11 + 8 + 6.5 * 16) * MiB  # t = 1: f = 4n, S = 16n
     # DP = 8 and B = 8: one micro-batch per GPU.
-    assert full.breakdown.recompute_s == pytest.approx(fwd_layers + 4 * per_layer_bytes / (2039e9 * 0.85))
+    assert full.breakdown.recompute_s == pytest.approx(
+        fwd_layers + 4 * per_layer_bytes / (2039e9 * 0.85)
+    )
     assert full.breakdown.compute_s == pytest.approx(a.breakdown.compute_s)
     # HFU / MFU = 96-form / 72-form (planner.md §1) for a GPT shape.
     s, h, l, V = 1024, 1024, 4, 32000
@@ -136,7 +170,9 @@ def test_exercise_8x8_tp_in_nvlink_vs_tp_across_nodes():
 
 def test_evaluate_errors_name_the_rule_and_fix():
     model, c = preset("Llama-2 7B"), make_cluster(num_nodes=2)
-    with pytest.raises(ValueError, match=r"global batch 100 is not divisible by DP × micro-batch = 16 × 1"):
+    with pytest.raises(
+        ValueError, match=r"global batch 100 is not divisible by DP × micro-batch = 16 × 1"
+    ):
         evaluate(model, c, Layout(dp=16), Training(global_batch=100))
     with pytest.raises(ValueError, match=r"TP=3 does not divide 32 attention heads"):
         evaluate(model, make_cluster(num_nodes=3), Layout(dp=8, tp=3), Training(global_batch=64))
@@ -158,11 +194,18 @@ def test_search_rejects_with_reasons():
     c = make_cluster(num_nodes=2, gpus_per_node=8)
     res = search(model, c, Training(global_batch=12))
     by = {(r.tp, r.pp): r for r in res.rejected if r.zero_stage is None and r.micro_batch is None}
-    assert by[(16, 1)].reason == ("TP=16 exceeds 8 GPUs per node: TP groups would cross the node "
-                                  "boundary; use TP ≤ 8")
-    assert by[(8, 1)].rule == "model split" and "TP=8 does not divide 12 attention heads" in by[(8, 1)].reason
+    assert by[(16, 1)].reason == (
+        "TP=16 exceeds 8 GPUs per node: TP groups would cross the node boundary; use TP ≤ 8"
+    )
+    assert (
+        by[(8, 1)].rule == "model split"
+        and "TP=8 does not divide 12 attention heads" in by[(8, 1)].reason
+    )
     assert by[(1, 4)].rule == "model split" and "PP=4 does not divide 6 layers" in by[(1, 4)].reason
-    assert by[(1, 1)].rule == "batch" and "global batch 12 is not divisible by DP=16" in by[(1, 1)].reason
+    assert (
+        by[(1, 1)].rule == "batch"
+        and "global batch 12 is not divisible by DP=16" in by[(1, 1)].reason
+    )
     # Every (TP, PP) of 16 GPUs appears, ranked or rejected.
     seen = {(e.layout.tp, e.layout.pp) for e in res.ranked} | {(r.tp, r.pp) for r in res.rejected}
     assert seen == {(t, p) for t in (1, 2, 4, 8, 16) for p in (1, 2, 4, 8, 16) if t * p <= 16}
@@ -178,8 +221,10 @@ def test_search_memory_rejections_and_boring_layout():
     assert any(r.tp == 1 and r.pp == 1 and r.zero_stage == 0 for r in mem)
     assert all("does not fit" in r.reason for r in mem)
     # Boring by brute force: smallest TP x PP among fitting layouts, TP before PP, lowest ZeRO, fastest.
-    want = min(res.ranked, key=lambda e: (e.layout.tp * e.layout.pp, e.layout.pp, e.layout.zero_stage,
-                                          e.step_time_s))
+    want = min(
+        res.ranked,
+        key=lambda e: (e.layout.tp * e.layout.pp, e.layout.pp, e.layout.zero_stage, e.step_time_s),
+    )
     assert res.boring is want
     assert res.boring_slowdown == pytest.approx(want.step_time_s / res.ranked[0].step_time_s - 1)
     assert all(e.fits for e in res.ranked)
@@ -198,7 +243,9 @@ def test_collectives_on_a_group_spanning_two_nodes_by_hand():
     rs = rs_in + a_net + (1 / 2) * (n / 8) / b_net
     assert group_collective_s("reduce_scatter", span, n, c, eff) == pytest.approx(rs)
     one_per_node = group_span(ParallelDims(dp=2, tp=8), "dp", c)  # ring over the NICs only
-    assert group_collective_s("all_reduce", one_per_node, n, c, eff) == pytest.approx(2 * a_net + n / b_net)
+    assert group_collective_s("all_reduce", one_per_node, n, c, eff) == pytest.approx(
+        2 * a_net + n / b_net
+    )
 
 
 def test_zero3_gathers_exposed_when_compute_is_short():
@@ -209,9 +256,9 @@ def test_zero3_gathers_exposed_when_compute_is_short():
     z3 = evaluate(model, c, Layout(dp=8, zero_stage=3), tr)
     z0 = evaluate(model, c, Layout(dp=8, zero_stage=0), tr)  # same compute, no per-layer comm
     b_in, a_in = 450e9 * 0.77, 3.4e-6
-    layer = z3.memory.stages[-1].params_on_gpu / 4   # the stage's parameters, per layer
-    ag = 7 * a_in + 7 / 8 * layer * 2 / b_in         # ring all-gather of 2-byte weights over 8 GPUs
-    rs = ag                                          # ring reduce-scatter of 2-byte grads: same time
+    layer = z3.memory.stages[-1].params_on_gpu / 4  # the stage's parameters, per layer
+    ag = 7 * a_in + 7 / 8 * layer * 2 / b_in  # ring all-gather of 2-byte weights over 8 GPUs
+    rs = ag  # ring reduce-scatter of 2-byte grads: same time
     # Prefetched per layer: each gather hides behind one layer's compute (1/4 of the stage).
     fwd = 4 * max(0.0, ag - z0.stage.forward_s / 4)
     bwd = 4 * max(0.0, ag + rs - z0.stage.backward_s / 4)

@@ -1,4 +1,5 @@
 """Calibration: one default set of efficiencies reproduces Narayanan et al. 2021 Table 1 within 15%."""
+
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,10 @@ def rows():
 def test_predictions_within_15_percent_of_published(rows):
     print("\n  params   TP  PP    GPUs  published  predicted   error")
     for r in rows:
-        print(f"  {r.run.params_billion:6.1f}B {r.run.tp:3d} {r.run.pp:3d} {r.run.gpus:7,d} "
-              f"{r.run.tflops_per_gpu:10.0f} {r.predicted_tflops_per_gpu:10.1f} {r.error:+7.1%}")
+        print(
+            f"  {r.run.params_billion:6.1f}B {r.run.tp:3d} {r.run.pp:3d} {r.run.gpus:7,d} "
+            f"{r.run.tflops_per_gpu:10.0f} {r.predicted_tflops_per_gpu:10.1f} {r.error:+7.1%}"
+        )
     assert len(rows) == 10
     assert max(abs(r.error) for r in rows) <= 0.15
 

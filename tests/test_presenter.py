@@ -1,4 +1,5 @@
 """Presenter mode: every chart drawn through common.chart switches to the projector theme."""
+
 import json
 
 from streamlit.testing.v1 import AppTest
@@ -21,7 +22,7 @@ def test_presenter_enlarges_type_and_uses_the_safe_palette():
     assert big[0]["layout"]["font"]["size"] == 20
     assert plain[0]["layout"].get("font", {}).get("size") != 20
     colours = {t["line"]["color"] for t in big[1]["data"] if "color" in t.get("line", {})}
-    greys = {c for c in colours if _is_grey(c)}   # e.g. the #888 asymptote: neutrals stay neutral
+    greys = {c for c in colours if _is_grey(c)}  # e.g. the #888 asymptote: neutrals stay neutral
     assert colours - greys and colours - greys <= set(OKABE_ITO)
     assert big[0]["layout"]["height"] > plain[0]["layout"]["height"]
 
@@ -47,7 +48,7 @@ def test_chart_toolbar_saves_png_by_default_and_svg_when_chosen():
     png, svg = _configs(None), _configs("svg")
     assert png and len(png) == len(svg)
     assert {c["toImageButtonOptions"]["format"] for c in png} == {"png"}
-    assert {c["toImageButtonOptions"]["scale"] for c in png} == {2}   # crisp on a projector
+    assert {c["toImageButtonOptions"]["scale"] for c in png} == {2}  # crisp on a projector
     assert {c["toImageButtonOptions"]["format"] for c in svg} == {"svg"}
     assert all("scale" not in c["toImageButtonOptions"] for c in svg)  # vectors need no scale
     names = [c["toImageButtonOptions"]["filename"] for c in svg]
@@ -64,4 +65,4 @@ def test_chart_format_is_a_url_bound_sidebar_choice():
     at.query_params["img"] = "gif"
     at.run()
     assert at.session_state["img_format_value"] == "png"
-    assert any("img=gif" in w.value for w in at.warning)   # the ignored value is named
+    assert any("img=gif" in w.value for w in at.warning)  # the ignored value is named

@@ -1,4 +1,5 @@
 """Self-check questions: seeded and reproducible, answers equal to the hand formulas, tolerant checking."""
+
 import math
 import re
 from fractions import Fraction
@@ -24,7 +25,7 @@ def test_same_seed_same_questions_and_different_seeds_differ():
     sets = {tuple((q.prompt, q.answer) for q in quiz.questions(s)) for s in SEEDS}
     assert len(sets) == len(SEEDS)
     assert [q.key for q in quiz.questions(3)] == list(quiz.KEYS)
-    assert {q.goal for q in quiz.questions(3)} == set(quiz.GOALS)   # every learning goal, every set
+    assert {q.goal for q in quiz.questions(3)} == set(quiz.GOALS)  # every learning goal, every set
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, True, "x"])
@@ -61,7 +62,9 @@ def test_tensor_parallel_choice_and_message_bytes(seed):
     assert mc.answer == ("row-parallel B" if "forward pass" in mc.prompt else "column-parallel A")
     msg = q["msg"]
     h, b, s = (_num(msg.prompt, x) for x in ("h", "b", "s"))
-    assert msg.unit == "MiB" and msg.answer == pytest.approx(b * s * h * 2 / 2**20)   # b·s·h elements × 2 B
+    assert msg.unit == "MiB" and msg.answer == pytest.approx(
+        b * s * h * 2 / 2**20
+    )  # b·s·h elements × 2 B
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -71,7 +74,9 @@ def test_pipeline_bubble_is_p_minus_1_over_m_plus_p_minus_1(seed):
     assert q["bubble"].answer == pytest.approx(100 * (p - 1) / (m + p - 1))
     assert q["bubble"].pipeline[1:] == (p, m)
     fix = q["fix"]
-    assert fix.answer == "more micro-batches" and fix.answer in fix.choices and len(fix.choices) == 4
+    assert (
+        fix.answer == "more micro-batches" and fix.answer in fix.choices and len(fix.choices) == 4
+    )
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -99,8 +104,14 @@ def test_check_tolerance_and_blank():
     assert quiz.check(num, num.answer * 1.019) and not quiz.check(num, num.answer * 1.03)
     assert quiz.check(pct, pct.answer + 0.49) and not quiz.check(pct, pct.answer + 0.6)
     assert quiz.check(steps, steps.answer) and not quiz.check(steps, steps.answer + 1)
-    assert not quiz.check(num, float("nan")) and not quiz.check(num, float("inf")) and not quiz.check(num, "abc")
-    assert quiz.check(mc, mc.answer) and not quiz.check(mc, next(c for c in mc.choices if c != mc.answer))
+    assert (
+        not quiz.check(num, float("nan"))
+        and not quiz.check(num, float("inf"))
+        and not quiz.check(num, "abc")
+    )
+    assert quiz.check(mc, mc.answer) and not quiz.check(
+        mc, next(c for c in mc.choices if c != mc.answer)
+    )
 
 
 def test_score_counts_right_and_answered():

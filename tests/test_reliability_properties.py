@@ -1,11 +1,18 @@
 """Property tests of the reliability formulas: optimality, bounds and monotonicity."""
+
 import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.reliability import daly_interval_s, interruptions, optimal_interval_s, waste, young_interval_s
+from core.reliability import (
+    daly_interval_s,
+    interruptions,
+    optimal_interval_s,
+    waste,
+    young_interval_s,
+)
 
 checkpoint_s = st.floats(1.0, 3600.0)
 mtbf_s = st.floats(600.0, 1e6)
@@ -25,7 +32,10 @@ def test_exact_optimum_is_no_worse_than_nearby_intervals(d, m, r, factor):
 @given(checkpoint_s, mtbf_s, restart_s)
 def test_young_and_daly_never_beat_the_exact_optimum(d, m, r):
     best = _goodput(optimal_interval_s(checkpoint_s=d, mtbf_s=m), d, r, m)
-    for tau in (young_interval_s(checkpoint_s=d, mtbf_s=m), daly_interval_s(checkpoint_s=d, mtbf_s=m)):
+    for tau in (
+        young_interval_s(checkpoint_s=d, mtbf_s=m),
+        daly_interval_s(checkpoint_s=d, mtbf_s=m),
+    ):
         assert _goodput(tau, d, r, m) <= best * (1 + 1e-12)
 
 
@@ -69,5 +79,5 @@ def test_doubling_gpus_halves_mtbf_and_doubles_interruptions(n, gpu_mtbf, run):
     b = interruptions(num_gpus=2 * n, run_s=run, gpu_mtbf_s=gpu_mtbf)
     assert b.job_mtbf_s == pytest.approx(a.job_mtbf_s / 2, rel=1e-12)
     assert b.expected_interruptions == pytest.approx(2 * a.expected_interruptions, rel=1e-12)
-    assert b.prob_no_failure == pytest.approx(a.prob_no_failure ** 2, rel=1e-9, abs=1e-300)
+    assert b.prob_no_failure == pytest.approx(a.prob_no_failure**2, rel=1e-9, abs=1e-300)
     assert math.isclose(a.expected_interruptions, n * run / gpu_mtbf, rel_tol=1e-12)

@@ -1,4 +1,5 @@
 """Tensor parallelism: sharded = unsharded with real arrays; ownership; communication accounting."""
+
 from __future__ import annotations
 
 import math
@@ -8,8 +9,26 @@ import pytest
 
 from core.hardware import gpu, make_cluster
 from core.model import preset
-from core.tensor_parallel import REPLICATED, attention_backward, attention_forward, attention_ownership, check_tp, gelu, gelu_grad, mlp_backward, mlp_forward, mlp_ownership, prove_sequence_parallel_mlp, prove_tp_attention, prove_tp_mlp
-from core.tensor_parallel import LINKS_COMPARED, layer_compute_s, link_comparison, tp_comm_plan, tp_sweep
+from core.tensor_parallel import (
+    LINKS_COMPARED,
+    REPLICATED,
+    attention_backward,
+    attention_forward,
+    attention_ownership,
+    check_tp,
+    gelu,
+    gelu_grad,
+    layer_compute_s,
+    link_comparison,
+    mlp_backward,
+    mlp_forward,
+    mlp_ownership,
+    prove_sequence_parallel_mlp,
+    prove_tp_attention,
+    prove_tp_mlp,
+    tp_comm_plan,
+    tp_sweep,
+)
 
 
 def _fd(f, arr, eps=1e-6):
@@ -29,7 +48,9 @@ def _fd(f, arr, eps=1e-6):
 def test_gelu_values_and_derivative():
     assert gelu(np.array([0.0]))[0] == 0.0
     # tanh form at 1: 0.5 (1 + tanh(√(2/π) · 1.044715))
-    assert gelu(np.array([1.0]))[0] == pytest.approx(0.5 * (1 + math.tanh(math.sqrt(2 / math.pi) * 1.044715)))
+    assert gelu(np.array([1.0]))[0] == pytest.approx(
+        0.5 * (1 + math.tanh(math.sqrt(2 / math.pi) * 1.044715))
+    )
     a = np.linspace(-4, 4, 41)
     fd = (gelu(a + 1e-6) - gelu(a - 1e-6)) / 2e-6
     assert np.max(np.abs(gelu_grad(a) - fd)) < 1e-8
@@ -43,6 +64,7 @@ def test_mlp_backward_matches_finite_differences():
 
     def loss():
         return float((mlp_forward(x, w1, b1, w2)[0] * dy).sum())
+
     dx, dw1, db1, dw2 = mlp_backward(dy, mlp_forward(x, w1, b1, w2)[1])
     for got, arr in [(dx, x), (dw1, w1), (db1, b1), (dw2, w2)]:
         assert np.max(np.abs(got - _fd(loss, arr))) < 1e-7
@@ -85,6 +107,7 @@ def test_attention_backward_matches_finite_differences():
 
     def loss():
         return float((attention_forward(x, *ws, 3, True)[0] * dy).sum())
+
     grads = attention_backward(dy, attention_forward(x, *ws, 3, True)[1])
     for got, arr in zip(grads, [x, *ws]):
         assert np.max(np.abs(got - _fd(loss, arr))) < 1e-7
@@ -112,7 +135,9 @@ def test_sharded_mlp_equals_unsharded_forward_and_backward(tp):
 def test_sequence_parallel_mlp_equals_unsharded(tp):
     proof = prove_sequence_parallel_mlp(tp=tp, tokens=8, hidden=8, ffn=32, seed=tp)
     assert proof.worst < 1e-12
-    assert proof.forward_collectives == ("all-gather", "reduce-scatter") == proof.backward_collectives
+    assert (
+        proof.forward_collectives == ("all-gather", "reduce-scatter") == proof.backward_collectives
+    )
 
 
 def test_sequence_parallel_needs_tp_to_divide_tokens():
@@ -134,7 +159,9 @@ def test_splitting_w1_by_rows_would_be_wrong():
 
 
 def test_tp_validation_names_numbers_rule_and_fix():
-    with pytest.raises(ValueError, match=r"TP=3 does not divide ffn=32.*use TP in \[1, 2, 4, 8, 16, 32\]"):
+    with pytest.raises(
+        ValueError, match=r"TP=3 does not divide ffn=32.*use TP in \[1, 2, 4, 8, 16, 32\]"
+    ):
         prove_tp_mlp(tp=3)
     with pytest.raises(ValueError, match="TP=8 does not divide heads=4"):
         prove_tp_attention(tp=8, heads=4)
@@ -150,9 +177,11 @@ def test_mlp_ownership_maps():
     own = mlp_ownership(tp=4, tokens=8, hidden=8, ffn=32)
     w1, w2 = own["W1 (split by columns)"], own["W2 (split by rows)"]
     assert w1.shape == (8, 32) and w2.shape == (32, 8)
-    assert list(w1[0, ::8]) == [0, 1, 2, 3] and (w1[:, 9] == 1).all()   # column 9 is in rank 1's block
+    assert (
+        list(w1[0, ::8]) == [0, 1, 2, 3] and (w1[:, 9] == 1).all()
+    )  # column 9 is in rank 1's block
     assert list(w2[::8, 0]) == [0, 1, 2, 3] and (w2[31] == 3).all()
-    assert all((np.bincount(w1.ravel()) == 8 * 8)) # each rank holds h·f/t = 64 elements of W1
+    assert all(np.bincount(w1.ravel()) == 8 * 8)  # each rank holds h·f/t = 64 elements of W1
     assert (own["X (block input)"] == REPLICATED).all()
     sp = mlp_ownership(tp=4, tokens=8, hidden=8, ffn=32, sequence_parallel=True)
     assert list(sp["X (block input)"][:, 0]) == [0, 0, 1, 1, 2, 2, 3, 3]
@@ -162,15 +191,15 @@ def test_mlp_ownership_maps():
 def test_attention_ownership_by_heads():
     own = attention_ownership(tp=2, hidden=8, heads=4)
     qkv = own["Wq, Wk, Wv (split by heads = columns)"]
-    assert list(qkv[0]) == [0, 0, 0, 0, 1, 1, 1, 1]       # heads 0,1 (cols 0-3) on rank 0
+    assert list(qkv[0]) == [0, 0, 0, 0, 1, 1, 1, 1]  # heads 0,1 (cols 0-3) on rank 0
     assert list(own["Wo (split by heads = rows)"][:, 0]) == [0, 0, 0, 0, 1, 1, 1, 1]
 
 
 # ---------- communication accounting and time (hand arithmetic) ----------
 
 
-LLAMA7 = preset("Llama-2 7B")              # h = 4096, a = 32, kv = 32, ffn = 11008, 32 layers
-M = 1 * 4096 * 4096 * 2                    # b·s·h elements x 2 bytes (bf16) = 33,554,432 B
+LLAMA7 = preset("Llama-2 7B")  # h = 4096, a = 32, kv = 32, ffn = 11008, 32 layers
+M = 1 * 4096 * 4096 * 2  # b·s·h elements x 2 bytes (bf16) = 33,554,432 B
 H100 = 989.4e12
 
 
@@ -179,7 +208,7 @@ def test_comm_plan_counts_and_bytes_by_hand():
     assert plan.message_bytes == M == 33_554_432
     assert plan.forward == {"all_reduce": 2} and plan.backward == {"all_reduce": 2}
     assert plan.collectives_per_layer == 4
-    per_ar = 2 * 7 / 8 * M                                     # ring: each GPU sends 2(t−1)/t of M
+    per_ar = 2 * 7 / 8 * M  # ring: each GPU sends 2(t−1)/t of M
     assert plan.bytes_sent_per_gpu_per_layer == pytest.approx(4 * per_ar) == 234_881_024
     assert plan.bytes_sent_per_gpu_per_step == pytest.approx(32 * 4 * per_ar)
     assert plan.layer_input_bytes_per_gpu == M
@@ -189,17 +218,20 @@ def test_sequence_parallel_same_bytes_sharded_activations():
     sp = tp_comm_plan(LLAMA7, tp=8, micro_batch=1, seq_len=4096, sequence_parallel=True)
     assert sp.forward == {"all_gather": 2, "reduce_scatter": 2} == sp.backward
     assert sp.collectives_per_layer == 8
-    assert sp.bytes_sent_per_gpu_per_layer == pytest.approx(8 * 7 / 8 * M)   # = 4 all-reduces
+    assert sp.bytes_sent_per_gpu_per_layer == pytest.approx(8 * 7 / 8 * M)  # = 4 all-reduces
     assert sp.layer_input_bytes_per_gpu == M / 8
     with pytest.raises(ValueError, match="TP=8 does not divide seq_len"):
         tp_comm_plan(LLAMA7, tp=8, micro_batch=1, seq_len=4100, sequence_parallel=True)
 
 
 def test_full_recompute_repeats_forward_all_reduces():
-    plan = tp_comm_plan(LLAMA7, tp=4, micro_batch=2, seq_len=2048, full_recompute=True,
-                        num_micro_batches=3)
+    plan = tp_comm_plan(
+        LLAMA7, tp=4, micro_batch=2, seq_len=2048, full_recompute=True, num_micro_batches=3
+    )
     assert plan.collectives_per_layer == 6 and plan.message_bytes == 2 * 2048 * 4096 * 2
-    assert plan.bytes_sent_per_gpu_per_step == pytest.approx(6 * 2 * 3 / 4 * plan.message_bytes * 32 * 3)
+    assert plan.bytes_sent_per_gpu_per_step == pytest.approx(
+        6 * 2 * 3 / 4 * plan.message_bytes * 32 * 3
+    )
 
 
 def test_layer_compute_by_hand():
@@ -210,46 +242,70 @@ def test_layer_compute_by_hand():
     expected = 3 * per_token * 4096 / 8 / (H100 * 0.5)
     got = layer_compute_s(LLAMA7, gpu("H100 SXM"), tp=8, micro_batch=1, seq_len=4096, mfu=0.5)
     assert got == pytest.approx(expected, rel=1e-12)
-    assert layer_compute_s(LLAMA7, gpu("H100 SXM"), tp=16, micro_batch=1, seq_len=4096,
-                           mfu=0.5) == pytest.approx(expected / 2)
+    assert layer_compute_s(
+        LLAMA7, gpu("H100 SXM"), tp=16, micro_batch=1, seq_len=4096, mfu=0.5
+    ) == pytest.approx(expected / 2)
 
 
 def test_link_comparison_by_hand():
-    times = {t.link.name: t for t in link_comparison(LLAMA7, gpu("H100 SXM"), tp=8, micro_batch=1,
-                                                     seq_len=4096, mfu=0.5)}
+    times = {
+        t.link.name: t
+        for t in link_comparison(
+            LLAMA7, gpu("H100 SXM"), tp=8, micro_batch=1, seq_len=4096, mfu=0.5
+        )
+    }
     assert tuple(times) == LINKS_COMPARED
-    for name, bw, alpha in [("NVLink 4", 450e9, 3.4e-6), ("PCIe 5 x16", 64e9, 5.7e-6),
-                            ("InfiniBand NDR", 50e9, 14e-6)]:
+    for name, bw, alpha in [
+        ("NVLink 4", 450e9, 3.4e-6),
+        ("PCIe 5 x16", 64e9, 5.7e-6),
+        ("InfiniBand NDR", 50e9, 14e-6),
+    ]:
         assert times[name].comm_s == pytest.approx(4 * (14 * alpha + 2 * 7 / 8 * M / bw), rel=1e-12)
     assert times["NVLink 4"].comm_to_compute < 1 < times["PCIe 5 x16"].comm_to_compute
-    sp = {t.link.name: t for t in link_comparison(LLAMA7, gpu("H100 SXM"), tp=8, micro_batch=1,
-                                                  seq_len=4096, sequence_parallel=True)}
-    for name in LINKS_COMPARED:   # ring RS + AG costs exactly one ring all-reduce
+    sp = {
+        t.link.name: t
+        for t in link_comparison(
+            LLAMA7, gpu("H100 SXM"), tp=8, micro_batch=1, seq_len=4096, sequence_parallel=True
+        )
+    }
+    for name in LINKS_COMPARED:  # ring RS + AG costs exactly one ring all-reduce
         assert sp[name].comm_s == pytest.approx(times[name].comm_s, rel=1e-12)
 
 
 def test_tp_sweep_jumps_at_the_node_boundary():
-    cluster = make_cluster(num_nodes=4)     # 4 x 8 H100, NVLink 4, 8 x NDR per node
+    cluster = make_cluster(num_nodes=4)  # 4 x 8 H100, NVLink 4, 8 x NDR per node
     pts = {p.tp: p for p in tp_sweep(LLAMA7, cluster, micro_batch=1, seq_len=4096)}
     assert pts[1].comm_s == 0.0
     assert pts[8].comm_s == pytest.approx(4 * (14 * 3.4e-6 + 2 * 7 / 8 * M / 450e9), rel=1e-12)
     # TP=16 spans 2 nodes: flat ring at min(450, 8 x 50 = 400) GB/s; NCCL's ring tuner charges
     # 2(m-1) = 2 of the 30 steps the 14 µs network latency and 28 the 3.4 µs NVLink one
     assert pts[16].comm_s == pytest.approx(
-        4 * (28 * 3.4e-6 + 2 * 14e-6 + 2 * 15 / 16 * M / 400e9), rel=1e-12)
-    assert not pts[8].crosses_node and pts[16].crosses_node and "InfiniBand NDR" in pts[16].link_label
-    assert pts[16].comm_s > 1.5 * pts[8].comm_s   # more comm on half the compute per GPU
+        4 * (28 * 3.4e-6 + 2 * 14e-6 + 2 * 15 / 16 * M / 400e9), rel=1e-12
+    )
+    assert (
+        not pts[8].crosses_node and pts[16].crosses_node and "InfiniBand NDR" in pts[16].link_label
+    )
+    assert pts[16].comm_s > 1.5 * pts[8].comm_s  # more comm on half the compute per GPU
     assert pts[16].compute_s == pytest.approx(pts[8].compute_s / 2)
     assert pts[8].comm_to_compute < 1 < pts[16].comm_to_compute
 
 
 def test_tp_sweep_marks_invalid_degrees_with_reasons():
-    pts = {p.tp: p for p in tp_sweep(preset("Llama-3.1 70B"), make_cluster(num_nodes=2),
-                                     micro_batch=1, seq_len=4096)}
+    pts = {
+        p.tp: p
+        for p in tp_sweep(
+            preset("Llama-3.1 70B"), make_cluster(num_nodes=2), micro_batch=1, seq_len=4096
+        )
+    }
     assert pts[8].valid and not pts[16].valid and math.isnan(pts[16].comm_s)
     assert "TP=16 does not divide num_kv_heads=8" in pts[16].reason
-    assert "TP=32 needs 32 GPUs but the cluster has 16" in pts[32].reason or "num_kv_heads" in pts[32].reason
-    small = {p.tp: p for p in tp_sweep(LLAMA7, make_cluster(num_nodes=2), micro_batch=1, seq_len=4096)}
+    assert (
+        "TP=32 needs 32 GPUs but the cluster has 16" in pts[32].reason
+        or "num_kv_heads" in pts[32].reason
+    )
+    small = {
+        p.tp: p for p in tp_sweep(LLAMA7, make_cluster(num_nodes=2), micro_batch=1, seq_len=4096)
+    }
     assert "TP=32 needs 32 GPUs but the cluster has 16" in small[32].reason
     with pytest.raises(ValueError, match="TP=3 does not divide num_heads=32"):
         tp_comm_plan(LLAMA7, tp=3, micro_batch=1, seq_len=4096)

@@ -4,6 +4,7 @@ Expected values come from a second, simpler method: a boolean coverage matrix ov
 interval (the real trace) or a 1 µs grid walked in plain Python (synthetic traces), with the
 classification rules written out again here, never from the module's own numbers.
 """
+
 import gzip
 import json
 import os
@@ -11,13 +12,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.traces import COMM_ONLY, COMPUTE, IDLE, OVERLAP, analyze, load_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = sorted((ROOT / "data" / "traces").glob("ddp_gloo_rank*.json.gz"))
-DEMO_COMM = {"gloo:all_reduce", "c10d::allreduce_"}  # by reading the file: gloo's work + the c10d op
+DEMO_COMM = {
+    "gloo:all_reduce",
+    "c10d::allreduce_",
+}  # by reading the file: gloo's work + the c10d op
 
 
 def make(events, **top) -> bytes:
@@ -33,6 +38,7 @@ def demo():
 
 
 # ---- the committed trace --------------------------------------------------------------------
+
 
 def test_demo_files_are_small_and_hold_two_ranks():
     assert [p.name for p in DEMO] == ["ddp_gloo_rank0.json.gz", "ddp_gloo_rank1.json.gz"]
@@ -68,19 +74,32 @@ def _coverage_breakdown(raw: dict) -> tuple[float, ...]:
         on = tid == t
         compute |= cov[:, work & on].any(1) & ~cov[:, comm & on].any(1)
     span = e_.max() - s.min()
-    return (span * 1e-6, length[compute].sum() * 1e-6, length[c_any].sum() * 1e-6,
-            length[compute & c_any].sum() * 1e-6)
+    return (
+        span * 1e-6,
+        length[compute].sum() * 1e-6,
+        length[c_any].sum() * 1e-6,
+        length[compute & c_any].sum() * 1e-6,
+    )
 
 
 @pytest.mark.parametrize("rank", [0, 1])
 def test_demo_breakdown_matches_a_coverage_matrix(rank):
     r = analyze(demo()).ranks[rank]
-    span, compute, comm, overlap = _coverage_breakdown(json.loads(gzip.decompress(DEMO[rank].read_bytes())))
-    for got, want in ((r.span_s, span), (r.compute_s, compute), (r.comm_s, comm), (r.overlap_s, overlap)):
+    span, compute, comm, overlap = _coverage_breakdown(
+        json.loads(gzip.decompress(DEMO[rank].read_bytes()))
+    )
+    for got, want in (
+        (r.span_s, span),
+        (r.compute_s, compute),
+        (r.comm_s, comm),
+        (r.overlap_s, overlap),
+    ):
         assert got == pytest.approx(want, abs=1e-9)
     assert r.compute_s > 0 and r.comm_s > 0 and r.overlap_s > 0  # gloo ran during backward
     assert r.compute_s + r.comm_s + r.idle_s - r.overlap_s == pytest.approx(r.span_s, abs=1e-9)
-    assert r.comm_s <= sum(us for _, _, us in r.comm_names) * 1e-6  # a union never exceeds its parts
+    assert (
+        r.comm_s <= sum(us for _, _, us in r.comm_names) * 1e-6
+    )  # a union never exceeds its parts
 
 
 @pytest.mark.parametrize("rank", [0, 1])
@@ -88,7 +107,9 @@ def test_demo_timeline_tiles_the_span_and_matches_the_totals(rank):
     r = analyze(demo()).ranks[rank]
     assert r.bin_s == 0.0
     s, e, st_ = r.seg_start_s, r.seg_end_s, r.seg_state
-    assert s[0] == pytest.approx(r.start_s, abs=1e-12) and e[-1] == pytest.approx(r.start_s + r.span_s)
+    assert s[0] == pytest.approx(r.start_s, abs=1e-12) and e[-1] == pytest.approx(
+        r.start_s + r.span_s
+    )
     assert np.allclose(s[1:], e[:-1], atol=1e-12) and (st_[1:] != st_[:-1]).all()
     d = e - s
     assert d[st_ == OVERLAP].sum() == pytest.approx(r.overlap_s, abs=1e-9)
@@ -107,6 +128,7 @@ def test_drawing_cap_bins_the_timeline():
 
 # ---- synthetic traces against a 1 µs grid ---------------------------------------------------
 
+
 def _grid(events) -> tuple[int, int, int, int]:
     """(span, compute, comm, overlap) in µs, walking every microsecond with the rules in words."""
     is_comm = lambda e: any(k in e["name"] for k in ("gloo", "c10d", "all_reduce", "nccl"))  # noqa: E731
@@ -115,20 +137,28 @@ def _grid(events) -> tuple[int, int, int, int]:
     for t in range(lo, hi):
         on = [e for e in events if e["ts"] <= t < e["ts"] + e["dur"]]
         comm = any(is_comm(e) for e in on)
-        compute = any(e["cat"] == "cpu_op" and not is_comm(e) and
-                      not any(is_comm(o) and o["tid"] == e["tid"] for o in on) for e in on)
+        compute = any(
+            e["cat"] == "cpu_op"
+            and not is_comm(e)
+            and not any(is_comm(o) and o["tid"] == e["tid"] for o in on)
+            for e in on
+        )
         counts[1] += compute
         counts[2] += comm
         counts[3] += compute and comm
     return tuple(counts)
 
 
-SYNTH = [ev("ProfilerStep#1", 0, 150, cat="user_annotation"),      # a wrapper: span only
-         ev("aten::linear", 5, 95), ev("aten::addmm", 10, 10), ev("aten::addmm", 30, 20),  # nested
-         ev("c10d::allreduce_", 60, 10),                             # comm inside aten::linear
-         ev("gloo:all_reduce", 40, 80, tid=2, cat="user_annotation"),
-         ev("aten::broadcast_tensors", 125, 5),                       # shape work, not a collective
-         ev("Optimizer.step#SGD.step", 132, 10, cat="user_annotation")]
+SYNTH = [
+    ev("ProfilerStep#1", 0, 150, cat="user_annotation"),  # a wrapper: span only
+    ev("aten::linear", 5, 95),
+    ev("aten::addmm", 10, 10),
+    ev("aten::addmm", 30, 20),  # nested
+    ev("c10d::allreduce_", 60, 10),  # comm inside aten::linear
+    ev("gloo:all_reduce", 40, 80, tid=2, cat="user_annotation"),
+    ev("aten::broadcast_tensors", 125, 5),  # shape work, not a collective
+    ev("Optimizer.step#SGD.step", 132, 10, cat="user_annotation"),
+]
 
 
 def test_synthetic_trace_matches_the_grid():
@@ -146,10 +176,20 @@ def test_synthetic_trace_matches_the_grid():
 
 EVENT = st.builds(
     lambda name, ts, dur, tid: ev(name[0], ts, dur, tid=tid, cat=name[1]),
-    st.sampled_from([("aten::mm", "cpu_op"), ("aten::add_", "cpu_op"), ("c10d::allreduce_", "cpu_op"),
-                     ("gloo:all_reduce", "user_annotation"), ("record_fn", "user_annotation"),
-                     ("nccl:all_reduce", "user_annotation")]),
-    st.integers(0, 120), st.integers(0, 40), st.integers(1, 3))
+    st.sampled_from(
+        [
+            ("aten::mm", "cpu_op"),
+            ("aten::add_", "cpu_op"),
+            ("c10d::allreduce_", "cpu_op"),
+            ("gloo:all_reduce", "user_annotation"),
+            ("record_fn", "user_annotation"),
+            ("nccl:all_reduce", "user_annotation"),
+        ]
+    ),
+    st.integers(0, 120),
+    st.integers(0, 40),
+    st.integers(1, 3),
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -167,38 +207,52 @@ def test_any_cpu_trace_matches_the_grid(events):
 
 
 def test_gpu_kernels_replace_cpu_ops():
-    events = [ev("aten::mm", 0, 500),                                           # host side: ignored
-              ev("sm90_gemm", 100, 50, tid=7, cat="kernel", pid=0),
-              ev("sm90_gemm", 160, 60, tid=7, cat="kernel", pid=0),
-              ev("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 140, 100, tid=20, cat="kernel", pid=0),
-              ev("Memcpy DtoH", 300, 10, tid=7, cat="gpu_memcpy", pid=0)]
+    events = [
+        ev("aten::mm", 0, 500),  # host side: ignored
+        ev("sm90_gemm", 100, 50, tid=7, cat="kernel", pid=0),
+        ev("sm90_gemm", 160, 60, tid=7, cat="kernel", pid=0),
+        ev("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 140, 100, tid=20, cat="kernel", pid=0),
+        ev("Memcpy DtoH", 300, 10, tid=7, cat="gpu_memcpy", pid=0),
+    ]
     r = analyze([load_trace(make(events), name="g")]).ranks[0]
     assert r.source == "GPU kernels"
     # Kernel span [100, 240): compute [100,150)+[160,220) = 110, comm [140, 240) = 100,
     # overlap [140,150)+[160,220) = 70, idle 140 − (110 + 100 − 70) = 0.
-    assert np.array([r.span_s, r.compute_s, r.comm_s, r.overlap_s, r.idle_s]) * 1e6 == pytest.approx(
-        [140, 110, 100, 70, 0], abs=1e-6)
+    assert np.array(
+        [r.span_s, r.compute_s, r.comm_s, r.overlap_s, r.idle_s]
+    ) * 1e6 == pytest.approx([140, 110, 100, 70, 0], abs=1e-6)
 
 
 def test_ranks_from_distributed_info_and_clock_alignment():
-    a = load_trace(make([ev("aten::mm", 0, 100)], distributedInfo={"rank": 1},
-                        baseTimeNanoseconds=1_000_050_000), name="a")
-    b = load_trace(make([ev("aten::mm", 0, 100)], baseTimeNanoseconds=1_000_000_000), name="b",
-                   default_rank=0)
+    a = load_trace(
+        make(
+            [ev("aten::mm", 0, 100)], distributedInfo={"rank": 1}, baseTimeNanoseconds=1_000_050_000
+        ),
+        name="a",
+    )
+    b = load_trace(
+        make([ev("aten::mm", 0, 100)], baseTimeNanoseconds=1_000_000_000), name="b", default_rank=0
+    )
     an = analyze([a, b])
     assert [r.rank for r in an.ranks] == [0, 1] and an.aligned
     assert an.ranks[1].start_s == pytest.approx(50e-6)  # 50,000 ns later on the shared clock
-    far = analyze([load_trace(make([ev("aten::mm", 0, 100)]), name="x"),
-                   load_trace(make([ev("aten::mm", 1e12, 100)]), name="y", default_rank=1)])
+    far = analyze(
+        [
+            load_trace(make([ev("aten::mm", 0, 100)]), name="x"),
+            load_trace(make([ev("aten::mm", 1e12, 100)]), name="y", default_rank=1),
+        ]
+    )
     assert not far.aligned and [r.start_s for r in far.ranks] == [0.0, 0.0]
 
 
 def test_bare_event_list_is_accepted():
-    assert analyze([load_trace(json.dumps(SYNTH).encode(), name="bare")]).ranks[0].span_s == \
-        pytest.approx(150e-6)
+    assert analyze([load_trace(json.dumps(SYNTH).encode(), name="bare")]).ranks[
+        0
+    ].span_s == pytest.approx(150e-6)
 
 
 # ---- bad uploads: a ValueError that names the problem and the fix -------------------------------
+
 
 def bad(data, match, **kw):
     with pytest.raises(ValueError, match=match) as err:
@@ -230,7 +284,9 @@ def test_oversized_upload_names_the_limit_and_the_fix():
     msg = bad(b"\x1f\x8b" + os.urandom(26_000_000), "file is 26 MB gzipped; the limit is 25 MB")
     assert "trim the trace to a few steps" in msg and "schedule(" in msg
     assert "gzip it" in bad(b" " * 2_000, "the limit is 0 MB", max_bytes=1_000)
-    bad(make([ev("aten::mm", i, 1) for i in range(11)]), "11 events; the limit is 10", max_events=10)
+    bad(
+        make([ev("aten::mm", i, 1) for i in range(11)]), "11 events; the limit is 10", max_events=10
+    )
 
 
 def test_gzip_bomb_stops_at_the_limit():
@@ -246,14 +302,22 @@ def test_hostile_values():
     bad(b'{"traceEvents": [{"ph": "X", "ts": NaN, "dur": 1}]}', "NaN is not standard JSON")
     bad(b'[{"ph": "X", "ts": 1e999, "dur": 1}]', "non-numeric, negative or non-finite")
     bad(b'[{"ph": "X", "ts": 1, "dur": 1' + b"9" * 5000 + b"}]", "not valid JSON")
-    events = [{"ph": "X", "ts": "NaN", "dur": 1}, {"ph": "X", "ts": [1], "dur": {"a": 1}},
-              {"ph": "X", "ts": True, "dur": 1}, {"ph": "X", "ts": 1, "dur": -5},
-              {"ph": "X", "ts": int("9" * 400), "dur": 1}]
+    events = [
+        {"ph": "X", "ts": "NaN", "dur": 1},
+        {"ph": "X", "ts": [1], "dur": {"a": 1}},
+        {"ph": "X", "ts": True, "dur": 1},
+        {"ph": "X", "ts": 1, "dur": -5},
+        {"ph": "X", "ts": int("9" * 400), "dur": 1},
+    ]
     assert "all 5 complete" in bad(make(events), "nothing to analyse")
-    mixed = load_trace(make(events + [ev(None, 0, 10), ev(5, 1, 2, tid={"x": 1}, cat=["?"])]), name="m")
+    mixed = load_trace(
+        make(events + [ev(None, 0, 10), ev(5, 1, 2, tid={"x": 1}, cat=["?"])]), name="m"
+    )
     assert mixed.skipped == 5 and len(mixed.ts_us) == 2
     for rank in ("<script>alert(1)</script>", -1, True, 10**7, 1.5):
-        msg = bad(make([ev("aten::mm", 0, 1)], distributedInfo={"rank": rank}), "distributedInfo.rank")
+        msg = bad(
+            make([ev("aten::mm", 0, 1)], distributedInfo={"rank": rank}), "distributedInfo.rank"
+        )
         assert "<" not in msg and "whole number" in msg
 
 

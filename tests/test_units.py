@@ -1,4 +1,5 @@
 """Unit formatting: decimal vs binary prefixes, time and FLOP scales."""
+
 import pytest
 
 from core import units
@@ -7,7 +8,7 @@ from core import units
 def test_gib_vs_gb_differ_by_the_prefix_not_the_bytes():
     assert units.format_bytes(2**30, "binary") == "1 GiB"
     assert units.format_bytes(2**30, "decimal") == "1.07 GB"
-    assert units.format_bytes(80e9, "binary") == "74.5 GiB"   # 80e9 / 2**30 = 74.506
+    assert units.format_bytes(80e9, "binary") == "74.5 GiB"  # 80e9 / 2**30 = 74.506
     assert units.format_bytes(1.12e12, "decimal") == "1.12 TB"
 
 

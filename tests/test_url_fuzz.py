@@ -6,6 +6,7 @@ st.info that explains; and nothing from the URL reaches the page as live HTML, o
 link or image outside a code span. The cases run in a process pool (one worker per core) before the
 first case is reported.
 """
+
 from __future__ import annotations
 
 import ast
@@ -37,22 +38,81 @@ TEST_NAME = "test_hostile_query_string_renders_or_explains"
 KNOWN_FAILURES: dict[tuple[str, int], str] = {}
 
 HOSTILE = [
-    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "'; DROP TABLE runs; --",
-    "{{7*7}}", "${7*7}", "../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "%00", "\x00", "\n\r",
-    "😀🧩", "Ω≈ç√∫", "\u202egnp.exe", "ｎ", "A" * 5000, "[x](javascript:alert(1))",
-    "![x](http://example.invalid/x.png)", "`![x](http://example.invalid/x.png)",
-    "`[x](http://example.invalid/)", "`", "``", "\\", "__proto__", "None", "null", "undefined",
-    "[]", "{}", "[1, 2]", "1,2", "1;2", "true", "", " ", "%", "&", "=", "#", "?", "+",
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "'; DROP TABLE runs; --",
+    "{{7*7}}",
+    "${7*7}",
+    "../../etc/passwd",
+    "..%2F..%2Fetc%2Fpasswd",
+    "%00",
+    "\x00",
+    "\n\r",
+    "😀🧩",
+    "Ω≈ç√∫",
+    "\u202egnp.exe",
+    "ｎ",
+    "A" * 5000,
+    "[x](javascript:alert(1))",
+    "![x](http://example.invalid/x.png)",
+    "`![x](http://example.invalid/x.png)",
+    "`[x](http://example.invalid/)",
+    "`",
+    "``",
+    "\\",
+    "__proto__",
+    "None",
+    "null",
+    "undefined",
+    "[]",
+    "{}",
+    "[1, 2]",
+    "1,2",
+    "1;2",
+    "true",
+    "",
+    " ",
+    "%",
+    "&",
+    "=",
+    "#",
+    "?",
+    "+",
 ]
 NUMBERISH = [
-    "1e308", "-1e308", "1e309", "-1e309", "nan", "NaN", "inf", "-inf", "Infinity", "-0", "0",
-    "-1", "1e-320", "0x10", "1_000", " 5 ", "5abc", "3.", ".5", "1e3", "9" * 400,
-    str(2**63), str(-(2**63) - 1), "4.0000000001", "1/2", "½", "٣",
+    "1e308",
+    "-1e308",
+    "1e309",
+    "-1e309",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "Infinity",
+    "-0",
+    "0",
+    "-1",
+    "1e-320",
+    "0x10",
+    "1_000",
+    " 5 ",
+    "5abc",
+    "3.",
+    ".5",
+    "1e3",
+    "9" * 400,
+    str(2**63),
+    str(-(2**63) - 1),
+    "4.0000000001",
+    "1/2",
+    "½",
+    "٣",
 ]
 BOOLISH = ["true", "false", "True", "FALSE", "1", "0", "yes", "on", "", "null"]
 
 
 # ---------------------------------------------------------------- running one page in AppTest
+
 
 @functools.cache
 def _shared() -> SimpleNamespace:
@@ -79,8 +139,11 @@ def _fast_apptest():
     import plotly.tools
     import streamlit.testing.v1.app_test as app_test
 
-    shared, validate, script_cache = _shared(), plotly.tools.return_figure_from_figure_or_data, \
-        app_test.ScriptCache
+    shared, validate, script_cache = (
+        _shared(),
+        plotly.tools.return_figure_from_figure_or_data,
+        app_test.ScriptCache,
+    )
 
     def validate_once(figure_or_data, validate_figure):
         if not isinstance(figure_or_data, dict):
@@ -117,11 +180,16 @@ def _app_test(path: str, query: dict | None = None):
 
 # ---------------------------------------------------------------- generating query strings
 
+
 def _source_keys(path: str) -> set[str]:
     """Every literal `key=` in the page source, including widgets shown only in some states."""
     keys = set()
     for node in ast.walk(ast.parse((ROOT / path).read_text())):
-        if isinstance(node, ast.keyword) and node.arg == "key" and isinstance(node.value, ast.Constant):
+        if (
+            isinstance(node, ast.keyword)
+            and node.arg == "key"
+            and isinstance(node.value, ast.Constant)
+        ):
             if isinstance(node.value.value, str):
                 keys.add(node.value.value)
     return keys
@@ -134,7 +202,10 @@ def _controls(at) -> dict[str, tuple]:
         found[s.key] = ("slider", (s.proto.min, s.proto.max, isinstance(s.value, int)))
     for n in at.number_input:
         p = n.proto
-        found[n.key] = ("number", (p.min if p.has_min else None, p.max if p.has_max else None, False))
+        found[n.key] = (
+            "number",
+            (p.min if p.has_min else None, p.max if p.has_max else None, False),
+        )
     for kind in ("selectbox", "radio", "select_slider"):
         for w in getattr(at, kind):
             found[w.key] = ("choice", tuple(str(o) for o in w.options))
@@ -193,8 +264,18 @@ def _value(rng: random.Random, kind: str, detail) -> str:
             return rng.choice(detail)
         if roll < 0.6:
             label = rng.choice(detail)
-            return rng.choice([label.lower(), label.upper(), f" {label}", label + " ", label[:-1],
-                               str(detail.index(label)), "-1", "999"])
+            return rng.choice(
+                [
+                    label.lower(),
+                    label.upper(),
+                    f" {label}",
+                    label + " ",
+                    label[:-1],
+                    str(detail.index(label)),
+                    "-1",
+                    "999",
+                ]
+            )
         return rng.choice(HOSTILE + ["unknown option", "GPipe2", "H100 SXM5", "Llama-9 1T"])
     if kind == "bool":
         return rng.choice(BOOLISH) if roll < 0.7 else rng.choice(HOSTILE)
@@ -215,7 +296,7 @@ def fuzz_query(path: str, case: int) -> dict[str, str | list[str]]:
         else:
             query[key] = _value(rng, kind, detail)
     if case % 4 == 0:  # every 4th case: valid choices/toggles that, in turn, reveal every option's
-        i = case // 4   # controls (e.g. a custom model shape), with the numbers still hostile
+        i = case // 4  # controls (e.g. a custom model shape), with the numbers still hostile
         for key, (kind, detail) in known.items():
             if kind == "choice":
                 query[key] = detail[i % len(detail)]
@@ -247,8 +328,9 @@ def outside_code_spans(markdown: str) -> str:
         kept, pos, i = [], 0, 0
         while i < len(runs):
             start, end = runs[i]
-            close = next((j for j in range(i + 1, len(runs))
-                          if runs[j][1] - runs[j][0] == end - start), None)
+            close = next(
+                (j for j in range(i + 1, len(runs)) if runs[j][1] - runs[j][0] == end - start), None
+            )
             if close is None:
                 i += 1
                 continue
@@ -278,10 +360,12 @@ def run_case(path: str, case: int) -> dict:
     """Open page `path` with query `case`; the facts the test asserts (picklable)."""
     query = fuzz_query(path, case)
     at = _app_test(path, query)
-    return {"where": f"{path}?{urlencode(query, doseq=True)[:700]}",
-            "exceptions": [f"{e.value}\n{''.join(e.stack_trace[-4:])}" for e in at.exception],
-            "explained": bool(at.get("plotly_chart") or at.error or at.warning or at.info),
-            "live": live_markup(at, query)}
+    return {
+        "where": f"{path}?{urlencode(query, doseq=True)[:700]}",
+        "exceptions": [f"{e.value}\n{''.join(e.stack_trace[-4:])}" for e in at.exception],
+        "explained": bool(at.get("plotly_chart") or at.error or at.warning or at.info),
+        "live": live_markup(at, query),
+    }
 
 
 def _discover_or_none(path: str) -> dict[str, tuple] | None:
@@ -299,13 +383,22 @@ def _run_chunk(job: tuple[list[tuple[str, int]], dict]) -> list[tuple[tuple[str,
         try:
             done.append(((path, case), run_case(path, case)))
         except Exception as err:  # e.g. the page fails at defaults: report it on every case
-            done.append(((path, case), {"where": f"{path} case {case}", "explained": False,
-                                        "exceptions": [f"fuzzer could not run the case: {err!r}"],
-                                        "live": None}))
+            done.append(
+                (
+                    (path, case),
+                    {
+                        "where": f"{path} case {case}",
+                        "explained": False,
+                        "exceptions": [f"fuzzer could not run the case: {err!r}"],
+                        "live": None,
+                    },
+                )
+            )
     return done
 
 
 # ---------------------------------------------------------------- tests
+
 
 def _cases():
     for path in PAGES:
@@ -319,21 +412,28 @@ def _cases():
 @pytest.fixture(scope="module")
 def fuzz_results(request):
     """Run every selected case up front, one worker process per core (AppTest holds the GIL)."""
-    wanted = [(item.callspec.params["path"], item.callspec.params["case"])
-              for item in request.session.items if getattr(item, "originalname", "") == TEST_NAME]
+    wanted = [
+        (item.callspec.params["path"], item.callspec.params["case"])
+        for item in request.session.items
+        if getattr(item, "originalname", "") == TEST_NAME
+    ]
     workers = int(os.environ.get("FUZZ_WORKERS", min(2, os.cpu_count() or 1)))
     pages = sorted({path for path, _ in wanted}, key=PAGES.index)
-    chunks = [wanted[i:i + 10] for i in range(0, len(wanted), 10)]  # page-major: cache locality
+    chunks = [wanted[i : i + 10] for i in range(0, len(wanted), 10)]  # page-major: cache locality
     if workers <= 1 or len(chunks) <= 1:
         return dict(pair for chunk in chunks for pair in _run_chunk((chunk, {})))
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
         found = dict(zip(pages, pool.map(_discover_or_none, pages, chunksize=1)))
         _KNOWN.update({path: known for path, known in found.items() if known is not None})
-        jobs = [(chunk, {path: _KNOWN[path] for path, _ in chunk if path in _KNOWN}) for chunk in chunks]
+        jobs = [
+            (chunk, {path: _KNOWN[path] for path, _ in chunk if path in _KNOWN}) for chunk in chunks
+        ]
         return dict(pair for done in pool.imap_unordered(_run_chunk, jobs) for pair in done)
 
 
-@pytest.mark.timeout(1800)  # the first case waits for the whole pool; ~1-2 min on an idle 2-core box
+@pytest.mark.timeout(
+    1800
+)  # the first case waits for the whole pool; ~1-2 min on an idle 2-core box
 @pytest.mark.parametrize("path, case", list(_cases()))
 def test_hostile_query_string_renders_or_explains(fuzz_results, path, case):
     result = fuzz_results[(path, case)]
@@ -374,14 +474,18 @@ def test_live_markup_check_catches_an_echo():
     """The check is not vacuous: echoing a URL value as HTML, or out of a code span, fails it."""
     from streamlit.testing.v1 import AppTest
 
-    script = ("import streamlit as st\n"
-              "q = st.query_params\n"
-              "st.markdown(q.get('h', ''), unsafe_allow_html=True)\n"
-              "st.warning('URL value `w=' + q.get('w', '') + '` was ignored')\n")
-    for query, expected in [({"h": "<script>alert(1)</script>"}, "as HTML"),
-                            ({"w": "`![x](http://example.invalid/x.png)"}, "live markdown"),
-                            ({"w": "<script>alert(1)</script>"}, None),
-                            ({"w": "![x](http://example.invalid/x.png)"}, None)]:
+    script = (
+        "import streamlit as st\n"
+        "q = st.query_params\n"
+        "st.markdown(q.get('h', ''), unsafe_allow_html=True)\n"
+        "st.warning('URL value `w=' + q.get('w', '') + '` was ignored')\n"
+    )
+    for query, expected in [
+        ({"h": "<script>alert(1)</script>"}, "as HTML"),
+        ({"w": "`![x](http://example.invalid/x.png)"}, "live markdown"),
+        ({"w": "<script>alert(1)</script>"}, None),
+        ({"w": "![x](http://example.invalid/x.png)"}, None),
+    ]:
         at = AppTest.from_string(script)
         at.query_params.update(query)
         found = live_markup(at.run(), query)

@@ -4,10 +4,11 @@ Schedules follow MPICH (pmodels/mpich src/mpi/coll/allreduce/, reduce/, bcast/) 
 Thakur, Rabenseifner & Gropp, "Optimization of Collective Communication Operations in MPICH",
 IJHPCA 19(1), 2005; the two-level one is Horovod's hierarchical all-reduce (horovod PR #411).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -53,14 +54,18 @@ def halving_doubling_all_reduce(inputs) -> CollectiveTrace:
         for nr in range(pof2):
             mid = (lo[nr] + hi[nr]) // 2
             low_side = nr < nr ^ mask
-            moves.append((real[nr], real[nr ^ mask], *((mid, hi[nr]) if low_side else (lo[nr], mid)), 1))
+            moves.append(
+                (real[nr], real[nr ^ mask], *((mid, hi[nr]) if low_side else (lo[nr], mid)), 1)
+            )
             keep.append((lo[nr], mid) if low_side else (mid, hi[nr]))
         ex.step("reduce_scatter", moves)
         lo, hi = [k[0] for k in keep], [k[1] for k in keep]
         mask <<= 1
     mask >>= 1
     while mask >= 1:
-        ex.step("all_gather", [(real[nr], real[nr ^ mask], lo[nr], hi[nr], 0) for nr in range(pof2)])
+        ex.step(
+            "all_gather", [(real[nr], real[nr ^ mask], lo[nr], hi[nr], 0) for nr in range(pof2)]
+        )
         lo = [min(lo[nr], lo[nr ^ mask]) for nr in range(pof2)]
         hi = [max(hi[nr], hi[nr ^ mask]) for nr in range(pof2)]
         mask >>= 1
@@ -132,30 +137,57 @@ def hierarchical_all_reduce(inputs, *, gpus_per_node: int) -> CollectiveTrace:
     if isinstance(g, bool) or not isinstance(g, (int, np.integer)) or g < 1:
         raise ValueError(f"gpus_per_node={g!r} must be a whole number ≥ 1; use e.g. 8")
     if p % g:
-        raise ValueError(f"{p} ranks are not a whole number of nodes of {g} GPUs: the two-level "
-                         f"algorithm needs num_ranks divisible by gpus_per_node; use a multiple of {g}")
+        raise ValueError(
+            f"{p} ranks are not a whole number of nodes of {g} GPUs: the two-level "
+            f"algorithm needs num_ranks divisible by gpus_per_node; use a multiple of {g}"
+        )
     m = p // g
     intra = chunk_offsets(e, g)
-    off = np.concatenate([[0]] + [intra[c] + chunk_offsets(intra[c + 1] - intra[c], m)[1:]
-                                  for c in range(g)])
+    off = np.concatenate(
+        [[0]] + [intra[c] + chunk_offsets(intra[c + 1] - intra[c], m)[1:] for c in range(g)]
+    )
     ex = Executor(x, off, algorithm="hierarchical", collective="all_reduce")
 
     def rank(node: int, local: int) -> int:
         return (node % m) * g + local % g
 
     for k in range(g - 1):  # ring over local GPUs; chunk (l - k) carries the whole intra chunk
-        ex.step("intra_reduce_scatter", [(rank(j, l), rank(j, l + 1), (l - k) % g * m,
-                                          (l - k) % g * m + m, 1) for j in range(m) for l in range(g)],
-                tier="intra")
+        ex.step(
+            "intra_reduce_scatter",
+            [
+                (rank(j, l), rank(j, l + 1), (l - k) % g * m, (l - k) % g * m + m, 1)
+                for j in range(m)
+                for l in range(g)
+            ],
+            tier="intra",
+        )
     for phase, shift, red in (("inter_reduce_scatter", 0, 1), ("inter_all_gather", 1, 0)):
         for k in range(m - 1):  # local GPU l now owns intra chunk (l + 1) mod g; ring over nodes
-            ex.step(phase, [(rank(j, l), rank(j + 1, l), (l + 1) % g * m + (j + shift - k) % m,
-                             (l + 1) % g * m + (j + shift - k) % m + 1, red)
-                            for j in range(m) for l in range(g)], tier="inter")
+            ex.step(
+                phase,
+                [
+                    (
+                        rank(j, l),
+                        rank(j + 1, l),
+                        (l + 1) % g * m + (j + shift - k) % m,
+                        (l + 1) % g * m + (j + shift - k) % m + 1,
+                        red,
+                    )
+                    for j in range(m)
+                    for l in range(g)
+                ],
+                tier="inter",
+            )
     for k in range(g - 1):
-        ex.step("intra_all_gather", [(rank(j, l), rank(j, l + 1), (l + 1 - k) % g * m,
-                                      (l + 1 - k) % g * m + m, 0) for j in range(m) for l in range(g)],
-                tier="intra")
+        ex.step(
+            "intra_all_gather",
+            [
+                (rank(j, l), rank(j, l + 1), (l + 1 - k) % g * m, (l + 1 - k) % g * m + m, 0)
+                for j in range(m)
+                for l in range(g)
+            ],
+            tier="intra",
+        )
     return ex.finish()
 
 
@@ -170,33 +202,64 @@ class AllReduceAlgorithm:
     two_level: bool = False  # needs gpus_per_node
 
 
-ALGORITHMS: dict[str, AllReduceAlgorithm] = {a.name: a for a in [
-    AllReduceAlgorithm(name="ring", label="Ring", simulate=ring_all_reduce,
-                       source="Baidu/Gibiansky 2017; MPICH allreduce_intra_ring.c"),
-    AllReduceAlgorithm(name="halving_doubling", label="Halving-doubling",
-                       simulate=halving_doubling_all_reduce,
-                       source="MPICH allreduce_intra_reduce_scatter_allgather.c; Thakur et al. 2005"),
-    AllReduceAlgorithm(name="recursive_doubling", label="Recursive doubling",
-                       simulate=recursive_doubling_all_reduce,
-                       source="MPICH allreduce_intra_recursive_doubling.c"),
-    AllReduceAlgorithm(name="tree", label="Binomial tree", simulate=tree_all_reduce,
-                       source="MPICH reduce_intra_binomial.c + bcast_intra_binomial.c"),
-    AllReduceAlgorithm(name="naive", label="Naive",
-                       simulate=naive_all_reduce, source="parameter-server pattern"),
-    AllReduceAlgorithm(name="hierarchical", label="Hierarchical", two_level=True,
-                       simulate=hierarchical_all_reduce, source="Horovod PR #411 (2018)"),
-]}
+ALGORITHMS: dict[str, AllReduceAlgorithm] = {
+    a.name: a
+    for a in [
+        AllReduceAlgorithm(
+            name="ring",
+            label="Ring",
+            simulate=ring_all_reduce,
+            source="Baidu/Gibiansky 2017; MPICH allreduce_intra_ring.c",
+        ),
+        AllReduceAlgorithm(
+            name="halving_doubling",
+            label="Halving-doubling",
+            simulate=halving_doubling_all_reduce,
+            source="MPICH allreduce_intra_reduce_scatter_allgather.c; Thakur et al. 2005",
+        ),
+        AllReduceAlgorithm(
+            name="recursive_doubling",
+            label="Recursive doubling",
+            simulate=recursive_doubling_all_reduce,
+            source="MPICH allreduce_intra_recursive_doubling.c",
+        ),
+        AllReduceAlgorithm(
+            name="tree",
+            label="Binomial tree",
+            simulate=tree_all_reduce,
+            source="MPICH reduce_intra_binomial.c + bcast_intra_binomial.c",
+        ),
+        AllReduceAlgorithm(
+            name="naive",
+            label="Naive",
+            simulate=naive_all_reduce,
+            source="parameter-server pattern",
+        ),
+        AllReduceAlgorithm(
+            name="hierarchical",
+            label="Hierarchical",
+            two_level=True,
+            simulate=hierarchical_all_reduce,
+            source="Horovod PR #411 (2018)",
+        ),
+    ]
+}
 
 
-def simulate_all_reduce(algorithm: str, inputs, *, gpus_per_node: int | None = None) -> CollectiveTrace:
+def simulate_all_reduce(
+    algorithm: str, inputs, *, gpus_per_node: int | None = None
+) -> CollectiveTrace:
     """Run one registered all-reduce simulator by name."""
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown all-reduce algorithm {algorithm!r}: choose one of "
-                         f"{', '.join(ALGORITHMS)}")
+        raise ValueError(
+            f"unknown all-reduce algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}"
+        )
     entry = ALGORITHMS[algorithm]
     if entry.two_level:
         if gpus_per_node is None:
-            raise ValueError(f"{algorithm} needs gpus_per_node (GPUs per node); pass e.g. gpus_per_node=8")
+            raise ValueError(
+                f"{algorithm} needs gpus_per_node (GPUs per node); pass e.g. gpus_per_node=8"
+            )
         return entry.simulate(inputs, gpus_per_node=gpus_per_node)
     return entry.simulate(inputs)
 
@@ -207,17 +270,20 @@ class BytesScan:
 
     num_ranks: np.ndarray
     message_bytes: float
-    max_bytes_sent: dict[str, np.ndarray]      # per algorithm: the busiest rank's bytes sent
+    max_bytes_sent: dict[str, np.ndarray]  # per algorithm: the busiest rank's bytes sent
     max_bytes_received: dict[str, np.ndarray]
 
 
-def scan_bytes_per_rank(rank_counts, message_bytes: float,
-                        algorithms: tuple[str, ...] = ("ring", "naive")) -> BytesScan:
+def scan_bytes_per_rank(
+    rank_counts, message_bytes: float, algorithms: tuple[str, ...] = ("ring", "naive")
+) -> BytesScan:
     """Simulate each algorithm on N float32 elements per rank (one per ring chunk) and scale the
     measured bytes by message_bytes / (4 N): exact whenever S splits evenly into the same chunks."""
     counts = np.asarray(rank_counts, dtype=np.int64)
     if counts.ndim != 1 or counts.size == 0 or (counts < 1).any():
-        raise ValueError(f"rank_counts={rank_counts!r} must be a non-empty list of whole numbers ≥ 1")
+        raise ValueError(
+            f"rank_counts={rank_counts!r} must be a non-empty list of whole numbers ≥ 1"
+        )
     if not message_bytes > 0:
         raise ValueError(f"message_bytes={message_bytes!r} must be > 0; use e.g. 1e9")
     sent = {a: np.zeros(counts.size) for a in algorithms}
@@ -229,5 +295,9 @@ def scan_bytes_per_rank(rank_counts, message_bytes: float,
             scale = message_bytes / t.message_bytes
             sent[a][i] = t.bytes_sent.max() * scale
             received[a][i] = t.bytes_received.max() * scale
-    return BytesScan(num_ranks=counts, message_bytes=float(message_bytes),
-                     max_bytes_sent=sent, max_bytes_received=received)
+    return BytesScan(
+        num_ranks=counts,
+        message_bytes=float(message_bytes),
+        max_bytes_sent=sent,
+        max_bytes_received=received,
+    )

@@ -1,4 +1,5 @@
 """nccl-tests bus bandwidth (algbw, busbw, per-collective factor) and the cost model's input checks."""
+
 from __future__ import annotations
 
 import math
@@ -10,26 +11,40 @@ import numpy as np
 def check_ranks(num_ranks, name: str = "num_ranks") -> int:
     """A rank count as an int ≥ 1, or a ValueError naming the rule and the fix."""
     if isinstance(num_ranks, bool) or not isinstance(num_ranks, (int, np.integer)):
-        raise ValueError(f"{name}={num_ranks!r} is not a whole number: ranks count GPUs; "
-                         f"pass an int ≥ 1 such as 8")
+        raise ValueError(
+            f"{name}={num_ranks!r} is not a whole number: ranks count GPUs; "
+            f"pass an int ≥ 1 such as 8"
+        )
     if num_ranks < 1:
-        raise ValueError(f"{name}={num_ranks} is below 1: a collective needs at least one rank; "
-                         f"use {name} ≥ 1")
+        raise ValueError(
+            f"{name}={num_ranks} is below 1: a collective needs at least one rank; use {name} ≥ 1"
+        )
     return int(num_ranks)
 
 
 def check_positive(value, name: str, example: str) -> float:
     """A finite number > 0 (sizes, bandwidths, times)."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, Real)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
         raise ValueError(f"{name}={value!r} must be a finite number > 0; use e.g. {example}")
     return float(value)
 
 
 def check_nonnegative(value, name: str, example: str) -> float:
     """A finite number ≥ 0 (latencies, gamma)."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name}={value!r} must be a finite number ≥ 0 (0 ignores the term); "
-                         f"use e.g. {example}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, Real)
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise ValueError(
+            f"{name}={value!r} must be a finite number ≥ 0 (0 ignores the term); use e.g. {example}"
+        )
     return float(value)
 
 
@@ -50,17 +65,21 @@ BUS_BANDWIDTH_FACTORS = {
 def bus_bandwidth_factor(collective: str, num_ranks: int) -> float:
     """nccl-tests busbw/algbw factor, e.g. 2(n-1)/n for all_reduce."""
     if collective not in BUS_BANDWIDTH_FACTORS:
-        raise ValueError(f"unknown collective {collective!r}: choose one of "
-                         f"{', '.join(BUS_BANDWIDTH_FACTORS)}")
+        raise ValueError(
+            f"unknown collective {collective!r}: choose one of {', '.join(BUS_BANDWIDTH_FACTORS)}"
+        )
     return BUS_BANDWIDTH_FACTORS[collective](check_ranks(num_ranks))
 
 
 def algbw_bytes_per_s(message_bytes: float, time_s: float) -> float:
     """nccl-tests algorithm bandwidth S / t."""
-    return (check_positive(message_bytes, "message_bytes", "1e9")
-            / check_positive(time_s, "time_s", "6.26e-3 (a measured time)"))
+    return check_positive(message_bytes, "message_bytes", "1e9") / check_positive(
+        time_s, "time_s", "6.26e-3 (a measured time)"
+    )
 
 
-def busbw_bytes_per_s(collective: str, num_ranks: int, message_bytes: float, time_s: float) -> float:
+def busbw_bytes_per_s(
+    collective: str, num_ranks: int, message_bytes: float, time_s: float
+) -> float:
     """nccl-tests bus bandwidth: algbw x the collective's factor (comparable with link speed)."""
     return algbw_bytes_per_s(message_bytes, time_s) * bus_bandwidth_factor(collective, num_ranks)

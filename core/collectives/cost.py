@@ -4,6 +4,7 @@ t = a·alpha + b·n·beta + c·n·gamma, alpha = per-message latency, beta = 1/B
 direction), gamma = seconds per byte reduced. Coefficients: Thakur, Rabenseifner & Gropp, IJHPCA
 19(1) 2005, as in the pmodels/mpich src/mpi/coll/ comments (shared/reference/collectives.md §3).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,55 +46,99 @@ def _rabenseifner(p: int) -> tuple[float, float, float]:
 
 
 def _recursive_doubling(p: int) -> tuple[float, float, float]:
-    k = _lg_floor(p) + (0 if p & (p - 1) == 0 else 2)  # fold/unfold steps when p is not a power of 2
+    k = _lg_floor(p) + (
+        0 if p & (p - 1) == 0 else 2
+    )  # fold/unfold steps when p is not a power of 2
     return k, k, k - (0 if p & (p - 1) == 0 else 1)
 
 
 # name -> (label, formula, coefficients(p) -> (alpha count, beta factor, gamma factor))
 ALL_REDUCE_MODELS = {
-    "ring": ("Ring", "2(p−1)·α + 2(p−1)/p·n·β + (p−1)/p·n·γ",
-             lambda p: (2 * (p - 1), 2 * (p - 1) / p, (p - 1) / p)),
-    "halving_doubling": ("Recursive halving-doubling (Rabenseifner)",
-                         "2·lg p·α + 2(p−1)/p·n·β + (p−1)/p·n·γ (p a power of 2)", _rabenseifner),
-    "recursive_doubling": ("Recursive doubling", "lg p·α + lg p·n·β + lg p·n·γ (p a power of 2)",
-                           _recursive_doubling),
-    "tree": ("Binomial tree reduce + broadcast", "2⌈lg p⌉·α + 2⌈lg p⌉·n·β + ⌈lg p⌉·n·γ",
-             lambda p: (2 * _lg_ceil(p), 2 * _lg_ceil(p), _lg_ceil(p))),
-    "naive": ("Naive (gather to root, broadcast)", "2(p−1)·α + 2(p−1)·n·β + (p−1)·n·γ",
-              lambda p: (2 * (p - 1), 2 * (p - 1), p - 1)),
+    "ring": (
+        "Ring",
+        "2(p−1)·α + 2(p−1)/p·n·β + (p−1)/p·n·γ",
+        lambda p: (2 * (p - 1), 2 * (p - 1) / p, (p - 1) / p),
+    ),
+    "halving_doubling": (
+        "Recursive halving-doubling (Rabenseifner)",
+        "2·lg p·α + 2(p−1)/p·n·β + (p−1)/p·n·γ (p a power of 2)",
+        _rabenseifner,
+    ),
+    "recursive_doubling": (
+        "Recursive doubling",
+        "lg p·α + lg p·n·β + lg p·n·γ (p a power of 2)",
+        _recursive_doubling,
+    ),
+    "tree": (
+        "Binomial tree reduce + broadcast",
+        "2⌈lg p⌉·α + 2⌈lg p⌉·n·β + ⌈lg p⌉·n·γ",
+        lambda p: (2 * _lg_ceil(p), 2 * _lg_ceil(p), _lg_ceil(p)),
+    ),
+    "naive": (
+        "Naive (gather to root, broadcast)",
+        "2(p−1)·α + 2(p−1)·n·β + (p−1)·n·γ",
+        lambda p: (2 * (p - 1), 2 * (p - 1), p - 1),
+    ),
 }
 
 
 def all_reduce_coefficients(algorithm: str, num_ranks: int) -> tuple[float, float, float]:
     """(alpha count, beta factor, gamma factor) of an all-reduce algorithm on num_ranks ranks."""
     if algorithm not in ALL_REDUCE_MODELS:
-        raise ValueError(f"unknown all-reduce algorithm {algorithm!r}: choose one of "
-                         f"{', '.join(ALL_REDUCE_MODELS)}")
+        raise ValueError(
+            f"unknown all-reduce algorithm {algorithm!r}: choose one of "
+            f"{', '.join(ALL_REDUCE_MODELS)}"
+        )
     return ALL_REDUCE_MODELS[algorithm][2](check_ranks(num_ranks))
 
 
-def all_reduce_cost(algorithm: str, num_ranks: int, message_bytes: float,
-                    bandwidth_bytes_per_s: float, latency_s: float = 0.0, *,
-                    gamma_s_per_byte: float = 0.0) -> CostBreakdown:
+def all_reduce_cost(
+    algorithm: str,
+    num_ranks: int,
+    message_bytes: float,
+    bandwidth_bytes_per_s: float,
+    latency_s: float = 0.0,
+    *,
+    gamma_s_per_byte: float = 0.0,
+) -> CostBreakdown:
     """Latency, bandwidth and reduction terms of one all-reduce of message_bytes per rank."""
     a, b, c = all_reduce_coefficients(algorithm, num_ranks)
     n = check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
-    bw = check_positive(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "450e9 (NVLink 4, per direction)")
+    bw = check_positive(
+        bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "450e9 (NVLink 4, per direction)"
+    )
     alpha = check_nonnegative(latency_s, "latency_s", "5e-6 (5 µs)")
     gamma = check_nonnegative(gamma_s_per_byte, "gamma_s_per_byte", "1e-12")
     return CostBreakdown(latency_s=a * alpha, bandwidth_s=b * n / bw, reduction_s=c * n * gamma)
 
 
-def all_reduce_time_s(algorithm: str, num_ranks: int, message_bytes: float,
-                      bandwidth_bytes_per_s: float, latency_s: float = 0.0, *,
-                      gamma_s_per_byte: float = 0.0) -> float:
+def all_reduce_time_s(
+    algorithm: str,
+    num_ranks: int,
+    message_bytes: float,
+    bandwidth_bytes_per_s: float,
+    latency_s: float = 0.0,
+    *,
+    gamma_s_per_byte: float = 0.0,
+) -> float:
     """Alpha-beta(-gamma) time of one all-reduce (message_bytes = each rank's buffer)."""
-    return all_reduce_cost(algorithm, num_ranks, message_bytes, bandwidth_bytes_per_s, latency_s,
-                           gamma_s_per_byte=gamma_s_per_byte).time_s
+    return all_reduce_cost(
+        algorithm,
+        num_ranks,
+        message_bytes,
+        bandwidth_bytes_per_s,
+        latency_s,
+        gamma_s_per_byte=gamma_s_per_byte,
+    ).time_s
 
 
-def crossover_message_bytes(algorithm_a: str, algorithm_b: str, num_ranks: int,
-                            bandwidth_bytes_per_s: float, latency_s: float) -> float | None:
+def crossover_message_bytes(
+    algorithm_a: str,
+    algorithm_b: str,
+    num_ranks: int,
+    bandwidth_bytes_per_s: float,
+    latency_s: float,
+) -> float | None:
     """Message size where two all-reduce algorithms take equal time (gamma = 0), or None if never."""
     a1, b1, _ = all_reduce_coefficients(algorithm_a, num_ranks)
     a2, b2, _ = all_reduce_coefficients(algorithm_b, num_ranks)
@@ -110,25 +155,42 @@ def _rs_ag_coefficients(algorithm: str, p: int) -> tuple[float, float]:
         return p - 1, (p - 1) / p
     if algorithm == "recursive":
         if p & (p - 1):
-            raise ValueError(f"recursive halving/doubling needs a power-of-two rank count, got {p}; "
-                             "use algorithm='ring' or a power of two")
+            raise ValueError(
+                f"recursive halving/doubling needs a power-of-two rank count, got {p}; "
+                "use algorithm='ring' or a power of two"
+            )
         return _lg_floor(p), (p - 1) / p
     raise ValueError(f"unknown algorithm {algorithm!r}: choose 'ring' or 'recursive'")
 
 
-def reduce_scatter_time_s(num_ranks: int, message_bytes: float, bandwidth_bytes_per_s: float,
-                          latency_s: float = 0.0, *, algorithm: str = "ring",
-                          gamma_s_per_byte: float = 0.0) -> float:
+def reduce_scatter_time_s(
+    num_ranks: int,
+    message_bytes: float,
+    bandwidth_bytes_per_s: float,
+    latency_s: float = 0.0,
+    *,
+    algorithm: str = "ring",
+    gamma_s_per_byte: float = 0.0,
+) -> float:
     """Reduce-scatter time; message_bytes = the whole vector (nccl-tests convention, ref §1)."""
     a, b = _rs_ag_coefficients(algorithm, check_ranks(num_ranks))
     n = check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
     bw = check_positive(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "450e9")
-    return (a * check_nonnegative(latency_s, "latency_s", "5e-6") + b * n / bw
-            + b * n * check_nonnegative(gamma_s_per_byte, "gamma_s_per_byte", "1e-12"))
+    return (
+        a * check_nonnegative(latency_s, "latency_s", "5e-6")
+        + b * n / bw
+        + b * n * check_nonnegative(gamma_s_per_byte, "gamma_s_per_byte", "1e-12")
+    )
 
 
-def all_gather_time_s(num_ranks: int, message_bytes: float, bandwidth_bytes_per_s: float,
-                      latency_s: float = 0.0, *, algorithm: str = "ring") -> float:
+def all_gather_time_s(
+    num_ranks: int,
+    message_bytes: float,
+    bandwidth_bytes_per_s: float,
+    latency_s: float = 0.0,
+    *,
+    algorithm: str = "ring",
+) -> float:
     """All-gather time; message_bytes = the whole gathered vector (nccl-tests convention)."""
     a, b = _rs_ag_coefficients(algorithm, check_ranks(num_ranks))
     n = check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
@@ -156,14 +218,20 @@ class HierarchicalCost:
 def _tiers(cluster: Cluster, intra_latency_s, inter_latency_s):
     a_in = cluster.intra_link.latency_s if intra_latency_s is None else intra_latency_s
     a_net = cluster.inter_link.latency_s if inter_latency_s is None else inter_latency_s
-    return (check_nonnegative(a_in, "intra_latency_s", "3.4e-6"),
-            check_nonnegative(a_net, "inter_latency_s", "14e-6"))
+    return (
+        check_nonnegative(a_in, "intra_latency_s", "3.4e-6"),
+        check_nonnegative(a_net, "inter_latency_s", "14e-6"),
+    )
 
 
-def hierarchical_all_reduce_cost(cluster: Cluster, message_bytes: float, *,
-                                 intra_latency_s: float | None = None,
-                                 inter_latency_s: float | None = None,
-                                 gamma_s_per_byte: float = 0.0) -> HierarchicalCost:
+def hierarchical_all_reduce_cost(
+    cluster: Cluster,
+    message_bytes: float,
+    *,
+    intra_latency_s: float | None = None,
+    inter_latency_s: float | None = None,
+    gamma_s_per_byte: float = 0.0,
+) -> HierarchicalCost:
     """Intra-node ring RS, inter-node ring AR of each GPU's n/g shard, intra-node ring AG (ref §3.2).
 
     All g GPUs of a node run their inter-node rings at once, so each gets nics·B_nic/g of the
@@ -173,20 +241,33 @@ def hierarchical_all_reduce_cost(cluster: Cluster, message_bytes: float, *,
     n = check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
     gamma = check_nonnegative(gamma_s_per_byte, "gamma_s_per_byte", "1e-12")
     a_in, a_net = _tiers(cluster, intra_latency_s, inter_latency_s)
-    b_in, b_net = cluster.intra_link.bandwidth_bytes_per_s, cluster.inter_bandwidth_per_gpu_bytes_per_s
+    b_in, b_net = (
+        cluster.intra_link.bandwidth_bytes_per_s,
+        cluster.inter_bandwidth_per_gpu_bytes_per_s,
+    )
     rs = (g - 1) * a_in + (g - 1) / g * n / b_in + (g - 1) / g * n * gamma
     ar = 2 * (m - 1) * a_net + 2 * (m - 1) / m * (n / g) / b_net + (m - 1) / m * (n / g) * gamma
     ag = (g - 1) * a_in + (g - 1) / g * n / b_in
     return HierarchicalCost(intra_reduce_scatter_s=rs, inter_all_reduce_s=ar, intra_all_gather_s=ag)
 
 
-def hierarchical_all_reduce_time_s(cluster: Cluster, message_bytes: float, *,
-                                   intra_latency_s: float | None = None,
-                                   inter_latency_s: float | None = None,
-                                   gamma_s_per_byte: float = 0.0, pipelined: bool = False) -> float:
+def hierarchical_all_reduce_time_s(
+    cluster: Cluster,
+    message_bytes: float,
+    *,
+    intra_latency_s: float | None = None,
+    inter_latency_s: float | None = None,
+    gamma_s_per_byte: float = 0.0,
+    pipelined: bool = False,
+) -> float:
     """Two-level all-reduce time on a Cluster (sequential phases, or overlapped if pipelined)."""
-    c = hierarchical_all_reduce_cost(cluster, message_bytes, intra_latency_s=intra_latency_s,
-                                     inter_latency_s=inter_latency_s, gamma_s_per_byte=gamma_s_per_byte)
+    c = hierarchical_all_reduce_cost(
+        cluster,
+        message_bytes,
+        intra_latency_s=intra_latency_s,
+        inter_latency_s=inter_latency_s,
+        gamma_s_per_byte=gamma_s_per_byte,
+    )
     return c.pipelined_time_s if pipelined else c.time_s
 
 
@@ -202,10 +283,14 @@ def flat_ring_bottleneck_bytes_per_s(cluster: Cluster) -> float:
     return min(cluster.intra_link.bandwidth_bytes_per_s, cluster.node_injection_bytes_per_s)
 
 
-def flat_ring_all_reduce_time_s(cluster: Cluster, message_bytes: float, *,
-                                intra_latency_s: float | None = None,
-                                inter_latency_s: float | None = None,
-                                gamma_s_per_byte: float = 0.0) -> float:
+def flat_ring_all_reduce_time_s(
+    cluster: Cluster,
+    message_bytes: float,
+    *,
+    intra_latency_s: float | None = None,
+    inter_latency_s: float | None = None,
+    gamma_s_per_byte: float = 0.0,
+) -> float:
     """One flat ring over all GPUs, paced by its slowest link.
 
     Latency follows NCCL's ring tuner (NVIDIA/nccl src/graph/tuning.cc): NCCL pipelines chunks round
@@ -216,13 +301,26 @@ def flat_ring_all_reduce_time_s(cluster: Cluster, message_bytes: float, *,
     a_in, a_net = _tiers(cluster, intra_latency_s, inter_latency_s)
     steps = 2 * (p - 1)
     alpha = 0.0 if steps == 0 else ((steps - 2 * (m - 1)) * a_in + 2 * (m - 1) * a_net) / steps
-    return all_reduce_time_s("ring", p, message_bytes, flat_ring_bottleneck_bytes_per_s(cluster),
-                             alpha, gamma_s_per_byte=gamma_s_per_byte)
+    return all_reduce_time_s(
+        "ring",
+        p,
+        message_bytes,
+        flat_ring_bottleneck_bytes_per_s(cluster),
+        alpha,
+        gamma_s_per_byte=gamma_s_per_byte,
+    )
 
 
-def step_times_s(trace, bandwidth_bytes_per_s: float, latency_s: float = 0.0, *,
-                 gamma_s_per_byte: float = 0.0, inter_bandwidth_bytes_per_s: float | None = None,
-                 inter_latency_s: float | None = None, bytes_scale: float = 1.0) -> np.ndarray:
+def step_times_s(
+    trace,
+    bandwidth_bytes_per_s: float,
+    latency_s: float = 0.0,
+    *,
+    gamma_s_per_byte: float = 0.0,
+    inter_bandwidth_bytes_per_s: float | None = None,
+    inter_latency_s: float | None = None,
+    bytes_scale: float = 1.0,
+) -> np.ndarray:
     """Seconds per step of a simulated trace: alpha + largest message·beta + largest reduction·gamma.
 
     All of a step's transfers run at once on separate links, so the largest one sets its pace.
@@ -233,10 +331,22 @@ def step_times_s(trace, bandwidth_bytes_per_s: float, latency_s: float = 0.0, *,
     alpha = check_nonnegative(latency_s, "latency_s", "5e-6")
     gamma = check_nonnegative(gamma_s_per_byte, "gamma_s_per_byte", "1e-12")
     scale = check_positive(bytes_scale, "bytes_scale", "message_bytes / trace.message_bytes")
-    bw_net = bw if inter_bandwidth_bytes_per_s is None else check_positive(
-        inter_bandwidth_bytes_per_s, "inter_bandwidth_bytes_per_s", "50e9")
-    a_net = alpha if inter_latency_s is None else check_nonnegative(inter_latency_s, "inter_latency_s",
-                                                                     "14e-6")
-    return np.array([(a_net if s.tier == "inter" else alpha)
-                     + scale * s.max_bytes / (bw_net if s.tier == "inter" else bw)
-                     + scale * s.max_reduced_bytes * gamma for s in trace.steps], dtype=float)
+    bw_net = (
+        bw
+        if inter_bandwidth_bytes_per_s is None
+        else check_positive(inter_bandwidth_bytes_per_s, "inter_bandwidth_bytes_per_s", "50e9")
+    )
+    a_net = (
+        alpha
+        if inter_latency_s is None
+        else check_nonnegative(inter_latency_s, "inter_latency_s", "14e-6")
+    )
+    return np.array(
+        [
+            (a_net if s.tier == "inter" else alpha)
+            + scale * s.max_bytes / (bw_net if s.tier == "inter" else bw)
+            + scale * s.max_reduced_bytes * gamma
+            for s in trace.steps
+        ],
+        dtype=float,
+    )

@@ -9,17 +9,27 @@ num_elements % N chunks one element longer); rank r sends to (r + 1) mod N.
 - Stand-alone ring_reduce_scatter / ring_all_gather use NCCL's placement instead (rank r ends owning
   / starts owning chunk r): the same schedule rotated by one chunk.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from core.collectives.trace import CollectiveTrace, as_rank_inputs, chunk_offsets, initial_masks, keeps_states, make_step, make_trace
+from core.collectives.trace import (
+    CollectiveTrace,
+    as_rank_inputs,
+    chunk_offsets,
+    initial_masks,
+    keeps_states,
+    make_step,
+    make_trace,
+)
 
-
-RING_INDEXING = ("Chunk c is the c-th of N near-equal slices of the tensor. Reduce-scatter step k "
-                 "(k = 0..N−2): rank r sends chunk (r − k) mod N to rank (r + 1) mod N, which adds it; "
-                 "rank r then holds the fully reduced chunk (r + 1) mod N. All-gather step k: rank r "
-                 "sends chunk (r + 1 − k) mod N, which the receiver stores.")
+RING_INDEXING = (
+    "Chunk c is the c-th of N near-equal slices of the tensor. Reduce-scatter step k "
+    "(k = 0..N−2): rank r sends chunk (r − k) mod N to rank (r + 1) mod N, which adds it; "
+    "rank r then holds the fully reduced chunk (r + 1) mod N. All-gather step k: rank r "
+    "sends chunk (r + 1 − k) mod N, which the receiver stores."
+)
 
 
 def _diagonal(n: int, shift: int) -> list[tuple[slice, slice]]:
@@ -79,16 +89,37 @@ def _ring(inputs, phases: tuple[str, ...], owner: int, collective: str) -> Colle
                 else:
                     rows[d] = rows[s]
             if mask is not None:
-                mask[dst, sent] = (mask[dst, sent] | mask[ranks, sent]) if reduce else mask[ranks, sent]
+                mask[dst, sent] = (
+                    (mask[dst, sent] | mask[ranks, sent]) if reduce else mask[ranks, sent]
+                )
                 masks.append(mask.copy())
             if states is not None:
                 states.append(unpadded().copy())
-            steps.append(make_step(index=len(steps), phase=phase, tier="flat", src=ranks, dst=dst,
-                                   chunk=sent, chunk_end=sent + 1,
-                                   num_bytes=sizes[sent] * x.itemsize, reduce=reduce))
+            steps.append(
+                make_step(
+                    index=len(steps),
+                    phase=phase,
+                    tier="flat",
+                    src=ranks,
+                    dst=dst,
+                    chunk=sent,
+                    chunk_end=sent + 1,
+                    num_bytes=sizes[sent] * x.itemsize,
+                    reduce=reduce,
+                )
+            )
     owned = (ranks + owner) % n if phases == ("reduce_scatter",) else None
-    return make_trace(algorithm="ring", collective=collective, inputs=x, offsets=off,
-                      outputs=unpadded(), steps=steps, masks=masks, states=states, owned_chunk=owned)
+    return make_trace(
+        algorithm="ring",
+        collective=collective,
+        inputs=x,
+        offsets=off,
+        outputs=unpadded(),
+        steps=steps,
+        masks=masks,
+        states=states,
+        owned_chunk=owned,
+    )
 
 
 def ring_all_reduce(inputs) -> CollectiveTrace:
@@ -111,11 +142,13 @@ def shard(trace: CollectiveTrace, rank: int) -> np.ndarray:
     if trace.owned_chunk is None:
         raise ValueError(f"a {trace.collective} trace has no owned chunks; use ring_reduce_scatter")
     c = int(trace.owned_chunk[rank])
-    return trace.outputs[rank, trace.chunk_offsets[c]:trace.chunk_offsets[c + 1]]
+    return trace.outputs[rank, trace.chunk_offsets[c] : trace.chunk_offsets[c + 1]]
 
 
 def example_inputs(num_ranks: int, num_elements: int, seed: int = 0) -> np.ndarray:
     """Small random integers (0-9) per rank, so a learner can check the sums by eye."""
     if num_ranks < 1 or num_elements < 1:
         raise ValueError(f"num_ranks={num_ranks}, num_elements={num_elements}: both must be ≥ 1")
-    return np.random.default_rng(seed).integers(0, 10, size=(num_ranks, num_elements), dtype=np.int64)
+    return np.random.default_rng(seed).integers(
+        0, 10, size=(num_ranks, num_elements), dtype=np.int64
+    )

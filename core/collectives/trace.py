@@ -1,4 +1,5 @@
 """Step traces of collectives that move real numpy data, and the step executor that records them."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,10 +29,10 @@ class Transfer:
 class Step:
     """One synchronous step: its transfers run at once; each rank sends ≤ 1 and receives ≤ 1 message."""
 
-    index: int          # position in trace.steps (0-based)
-    phase: str          # e.g. "reduce_scatter", "all_gather", "reduce", "broadcast", "gather"
-    tier: str           # "flat", or "intra" / "inter" node for the two-level algorithm
-    src: np.ndarray     # one entry per transfer
+    index: int  # position in trace.steps (0-based)
+    phase: str  # e.g. "reduce_scatter", "all_gather", "reduce", "broadcast", "gather"
+    tier: str  # "flat", or "intra" / "inter" node for the two-level algorithm
+    src: np.ndarray  # one entry per transfer
     dst: np.ndarray
     chunk: np.ndarray
     chunk_end: np.ndarray
@@ -42,8 +43,10 @@ class Step:
     def transfers(self) -> tuple[Transfer, ...]:
         """The step's messages as Transfer values (built on demand: the arrays are the storage)."""
         cols = (self.src, self.dst, self.chunk, self.chunk_end, self.num_bytes, self.reduce)
-        return tuple(Transfer(src=s, dst=d, chunk=c, chunk_end=e, num_bytes=b, reduce=r)
-                     for s, d, c, e, b, r in zip(*(a.tolist() for a in cols)))
+        return tuple(
+            Transfer(src=s, dst=d, chunk=c, chunk_end=e, num_bytes=b, reduce=r)
+            for s, d, c, e, b, r in zip(*(a.tolist() for a in cols))
+        )
 
     @property
     def max_bytes(self) -> int:
@@ -71,15 +74,17 @@ class CollectiveTrace:
     num_ranks: int
     num_elements: int
     itemsize: int
-    chunk_offsets: np.ndarray   # chunk c is elements [chunk_offsets[c], chunk_offsets[c + 1])
-    outputs: np.ndarray         # (num_ranks, num_elements): every rank's buffer at the end
+    chunk_offsets: np.ndarray  # chunk c is elements [chunk_offsets[c], chunk_offsets[c + 1])
+    outputs: np.ndarray  # (num_ranks, num_elements): every rank's buffer at the end
     steps: tuple[Step, ...]
-    bytes_sent: np.ndarray      # (num_ranks,) int64
+    bytes_sent: np.ndarray  # (num_ranks,) int64
     bytes_received: np.ndarray
-    bytes_reduced: np.ndarray   # bytes each rank added into its own buffer
+    bytes_reduced: np.ndarray  # bytes each rank added into its own buffer
     contributions: np.ndarray | None
     states: np.ndarray | None
-    owned_chunk: np.ndarray | None = None  # reduce-scatter: the chunk each rank ends owning, reduced
+    owned_chunk: np.ndarray | None = (
+        None  # reduce-scatter: the chunk each rank ends owning, reduced
+    )
 
     @property
     def num_steps(self) -> int:
@@ -104,8 +109,10 @@ class CollectiveTrace:
     def contributors(self, step: int, rank: int, chunk: int) -> tuple[int, ...]:
         """Ranks whose input is in `rank`'s copy of `chunk` after `step` steps (0 = initial)."""
         if self.contributions is None:
-            raise ValueError(f"contributions are tracked only up to {MAX_TRACKED_RANKS} ranks, "
-                             f"this trace has {self.num_ranks}; simulate ≤ {MAX_TRACKED_RANKS} ranks")
+            raise ValueError(
+                f"contributions are tracked only up to {MAX_TRACKED_RANKS} ranks, "
+                f"this trace has {self.num_ranks}; simulate ≤ {MAX_TRACKED_RANKS} ranks"
+            )
         mask = int(self.contributions[step, rank, chunk])
         return tuple(s for s in range(self.num_ranks) if mask >> s & 1)
 
@@ -119,12 +126,18 @@ class CollectiveTrace:
     def to_frame(self) -> pd.DataFrame:
         """One row per transfer (step numbered from 1), e.g. for a CSV download."""
         cols = ("src", "dst", "chunk", "chunk_end", "num_bytes", "reduce")
-        parts = {c: np.concatenate([getattr(s, c) for s in self.steps]) if self.steps else
-                 np.zeros(0, dtype=bool if c == "reduce" else np.int64) for c in cols}
+        parts = {
+            c: np.concatenate([getattr(s, c) for s in self.steps])
+            if self.steps
+            else np.zeros(0, dtype=bool if c == "reduce" else np.int64)
+            for c in cols
+        }
         sizes = [len(s.src) for s in self.steps]
-        head = {"step": np.repeat(np.arange(1, self.num_steps + 1), sizes),
-                "phase": np.repeat([s.phase for s in self.steps], sizes).astype(object),
-                "tier": np.repeat([s.tier for s in self.steps], sizes).astype(object)}
+        head = {
+            "step": np.repeat(np.arange(1, self.num_steps + 1), sizes),
+            "phase": np.repeat([s.phase for s in self.steps], sizes).astype(object),
+            "tier": np.repeat([s.tier for s in self.steps], sizes).astype(object),
+        }
         return pd.DataFrame({**head, **parts})
 
 
@@ -132,14 +145,20 @@ def as_rank_inputs(inputs) -> np.ndarray:
     """Validate a (num_ranks, num_elements) numeric array: row r is rank r's tensor."""
     x = np.asarray(inputs)
     if x.ndim != 2:
-        raise ValueError(f"inputs has shape {x.shape}: it must be 2-D (num_ranks, num_elements), row r "
-                         "being rank r's tensor; reshape, e.g. x.reshape(num_ranks, -1)")
+        raise ValueError(
+            f"inputs has shape {x.shape}: it must be 2-D (num_ranks, num_elements), row r "
+            "being rank r's tensor; reshape, e.g. x.reshape(num_ranks, -1)"
+        )
     if x.dtype == bool or not np.issubdtype(x.dtype, np.number):
-        raise ValueError(f"inputs has dtype {x.dtype}: a sum needs numbers; use e.g. "
-                         "x.astype(np.float32) or np.int64")
+        raise ValueError(
+            f"inputs has dtype {x.dtype}: a sum needs numbers; use e.g. "
+            "x.astype(np.float32) or np.int64"
+        )
     if x.shape[0] < 1 or x.shape[1] < 1:
-        raise ValueError(f"inputs has shape {x.shape}: a collective needs ≥ 1 rank and ≥ 1 element "
-                         "per rank; pass a non-empty array")
+        raise ValueError(
+            f"inputs has shape {x.shape}: a collective needs ≥ 1 rank and ≥ 1 element "
+            "per rank; pass a non-empty array"
+        )
     return x
 
 
@@ -174,8 +193,9 @@ def make_step(*, index, phase, tier, src, dst, chunk, chunk_end, num_bytes, redu
     return Step(index=index, phase=phase, tier=tier, reduce=red, **arrays)
 
 
-def make_trace(*, algorithm, collective, inputs, offsets, outputs, steps, masks, states,
-               owned_chunk=None) -> CollectiveTrace:
+def make_trace(
+    *, algorithm, collective, inputs, offsets, outputs, steps, masks, states, owned_chunk=None
+) -> CollectiveTrace:
     """Freeze a finished run and total the bytes each rank sent, received and reduced."""
     n, e = inputs.shape
     sent, received, reduced = (np.zeros(n, dtype=np.int64) for _ in range(3))
@@ -184,13 +204,21 @@ def make_trace(*, algorithm, collective, inputs, offsets, outputs, steps, masks,
         np.add.at(received, s.dst, s.num_bytes)
         np.add.at(reduced, s.dst[s.reduce], s.num_bytes[s.reduce])
     return CollectiveTrace(
-        algorithm=algorithm, collective=collective, num_ranks=n, num_elements=e,
-        itemsize=inputs.dtype.itemsize, chunk_offsets=_frozen(np.asarray(offsets, dtype=np.int64)),
-        outputs=_frozen(outputs), steps=tuple(steps), bytes_sent=_frozen(sent),
-        bytes_received=_frozen(received), bytes_reduced=_frozen(reduced),
+        algorithm=algorithm,
+        collective=collective,
+        num_ranks=n,
+        num_elements=e,
+        itemsize=inputs.dtype.itemsize,
+        chunk_offsets=_frozen(np.asarray(offsets, dtype=np.int64)),
+        outputs=_frozen(outputs),
+        steps=tuple(steps),
+        bytes_sent=_frozen(sent),
+        bytes_received=_frozen(received),
+        bytes_reduced=_frozen(reduced),
         contributions=None if masks is None else _frozen(np.stack(masks)),
         states=None if states is None else _frozen(np.stack(states)),
-        owned_chunk=None if owned_chunk is None else _frozen(np.asarray(owned_chunk, np.int64)))
+        owned_chunk=None if owned_chunk is None else _frozen(np.asarray(owned_chunk, np.int64)),
+    )
 
 
 class Executor:
@@ -225,11 +253,29 @@ class Executor:
             self.masks.append(self.mask.copy())
         if self.states is not None:
             self.states.append(self.buf.copy())
-        self.steps.append(make_step(index=len(self.steps), phase=phase, tier=tier, src=src, dst=dst,
-                                    chunk=c0, chunk_end=c1, num_bytes=(hi - lo) * self.x.itemsize,
-                                    reduce=red.astype(bool)))
+        self.steps.append(
+            make_step(
+                index=len(self.steps),
+                phase=phase,
+                tier=tier,
+                src=src,
+                dst=dst,
+                chunk=c0,
+                chunk_end=c1,
+                num_bytes=(hi - lo) * self.x.itemsize,
+                reduce=red.astype(bool),
+            )
+        )
 
     def finish(self, owned_chunk=None) -> CollectiveTrace:
-        return make_trace(algorithm=self.algorithm, collective=self.collective, inputs=self.x,
-                          offsets=self.off, outputs=self.buf, steps=self.steps, masks=self.masks,
-                          states=self.states, owned_chunk=owned_chunk)
+        return make_trace(
+            algorithm=self.algorithm,
+            collective=self.collective,
+            inputs=self.x,
+            offsets=self.off,
+            outputs=self.buf,
+            steps=self.steps,
+            masks=self.masks,
+            states=self.states,
+            owned_chunk=owned_chunk,
+        )

@@ -1,4 +1,5 @@
 """Data-parallel step time: compute + exposed gradient all-reduce, bucketed and overlapped with backward."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -6,7 +7,12 @@ from enum import Enum
 
 import numpy as np
 
-from core.collectives import all_reduce_coefficients, flat_ring_all_reduce_time_s, flat_ring_bottleneck_bytes_per_s, hierarchical_all_reduce_time_s
+from core.collectives import (
+    all_reduce_coefficients,
+    flat_ring_all_reduce_time_s,
+    flat_ring_bottleneck_bytes_per_s,
+    hierarchical_all_reduce_time_s,
+)
 from core.hardware import Cluster
 
 # PyTorch DDP: kDefaultBucketBytesCap = 25 MiB and kDefaultFirstBucketBytes = 1 MiB
@@ -18,8 +24,8 @@ FIRST_BUCKET_BYTES = 2**20
 class AllReduceKind(str, Enum):
     """How the gradient all-reduce crosses nodes."""
 
-    FLAT_RING = "flat ring"            # one ring over all GPUs (NCCL's rings, one channel per NIC)
-    HIERARCHICAL = "hierarchical"      # intra RS -> inter AR of 1/g shard -> intra AG (Horovod)
+    FLAT_RING = "flat ring"  # one ring over all GPUs (NCCL's rings, one channel per NIC)
+    HIERARCHICAL = "hierarchical"  # intra RS -> inter AR of 1/g shard -> intra AG (Horovod)
 
 
 class Scaling(str, Enum):
@@ -35,9 +41,9 @@ class DpJob:
 
     num_params: float
     tokens_per_gpu: float
-    grad_bytes_per_param: float = 4.0     # fp32 grads (DDP + AMP keeps fp32 params); 2 for bf16
-    mfu: float = 0.4                      # achieved fraction of dense peak FLOP/s
-    flops_per_param_token: float = 6.0    # 6N rule: 2N forward + 4N backward (planner.md §1)
+    grad_bytes_per_param: float = 4.0  # fp32 grads (DDP + AMP keeps fp32 params); 2 for bf16
+    mfu: float = 0.4  # achieved fraction of dense peak FLOP/s
+    flops_per_param_token: float = 6.0  # 6N rule: 2N forward + 4N backward (planner.md §1)
     bucket_bytes: float | None = DEFAULT_BUCKET_BYTES  # None: one all-reduce after backward
     first_bucket_bytes: float = FIRST_BUCKET_BYTES
     all_reduce: AllReduceKind = AllReduceKind.FLAT_RING
@@ -47,11 +53,14 @@ class DpJob:
             if not getattr(self, f) > 0:
                 raise ValueError(f"{f}={getattr(self, f)!r} must be > 0")
         if not 0 < self.mfu <= 1:
-            raise ValueError(f"mfu={self.mfu!r} is a fraction of peak FLOP/s and must be in (0, 1]; "
-                             "use e.g. 0.4")
+            raise ValueError(
+                f"mfu={self.mfu!r} is a fraction of peak FLOP/s and must be in (0, 1]; use e.g. 0.4"
+            )
         if self.bucket_bytes is not None and not self.bucket_bytes >= 1:
-            raise ValueError(f"bucket_bytes={self.bucket_bytes!r} must be ≥ 1 byte (or None for no "
-                             "bucketing); PyTorch's default is 25 MiB = 26,214,400 B")
+            raise ValueError(
+                f"bucket_bytes={self.bucket_bytes!r} must be ≥ 1 byte (or None for no "
+                "bucketing); PyTorch's default is 25 MiB = 26,214,400 B"
+            )
         object.__setattr__(self, "all_reduce", AllReduceKind(self.all_reduce))
 
     @property
@@ -59,8 +68,9 @@ class DpJob:
         return self.num_params * self.grad_bytes_per_param
 
 
-def bucket_sizes(total_bytes: float, bucket_bytes: float | None,
-                 first_bucket_bytes: float = FIRST_BUCKET_BYTES) -> np.ndarray:
+def bucket_sizes(
+    total_bytes: float, bucket_bytes: float | None, first_bucket_bytes: float = FIRST_BUCKET_BYTES
+) -> np.ndarray:
     """Bytes of each bucket in launch order: a small first bucket, then full ones, then the rest."""
     if bucket_bytes is None or bucket_bytes >= total_bytes:
         return np.array([float(total_bytes)])
@@ -89,16 +99,23 @@ def cluster_for(base: Cluster, num_gpus: int) -> Cluster:
     if isinstance(num_gpus, bool) or int(num_gpus) != num_gpus or num_gpus < 1:
         raise ValueError(f"num_gpus={num_gpus!r} must be a whole number ≥ 1")
     if num_gpus <= g:
-        return replace(base, num_nodes=1, gpus_per_node=int(num_gpus),
-                       nics_per_node=min(base.nics_per_node, int(num_gpus)))
+        return replace(
+            base,
+            num_nodes=1,
+            gpus_per_node=int(num_gpus),
+            nics_per_node=min(base.nics_per_node, int(num_gpus)),
+        )
     if num_gpus % g:
-        raise ValueError(f"{num_gpus} GPUs is not a whole number of {g}-GPU nodes: data parallelism "
-                         f"over nodes uses full nodes here; use a multiple of {g}")
+        raise ValueError(
+            f"{num_gpus} GPUs is not a whole number of {g}-GPU nodes: data parallelism "
+            f"over nodes uses full nodes here; use a multiple of {g}"
+        )
     return replace(base, num_nodes=int(num_gpus) // g)
 
 
-def all_reduce_s(cluster: Cluster, message_bytes: float, kind: AllReduceKind, *,
-                 with_latency: bool = True) -> float:
+def all_reduce_s(
+    cluster: Cluster, message_bytes: float, kind: AllReduceKind, *, with_latency: bool = True
+) -> float:
     """One gradient all-reduce over every GPU of the cluster, by the collectives cost model.
 
     with_latency=False sets every link's α to 0: what is left is the bytes-over-bandwidth part.
@@ -120,8 +137,10 @@ def bottleneck(cluster: Cluster, kind: AllReduceKind) -> tuple[str, float]:
         return f"{intra.name} (inside the node)", intra.bandwidth_bytes_per_s
     nic = f"{cluster.nics_per_node}× {cluster.inter_link.name}"
     if AllReduceKind(kind) is AllReduceKind.HIERARCHICAL:
-        return (f"{nic} per node, shared by {cluster.gpus_per_node} GPUs",
-                cluster.inter_bandwidth_per_gpu_bytes_per_s)
+        return (
+            f"{nic} per node, shared by {cluster.gpus_per_node} GPUs",
+            cluster.inter_bandwidth_per_gpu_bytes_per_s,
+        )
     bw = flat_ring_bottleneck_bytes_per_s(cluster)
     if bw < intra.bandwidth_bytes_per_s:
         return f"{nic} per node (node's NICs)", bw
@@ -137,15 +156,15 @@ class DpStep:
     tokens_per_gpu: float
     forward_s: float
     backward_s: float
-    grad_bytes: float                # each rank's gradient buffer (the all-reduce message)
-    bytes_sent_per_rank: float       # ring: 2(p-1)/p x grad_bytes
+    grad_bytes: float  # each rank's gradient buffer (the all-reduce message)
+    bytes_sent_per_rank: float  # ring: 2(p-1)/p x grad_bytes
     bottleneck_link: str
     bottleneck_bytes_per_s: float
-    comm_s: float                    # all buckets' all-reduces back to back
-    comm_latency_s: float            # the part of comm_s that is per-message latency (α terms)
-    exposed_comm_s: float            # what the step waits for after backward ends
+    comm_s: float  # all buckets' all-reduces back to back
+    comm_latency_s: float  # the part of comm_s that is per-message latency (α terms)
+    exposed_comm_s: float  # what the step waits for after backward ends
     bucket_bytes: np.ndarray
-    bucket_ready_s: np.ndarray       # from the start of forward
+    bucket_ready_s: np.ndarray  # from the start of forward
     bucket_start_s: np.ndarray
     bucket_finish_s: np.ndarray
 
@@ -178,16 +197,17 @@ def dp_step(job: DpJob, cluster: Cluster, *, tokens_per_gpu: float | None = None
         raise ValueError(f"tokens_per_gpu={tokens!r} must be > 0")
     flops = job.flops_per_param_token * job.num_params * tokens
     compute_s = flops / (cluster.gpu.bf16_flops_per_s * job.mfu)
-    fwd, bwd = compute_s / 3, 2 * compute_s / 3     # backward = 2 x forward (planner.md §1)
+    fwd, bwd = compute_s / 3, 2 * compute_s / 3  # backward = 2 x forward (planner.md §1)
     p = cluster.num_gpus
     sizes = bucket_sizes(job.grad_bytes, job.bucket_bytes, job.first_bucket_bytes)
     # Buckets come in at most three sizes (first, full, tail): price each size once.
     unique, inverse = np.unique(sizes, return_inverse=True)
     comm = np.array([all_reduce_s(cluster, float(b), job.all_reduce) for b in unique])[inverse]
-    no_alpha = np.array([all_reduce_s(cluster, float(b), job.all_reduce, with_latency=False)
-                         for b in unique])[inverse]
+    no_alpha = np.array(
+        [all_reduce_s(cluster, float(b), job.all_reduce, with_latency=False) for b in unique]
+    )[inverse]
     if job.bucket_bytes is None:
-        ready = np.array([fwd + bwd])               # one all-reduce after loss.backward()
+        ready = np.array([fwd + bwd])  # one all-reduce after loss.backward()
     else:
         # Gradients become ready in reverse layer order at a uniform rate through backward
         # [assumption: parameters spread evenly over backward time]; a bucket launches when full.
@@ -195,13 +215,24 @@ def dp_step(job: DpJob, cluster: Cluster, *, tokens_per_gpu: float | None = None
     start, finish = overlap_schedule(ready, comm)
     exposed = max(0.0, float(finish[-1]) - (fwd + bwd))
     name, bw = bottleneck(cluster, job.all_reduce)
-    return DpStep(num_gpus=p, num_nodes=cluster.num_nodes, tokens_per_gpu=tokens, forward_s=fwd,
-                  backward_s=bwd, grad_bytes=job.grad_bytes,
-                  bytes_sent_per_rank=all_reduce_coefficients("ring", p)[1] * job.grad_bytes,
-                  bottleneck_link=name, bottleneck_bytes_per_s=bw, comm_s=float(comm.sum()),
-                  comm_latency_s=float((comm - no_alpha).sum()),
-                  exposed_comm_s=exposed, bucket_bytes=sizes, bucket_ready_s=ready,
-                  bucket_start_s=start, bucket_finish_s=finish)
+    return DpStep(
+        num_gpus=p,
+        num_nodes=cluster.num_nodes,
+        tokens_per_gpu=tokens,
+        forward_s=fwd,
+        backward_s=bwd,
+        grad_bytes=job.grad_bytes,
+        bytes_sent_per_rank=all_reduce_coefficients("ring", p)[1] * job.grad_bytes,
+        bottleneck_link=name,
+        bottleneck_bytes_per_s=bw,
+        comm_s=float(comm.sum()),
+        comm_latency_s=float((comm - no_alpha).sum()),
+        exposed_comm_s=exposed,
+        bucket_bytes=sizes,
+        bucket_ready_s=ready,
+        bucket_start_s=start,
+        bucket_finish_s=finish,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -220,19 +251,31 @@ class ScalingCurve:
         return np.array([getattr(s, attr) for s in self.steps], dtype=float)
 
 
-def scaling_curve(job: DpJob, base: Cluster, gpu_counts=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512), *,
-                  scaling: Scaling = Scaling.WEAK, global_batch_tokens: float | None = None
-                  ) -> ScalingCurve:
+def scaling_curve(
+    job: DpJob,
+    base: Cluster,
+    gpu_counts=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512),
+    *,
+    scaling: Scaling = Scaling.WEAK,
+    global_batch_tokens: float | None = None,
+) -> ScalingCurve:
     """Sweep N: weak keeps job.tokens_per_gpu; strong splits a fixed global batch over N."""
     scaling = Scaling(scaling)
     total = None  # weak scaling: every GPU keeps job.tokens_per_gpu
     if scaling is Scaling.STRONG:
-        total = job.tokens_per_gpu * gpu_counts[0] if global_batch_tokens is None \
+        total = (
+            job.tokens_per_gpu * gpu_counts[0]
+            if global_batch_tokens is None
             else global_batch_tokens
+        )
         if total < max(gpu_counts):
-            raise ValueError(f"global batch of {total:g} tokens cannot be split over "
-                             f"{max(gpu_counts)} GPUs: strong scaling needs ≥ 1 token per GPU; "
-                             f"use a global batch ≥ {max(gpu_counts)} tokens or fewer GPUs")
-    steps = tuple(dp_step(job, cluster_for(base, n), tokens_per_gpu=None if total is None else total / n)
-                  for n in gpu_counts)
+            raise ValueError(
+                f"global batch of {total:g} tokens cannot be split over "
+                f"{max(gpu_counts)} GPUs: strong scaling needs ≥ 1 token per GPU; "
+                f"use a global batch ≥ {max(gpu_counts)} tokens or fewer GPUs"
+            )
+    steps = tuple(
+        dp_step(job, cluster_for(base, n), tokens_per_gpu=None if total is None else total / n)
+        for n in gpu_counts
+    )
     return ScalingCurve(scaling=scaling, steps=steps)

@@ -1,4 +1,5 @@
 """Stragglers: a synchronous step ends when the slowest of p ranks finishes."""
+
 from __future__ import annotations
 
 import math
@@ -24,8 +25,10 @@ def _grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _check_ranks(num_ranks: int) -> None:
     if not isinstance(num_ranks, (int, np.integer)) or isinstance(num_ranks, bool) or num_ranks < 1:
-        raise ValueError(f"num_ranks={num_ranks!r}: a step needs a whole number of ranks ≥ 1; "
-                         "use e.g. 8, 64 or 512")
+        raise ValueError(
+            f"num_ranks={num_ranks!r}: a step needs a whole number of ranks ≥ 1; "
+            "use e.g. 8, 64 or 512"
+        )
 
 
 def expected_max_std_normal(num_ranks: int) -> float:
@@ -41,8 +44,10 @@ def prob_step_slow(num_ranks: int, slow_prob: float) -> float:
     """P(at least one of p ranks hiccups) = 1 - (1 - q)^p (Dean & Barroso, CACM 2013)."""
     _check_ranks(num_ranks)
     if not 0.0 <= slow_prob <= 1.0:
-        raise ValueError(f"slow_prob={slow_prob} is a probability and must lie in [0, 1]; "
-                         "use e.g. 0.01 for a 1% chance per rank per step")
+        raise ValueError(
+            f"slow_prob={slow_prob} is a probability and must lie in [0, 1]; "
+            "use e.g. 0.01 for a 1% chance per rank per step"
+        )
     return 1.0 - (1.0 - slow_prob) ** num_ranks
 
 
@@ -53,27 +58,37 @@ class StragglerCurve:
     rank_counts: tuple[int, ...]
     mean_step_s: float
     jitter_s: float
-    expected_max_z: tuple[float, ...]      # E[max of p N(0,1)], numerical integration
-    expected_step_s: tuple[float, ...]     # mu + sigma E[max]
-    mc_step_s: tuple[float, ...]           # mean over trials of max over p sampled rank times
-    mc_stderr_s: tuple[float, ...]         # standard error of that mean
-    slowdown: tuple[float, ...]            # expected_step_s / mean_step_s
+    expected_max_z: tuple[float, ...]  # E[max of p N(0,1)], numerical integration
+    expected_step_s: tuple[float, ...]  # mu + sigma E[max]
+    mc_step_s: tuple[float, ...]  # mean over trials of max over p sampled rank times
+    mc_stderr_s: tuple[float, ...]  # standard error of that mean
+    slowdown: tuple[float, ...]  # expected_step_s / mean_step_s
     slow_prob: float
-    prob_step_slow: tuple[float, ...]      # 1 - (1-q)^p
+    prob_step_slow: tuple[float, ...]  # 1 - (1-q)^p
     num_trials: int
     seed: int
 
 
-def straggler_curve(*, rank_counts: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512),
-                    mean_step_s: float = 0.100, jitter_s: float = 0.005, slow_prob: float = 0.01,
-                    num_trials: int = 400, seed: int = 0) -> StragglerCurve:
+def straggler_curve(
+    *,
+    rank_counts: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512),
+    mean_step_s: float = 0.100,
+    jitter_s: float = 0.005,
+    slow_prob: float = 0.01,
+    num_trials: int = 400,
+    seed: int = 0,
+) -> StragglerCurve:
     """Expected step time of p ranks with per-rank time N(mu, sigma^2), closed form and Monte Carlo."""
     if mean_step_s <= 0 or jitter_s < 0:
-        raise ValueError(f"mean_step_s={mean_step_s}, jitter_s={jitter_s}: the mean step must be > 0 "
-                         "and the jitter ≥ 0; use e.g. 0.1 s and 0.005 s")
+        raise ValueError(
+            f"mean_step_s={mean_step_s}, jitter_s={jitter_s}: the mean step must be > 0 "
+            "and the jitter ≥ 0; use e.g. 0.1 s and 0.005 s"
+        )
     if num_trials < 2:
-        raise ValueError(f"num_trials={num_trials}: a Monte Carlo mean with an error bar needs ≥ 2 "
-                         "trials; use e.g. 400")
+        raise ValueError(
+            f"num_trials={num_trials}: a Monte Carlo mean with an error bar needs ≥ 2 "
+            "trials; use e.g. 400"
+        )
     for p in rank_counts:
         _check_ranks(p)
     rng = np.random.default_rng(seed)
@@ -85,8 +100,16 @@ def straggler_curve(*, rank_counts: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 1
         err.append(float(maxima.std(ddof=1) / math.sqrt(num_trials)))
     expected = [mean_step_s + jitter_s * v for v in z]
     return StragglerCurve(
-        rank_counts=tuple(int(p) for p in rank_counts), mean_step_s=mean_step_s, jitter_s=jitter_s,
-        expected_max_z=tuple(z), expected_step_s=tuple(expected), mc_step_s=tuple(mc),
-        mc_stderr_s=tuple(err), slowdown=tuple(e / mean_step_s for e in expected),
-        slow_prob=slow_prob, prob_step_slow=tuple(prob_step_slow(p, slow_prob) for p in rank_counts),
-        num_trials=num_trials, seed=seed)
+        rank_counts=tuple(int(p) for p in rank_counts),
+        mean_step_s=mean_step_s,
+        jitter_s=jitter_s,
+        expected_max_z=tuple(z),
+        expected_step_s=tuple(expected),
+        mc_step_s=tuple(mc),
+        mc_stderr_s=tuple(err),
+        slowdown=tuple(e / mean_step_s for e in expected),
+        slow_prob=slow_prob,
+        prob_step_slow=tuple(prob_step_slow(p, slow_prob) for p in rank_counts),
+        num_trials=num_trials,
+        seed=seed,
+    )

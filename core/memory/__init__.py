@@ -1,5 +1,65 @@
 """Per-GPU training memory: precision recipes, ZeRO/FSDP sharding, activations, what fits."""
-from core.memory.activations import (RECOMPUTE_MODES, RecomputeOption, SCHEDULES, activation_bytes_per_layer, edge_activation_bytes, layers_in_flight, stage_activations)
-from core.memory.per_gpu import (FSDP_STRATEGIES, FitRow, MemoryResult, ModelStates, ParallelConfig, RECIPES, Recipe, StageMemory, TrainingConfig, ZERO_STAGE_LABELS, ZeroComm, fits, fsdp_to_zero, get_recipe, layer_allgather_bytes, memory_by_zero_stage, memory_per_gpu, model_state_bytes_per_gpu, recompute_tradeoff, what_fits, zero_comm_bytes_per_gpu)
 
-__all__ = ["FSDP_STRATEGIES", "FitRow", "MemoryResult", "ModelStates", "ParallelConfig", "RECIPES", "RECOMPUTE_MODES", "Recipe", "RecomputeOption", "SCHEDULES", "StageMemory", "TrainingConfig", "ZERO_STAGE_LABELS", "ZeroComm", "activation_bytes_per_layer", "edge_activation_bytes", "fits", "fsdp_to_zero", "get_recipe", "layer_allgather_bytes", "layers_in_flight", "memory_by_zero_stage", "memory_per_gpu", "model_state_bytes_per_gpu", "recompute_tradeoff", "stage_activations", "what_fits", "zero_comm_bytes_per_gpu"]
+from core.memory.activations import (
+    RECOMPUTE_MODES,
+    SCHEDULES,
+    RecomputeOption,
+    activation_bytes_per_layer,
+    edge_activation_bytes,
+    layers_in_flight,
+    stage_activations,
+)
+from core.memory.per_gpu import (
+    FSDP_STRATEGIES,
+    RECIPES,
+    ZERO_STAGE_LABELS,
+    FitRow,
+    MemoryResult,
+    ModelStates,
+    ParallelConfig,
+    Recipe,
+    StageMemory,
+    TrainingConfig,
+    ZeroComm,
+    fits,
+    fsdp_to_zero,
+    get_recipe,
+    layer_allgather_bytes,
+    memory_by_zero_stage,
+    memory_per_gpu,
+    model_state_bytes_per_gpu,
+    recompute_tradeoff,
+    what_fits,
+    zero_comm_bytes_per_gpu,
+)
+
+__all__ = [
+    "FSDP_STRATEGIES",
+    "FitRow",
+    "MemoryResult",
+    "ModelStates",
+    "ParallelConfig",
+    "RECIPES",
+    "RECOMPUTE_MODES",
+    "Recipe",
+    "RecomputeOption",
+    "SCHEDULES",
+    "StageMemory",
+    "TrainingConfig",
+    "ZERO_STAGE_LABELS",
+    "ZeroComm",
+    "activation_bytes_per_layer",
+    "edge_activation_bytes",
+    "fits",
+    "fsdp_to_zero",
+    "get_recipe",
+    "layer_allgather_bytes",
+    "layers_in_flight",
+    "memory_by_zero_stage",
+    "memory_per_gpu",
+    "model_state_bytes_per_gpu",
+    "recompute_tradeoff",
+    "stage_activations",
+    "what_fits",
+    "zero_comm_bytes_per_gpu",
+]

@@ -1,4 +1,5 @@
 """Stored activations per GPU: Korthikanti et al. 2022's per-layer forms and the pipeline in-flight factor."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,14 +10,30 @@ RECOMPUTE_MODES = ("none", "selective", "full")
 SCHEDULES = ("1f1b", "gpipe", "interleaved_1f1b")
 
 
-def activation_bytes_per_layer(seq_len, micro_batch, hidden, heads, tp=1, sequence_parallel=False,
-                               recompute="none", flash_attention=False) -> float:
+def activation_bytes_per_layer(
+    seq_len,
+    micro_batch,
+    hidden,
+    heads,
+    tp=1,
+    sequence_parallel=False,
+    recompute="none",
+    flash_attention=False,
+) -> float:
     """Stored activation bytes of one layer and micro-batch on one TP rank (Korthikanti Table 2)."""
     # 2-byte activations, 1-byte dropout masks; flash attention stores none of the s^2 tensors (5as/h).
     # Full recompute keeps the 2sbh layer input: the table does not shard it, but under SP it is
     # already split over TP ranks (2sbh/t), as Megatron checkpoints it.
-    s, b, h, a, t = (whole_number(n, v) for n, v in (("seq_len", seq_len), ("micro_batch", micro_batch),
-                                                     ("hidden", hidden), ("heads", heads), ("tp", tp)))
+    s, b, h, a, t = (
+        whole_number(n, v)
+        for n, v in (
+            ("seq_len", seq_len),
+            ("micro_batch", micro_batch),
+            ("hidden", hidden),
+            ("heads", heads),
+            ("tp", tp),
+        )
+    )
     check_divides("TP", t, a, "attention heads", "each TP rank must own whole heads")
     check_choice("recompute", recompute, RECOMPUTE_MODES)
     sbh = s * b * h
@@ -28,8 +45,14 @@ def activation_bytes_per_layer(seq_len, micro_batch, hidden, heads, tp=1, sequen
     return float(stored)
 
 
-def layers_in_flight(stage: int, num_layers: int, pp: int, num_microbatches: int, schedule: str = "1f1b",
-                     virtual_stages: int = 1) -> float:
+def layers_in_flight(
+    stage: int,
+    num_layers: int,
+    pp: int,
+    num_microbatches: int,
+    schedule: str = "1f1b",
+    virtual_stages: int = 1,
+) -> float:
     """Layers' worth of activations pipeline stage `stage` holds at its peak (memory.md §5-6)."""
     r, L, p, m, v = stage, num_layers, pp, num_microbatches, virtual_stages
     check_choice("schedule", schedule, SCHEDULES)
@@ -41,8 +64,16 @@ def layers_in_flight(stage: int, num_layers: int, pp: int, num_microbatches: int
     return chunks * L / (p * v)  # rank 0: L (1 + (p - 1)/(p v)) (Korthikanti et al.)
 
 
-def edge_activation_bytes(stage: int, pp: int, seq_len: int, micro_batch: int, hidden: int, vocab: int,
-                          tp: int = 1, sequence_parallel: bool = False) -> float:
+def edge_activation_bytes(
+    stage: int,
+    pp: int,
+    seq_len: int,
+    micro_batch: int,
+    hidden: int,
+    vocab: int,
+    tp: int = 1,
+    sequence_parallel: bool = False,
+) -> float:
     """Embedding / logits activation bytes of one micro-batch on a stage's GPU (memory.md §6 extras)."""
     s, b, t = seq_len, micro_batch, tp
     sbh = s * b * hidden / (t if sequence_parallel else 1)
@@ -52,23 +83,36 @@ def edge_activation_bytes(stage: int, pp: int, seq_len: int, micro_batch: int, h
     return extras
 
 
-def stage_activations(model, stage: int, tp: int, pp: int, sequence_parallel: bool,
-                      training) -> tuple[float, float, float]:
+def stage_activations(
+    model, stage: int, tp: int, pp: int, sequence_parallel: bool, training
+) -> tuple[float, float, float]:
     """(bytes per layer and micro-batch, layers in flight, embedding/logits bytes) of one stage's GPU."""
     if not isinstance(model, ModelSpec):
         return 0.0, 0.0, 0.0  # a bare parameter count has no layer shape, hence no activations
     tr, h = training, model.hidden_size
-    layer = activation_bytes_per_layer(tr.seq_len, tr.micro_batch, h, model.num_heads, tp, sequence_parallel,
-                                       tr.recompute, tr.flash_attention)
-    flight = layers_in_flight(stage, model.num_layers, pp, tr.num_microbatches, tr.schedule, tr.virtual_stages)
-    extras = edge_activation_bytes(stage, pp, tr.seq_len, tr.micro_batch, h, model.vocab_size, tp,
-                                   sequence_parallel)
+    layer = activation_bytes_per_layer(
+        tr.seq_len,
+        tr.micro_batch,
+        h,
+        model.num_heads,
+        tp,
+        sequence_parallel,
+        tr.recompute,
+        tr.flash_attention,
+    )
+    flight = layers_in_flight(
+        stage, model.num_layers, pp, tr.num_microbatches, tr.schedule, tr.virtual_stages
+    )
+    extras = edge_activation_bytes(
+        stage, pp, tr.seq_len, tr.micro_batch, h, model.vocab_size, tp, sequence_parallel
+    )
     return layer, flight, extras * flight * pp / model.num_layers  # x micro-batches in flight
 
 
 @dataclass(frozen=True, kw_only=True)
 class RecomputeOption:
     """One recompute setting: the fullest stage's activations and the extra compute they cost."""
+
     recompute: str
     activations_bytes: float
     saved_bytes: float  # activations saved relative to no recompute

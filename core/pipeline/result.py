@@ -1,8 +1,10 @@
 """A simulated pipeline step: its ops as numpy columns, idle time and the bubble metrics on it."""
+
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,14 +43,28 @@ class OpTable:
         return len(self.rank)
 
     def __getitem__(self, i: int) -> Op:
-        return Op(int(self.rank[i]), int(self.stage[i]), int(self.chunk[i]),
-                  int(self.microbatch[i]), KINDS[self.kind[i]], float(self.start_s[i]),
-                  float(self.end_s[i]), bool(self.overlapped[i]))
+        return Op(
+            int(self.rank[i]),
+            int(self.stage[i]),
+            int(self.chunk[i]),
+            int(self.microbatch[i]),
+            KINDS[self.kind[i]],
+            float(self.start_s[i]),
+            float(self.end_s[i]),
+            bool(self.overlapped[i]),
+        )
 
     def __iter__(self) -> Iterator[Op]:
-        cols = (self.rank.tolist(), self.stage.tolist(), self.chunk.tolist(),
-                self.microbatch.tolist(), [KINDS[k] for k in self.kind.tolist()],
-                self.start_s.tolist(), self.end_s.tolist(), self.overlapped.tolist())
+        cols = (
+            self.rank.tolist(),
+            self.stage.tolist(),
+            self.chunk.tolist(),
+            self.microbatch.tolist(),
+            [KINDS[k] for k in self.kind.tolist()],
+            self.start_s.tolist(),
+            self.end_s.tolist(),
+            self.overlapped.tolist(),
+        )
         return (Op(*row) for row in zip(*cols))
 
 

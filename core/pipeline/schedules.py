@@ -1,4 +1,5 @@
 """Per-rank op orders for pipeline schedules (part (a) of the simulator: orders, no timing)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,27 +23,62 @@ class ScheduleInfo:
 
 
 SCHEDULES: dict[str, ScheduleInfo] = {
-    "gpipe": ScheduleInfo(label="GPipe", placement="loop", splits_backward=False, allowed_v=(1,),
-                          constraints="none", source="Huang et al. 2019; torch ScheduleGPipe"),
-    "1f1b": ScheduleInfo(label="1F1B", placement="loop", splits_backward=False, allowed_v=(1,),
-                         constraints="none (warm-up capped at M)",
-                         source="PipeDream-Flush; Megatron non-interleaved"),
+    "gpipe": ScheduleInfo(
+        label="GPipe",
+        placement="loop",
+        splits_backward=False,
+        allowed_v=(1,),
+        constraints="none",
+        source="Huang et al. 2019; torch ScheduleGPipe",
+    ),
+    "1f1b": ScheduleInfo(
+        label="1F1B",
+        placement="loop",
+        splits_backward=False,
+        allowed_v=(1,),
+        constraints="none (warm-up capped at M)",
+        source="PipeDream-Flush; Megatron non-interleaved",
+    ),
     "interleaved_1f1b": ScheduleInfo(
-        label="Interleaved 1F1B", placement="loop", splits_backward=False,
-        allowed_v=tuple(range(2, 9)), constraints="v ≥ 2; M a multiple of P",
-        source="Narayanan et al. 2021; Megatron-LM pipeline_parallel/schedules.py"),
-    "looped_bfs": ScheduleInfo(label="Looped BFS", placement="loop", splits_backward=False,
-                               allowed_v=tuple(range(1, 9)), constraints="none",
-                               source="Lamy-Poirier 2022; torch ScheduleLoopedBFS"),
-    "zb_h1": ScheduleInfo(label="ZB-H1", placement="loop", splits_backward=True, allowed_v=(1,),
-                          constraints="none",
-                          source="Qi et al. ICLR 2024 (ZB1P); torch ScheduleInterleavedZeroBubble"),
-    "zb_v": ScheduleInfo(label="ZB-V", placement="v", splits_backward=True, allowed_v=(2,),
-                         constraints="v = 2; M ≥ 2P",
-                         source="Qi et al. 2024 sec. 6; torch ScheduleZBVZeroBubble"),
-    "dualpipe_v": ScheduleInfo(label="DualPipeV", placement="v", splits_backward=True,
-                               allowed_v=(2,), constraints="v = 2; M ≥ 2P",
-                               source="deepseek-ai/DualPipe dualpipe/dualpipev.py"),
+        label="Interleaved 1F1B",
+        placement="loop",
+        splits_backward=False,
+        allowed_v=tuple(range(2, 9)),
+        constraints="v ≥ 2; M a multiple of P",
+        source="Narayanan et al. 2021; Megatron-LM pipeline_parallel/schedules.py",
+    ),
+    "looped_bfs": ScheduleInfo(
+        label="Looped BFS",
+        placement="loop",
+        splits_backward=False,
+        allowed_v=tuple(range(1, 9)),
+        constraints="none",
+        source="Lamy-Poirier 2022; torch ScheduleLoopedBFS",
+    ),
+    "zb_h1": ScheduleInfo(
+        label="ZB-H1",
+        placement="loop",
+        splits_backward=True,
+        allowed_v=(1,),
+        constraints="none",
+        source="Qi et al. ICLR 2024 (ZB1P); torch ScheduleInterleavedZeroBubble",
+    ),
+    "zb_v": ScheduleInfo(
+        label="ZB-V",
+        placement="v",
+        splits_backward=True,
+        allowed_v=(2,),
+        constraints="v = 2; M ≥ 2P",
+        source="Qi et al. 2024 sec. 6; torch ScheduleZBVZeroBubble",
+    ),
+    "dualpipe_v": ScheduleInfo(
+        label="DualPipeV",
+        placement="v",
+        splits_backward=True,
+        allowed_v=(2,),
+        constraints="v = 2; M ≥ 2P",
+        source="deepseek-ai/DualPipe dualpipe/dualpipev.py",
+    ),
 }
 
 
@@ -95,32 +131,41 @@ def check_inputs(schedule: str, p: int, m: int, v: int) -> ScheduleInfo:
         lo, hi = info.allowed_v[0], info.allowed_v[-1]
         fix = lo if v < lo else hi
         allowed = f"v = {lo}" if lo == hi else f"v from {lo} to {hi}"
-        raise ValueError(f"{schedule} allows {allowed} (model chunks per rank): v={v}; "
-                         f"use v={fix}")
+        raise ValueError(f"{schedule} allows {allowed} (model chunks per rank): v={v}; use v={fix}")
     if schedule == "interleaved_1f1b" and m % p:
         # Megatron's interleaved schedule (older form, G = P) wants whole groups of P micro-batches.
-        raise ValueError(f"interleaved_1f1b needs M a multiple of P: M={m}, P={p}; "
-                         f"use M={-(-m // p) * p}")
+        raise ValueError(
+            f"interleaved_1f1b needs M a multiple of P: M={m}, P={p}; use M={-(-m // p) * p}"
+        )
     if info.placement == "v" and m < 2 * p:
         fix = f"use M={2 * p}" + (f" or P={m // 2}" if m >= 2 else "")
-        raise ValueError(f"{schedule} needs M ≥ 2P micro-batches to fill the V: "
-                         f"M={m}, P={p}; {fix}")
+        raise ValueError(
+            f"{schedule} needs M ≥ 2P micro-batches to fill the V: M={m}, P={p}; {fix}"
+        )
     ops = (3 if info.splits_backward else 2) * m * v * p
     if ops > MAX_OPS:
-        raise ValueError(f"{schedule} at P={p}, M={m}, v={v} has {ops:,} ops, over the "
-                         f"{MAX_OPS:,}-op limit of this simulator; use a smaller P·M·v")
+        raise ValueError(
+            f"{schedule} at P={p}, M={m}, v={v} has {ops:,} ops, over the "
+            f"{MAX_OPS:,}-op limit of this simulator; use a smaller P·M·v"
+        )
     return info
 
 
-def build_order(schedule: str, num_ranks: int, num_microbatches: int,
-                num_chunks: int = 1) -> ScheduleOrder:
+def build_order(
+    schedule: str, num_ranks: int, num_microbatches: int, num_chunks: int = 1
+) -> ScheduleOrder:
     """Validated per-rank orders for a named schedule."""
     info = check_inputs(schedule, num_ranks, num_microbatches, num_chunks)
     p, m, v = int(num_ranks), int(num_microbatches), int(num_chunks)
     make = _BUILDERS[schedule]
-    return ScheduleOrder(schedule=schedule, num_ranks=p, num_microbatches=m, num_chunks=v,
-                         stage_to_rank=stage_to_rank(info.placement, p, v),
-                         rank_actions=tuple(tuple(make(r, p, m, v)) for r in range(p)))
+    return ScheduleOrder(
+        schedule=schedule,
+        num_ranks=p,
+        num_microbatches=m,
+        num_chunks=v,
+        stage_to_rank=stage_to_rank(info.placement, p, v),
+        rank_actions=tuple(tuple(make(r, p, m, v)) for r in range(p)),
+    )
 
 
 def _gpipe(r: int, p: int, m: int, v: int) -> list:
@@ -140,8 +185,12 @@ def _one_f_one_b(r: int, p: int, m: int, v: int) -> list:
 def _interleaved(r: int, p: int, m: int, v: int) -> list:
     """Megatron virtual pipeline with groups of G = P micro-batches (schedules.py, older form)."""
     g = p
-    fwd = [(c, mb) for start in range(0, m, g) for c in range(v)
-           for mb in range(start, min(start + g, m))]
+    fwd = [
+        (c, mb)
+        for start in range(0, m, g)
+        for c in range(v)
+        for mb in range(start, min(start + g, m))
+    ]
     bwd = [(v - 1 - c, mb) for c, mb in fwd]
     total = v * m
     w = min(2 * (p - 1 - r) + (v - 1) * g, total)
@@ -149,7 +198,7 @@ def _interleaved(r: int, p: int, m: int, v: int) -> list:
     for i in range(total - w):
         (fc, fm), (bc, bm) = fwd[w + i], bwd[i]
         out += [("F", fc * p + r, fm), ("B", bc * p + r, bm)]
-    return out + [("B", c * p + r, mb) for c, mb in bwd[total - w:]]
+    return out + [("B", c * p + r, mb) for c, mb in bwd[total - w :]]
 
 
 def _looped_bfs(r: int, p: int, m: int, v: int) -> list:
@@ -179,21 +228,33 @@ def _zb_v(r: int, p: int, m: int, v: int) -> list:
     f0 = f1 = b0 = b1 = 0
     out = []
     for _ in range(2 * (p - r) - 1):
-        out.append(("F", s0, f0)); f0 += 1
+        out.append(("F", s0, f0))
+        f0 += 1
     for _ in range(r):
-        out += [("F", s1, f1), ("F", s0, f0)]; f1 += 1; f0 += 1
+        out += [("F", s1, f1), ("F", s0, f0)]
+        f1 += 1
+        f0 += 1
     for _ in range(p - r):
-        out += [("F", s1, f1), ("I", s1, b1), ("W", s1, b1)]; f1 += 1; b1 += 1
+        out += [("F", s1, f1), ("I", s1, b1), ("W", s1, b1)]
+        f1 += 1
+        b1 += 1
     while f1 < f0 or f0 < m:
         if f0 < m:
-            out.append(("F", s0, f0)); f0 += 1
+            out.append(("F", s0, f0))
+            f0 += 1
         out += [("I", s0, b0), ("W", s0, b0), ("F", s1, f1), ("I", s1, b1), ("W", s1, b1)]
-        b0 += 1; f1 += 1; b1 += 1
+        b0 += 1
+        f1 += 1
+        b1 += 1
     w0, w1 = b0, b1
     for _ in range(r):
-        out += [("I", s0, b0), ("I", s1, b1)]; b0 += 1; b1 += 1
+        out += [("I", s0, b0), ("I", s1, b1)]
+        b0 += 1
+        b1 += 1
     for _ in range(p - r):
-        out += [("I", s0, b0), ("W", s0, w0)]; b0 += 1; w0 += 1
+        out += [("I", s0, b0), ("W", s0, w0)]
+        b0 += 1
+        w0 += 1
     out += [("W", s1, i) for i in range(w1, b1)]
     return out + [("W", s0, i) for i in range(w0, b0)]
 
@@ -207,7 +268,8 @@ def _dualpipe_v(r: int, p: int, m: int, v: int) -> list:
     out: list[tuple] = []
 
     def f(s):
-        out.append(("F", s, nf[s])); nf[s] += 1
+        out.append(("F", s, nf[s]))
+        nf[s] += 1
 
     def b(s, split):
         out.append(("I" if split else "B", s, nb[s]))
@@ -216,7 +278,9 @@ def _dualpipe_v(r: int, p: int, m: int, v: int) -> list:
         nb[s] += 1
 
     def pair(fs, bs):
-        out.append(("FB", fs, nf[fs], bs, nb[bs])); nf[fs] += 1; nb[bs] += 1
+        out.append(("FB", fs, nf[fs], bs, nb[bs]))
+        nf[fs] += 1
+        nb[bs] += 1
 
     def w():
         if pending_w:
@@ -226,17 +290,22 @@ def _dualpipe_v(r: int, p: int, m: int, v: int) -> list:
     for _ in range(2 * (p - 1 - r)):
         f(s0)
     for _ in range(r + 1):
-        f(s0); f(s1)
+        f(s0)
+        f(s1)
     for _ in range(p - 1 - r):
-        b(s1, True); w(); f(s1)
+        b(s1, True)
+        w()
+        f(s1)
     for i in range(m - 2 * p + r + 1):
         if i == 0 and r == p - 1:  # not overlapped on the last rank: shortens the bubble
-            f(s0); b(s1, False)
+            f(s0)
+            b(s1, False)
         else:
             pair(s0, s1)
         pair(s1, s0)
     for _ in range(p - 1 - r):
-        b(s1, False); pair(s1, s0)
+        b(s1, False)
+        pair(s1, s0)
     split, half = False, (r + 1) // 2
     for i in range(r + 1):
         split = split or (i == half and r % 2 == 1)
@@ -244,11 +313,19 @@ def _dualpipe_v(r: int, p: int, m: int, v: int) -> list:
         split = split or (i == half and r % 2 == 0)
         b(s0, split)
     for _ in range(p - 1 - r):
-        w(); b(s0, split)
+        w()
+        b(s0, split)
     for _ in range(r + 1):
         w()
     return out
 
 
-_BUILDERS = {"gpipe": _gpipe, "1f1b": _one_f_one_b, "interleaved_1f1b": _interleaved,
-             "looped_bfs": _looped_bfs, "zb_h1": _zb_h1, "zb_v": _zb_v, "dualpipe_v": _dualpipe_v}
+_BUILDERS = {
+    "gpipe": _gpipe,
+    "1f1b": _one_f_one_b,
+    "interleaved_1f1b": _interleaved,
+    "looped_bfs": _looped_bfs,
+    "zb_h1": _zb_h1,
+    "zb_v": _zb_v,
+    "dualpipe_v": _dualpipe_v,
+}

@@ -1,4 +1,5 @@
 """Event simulator for pipeline schedules: times per-rank orders under stage dependencies."""
+
 from __future__ import annotations
 
 import math
@@ -14,24 +15,45 @@ def _positive(name: str, value: float, allow_zero: bool = False) -> float:
     ok = isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
     if not ok or value < 0 or (value == 0 and not allow_zero):
         rule = "≥ 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a finite number {rule} seconds: got {value!r}; "
-                         f"use e.g. {0.0 if allow_zero else 1.0}")
+        raise ValueError(
+            f"{name} must be a finite number {rule} seconds: got {value!r}; "
+            f"use e.g. {0.0 if allow_zero else 1.0}"
+        )
     return float(value)
 
 
-def simulate(schedule: str, num_stages: int, num_microbatches: int, num_chunks: int = 1,
-             forward_s: float = 1.0, backward_input_s: float = 1.0,
-             backward_weight_s: float = 1.0, p2p_s: float = 0.0,
-             overlap_s: float | None = None) -> PipelineResult:
+def simulate(
+    schedule: str,
+    num_stages: int,
+    num_microbatches: int,
+    num_chunks: int = 1,
+    forward_s: float = 1.0,
+    backward_input_s: float = 1.0,
+    backward_weight_s: float = 1.0,
+    p2p_s: float = 0.0,
+    overlap_s: float | None = None,
+) -> PipelineResult:
     """Build a schedule's per-rank orders and time them (durations per full stage and mb)."""
     order = build_order(schedule, num_stages, num_microbatches, num_chunks)
-    return simulate_order(order, forward_s=forward_s, backward_input_s=backward_input_s,
-                          backward_weight_s=backward_weight_s, p2p_s=p2p_s, overlap_s=overlap_s)
+    return simulate_order(
+        order,
+        forward_s=forward_s,
+        backward_input_s=backward_input_s,
+        backward_weight_s=backward_weight_s,
+        p2p_s=p2p_s,
+        overlap_s=overlap_s,
+    )
 
 
-def simulate_order(order: ScheduleOrder, *, forward_s: float = 1.0, backward_input_s: float = 1.0,
-                   backward_weight_s: float = 1.0, p2p_s: float = 0.0,
-                   overlap_s: float | None = None) -> PipelineResult:
+def simulate_order(
+    order: ScheduleOrder,
+    *,
+    forward_s: float = 1.0,
+    backward_input_s: float = 1.0,
+    backward_weight_s: float = 1.0,
+    p2p_s: float = 0.0,
+    overlap_s: float | None = None,
+) -> PipelineResult:
     """Time any per-rank order; ValueError names the rank and op that would wait forever."""
     f = _positive("forward_s", forward_s)
     i = _positive("backward_input_s", backward_input_s)
@@ -47,21 +69,38 @@ def simulate_order(order: ScheduleOrder, *, forward_s: float = 1.0, backward_inp
     p, m = order.num_ranks, order.num_microbatches
     chunk_of = np.array(stage_chunks(order.stage_to_rank), np.int32)
     chunk = chunk_of[stage]
-    arrays = dict(rank=rank[idx].astype(np.int32), stage=stage[idx].astype(np.int32),
-                  chunk=chunk[idx].astype(np.int32),
-                  microbatch=mb[idx].astype(np.int32), kind=kind[idx].astype(np.int8),
-                  start_s=start[idx].astype(float), end_s=end[idx].astype(float),
-                  overlapped=pair[idx].astype(bool))
+    arrays = dict(
+        rank=rank[idx].astype(np.int32),
+        stage=stage[idx].astype(np.int32),
+        chunk=chunk[idx].astype(np.int32),
+        microbatch=mb[idx].astype(np.int32),
+        kind=kind[idx].astype(np.int8),
+        start_s=start[idx].astype(float),
+        end_s=end[idx].astype(float),
+        overlapped=pair[idx].astype(bool),
+    )
     for a in arrays.values():
         a.flags.writeable = False
     ops = OpTable(**arrays)
     makespan = float(ops.end_s.max())
     idle = tuple(makespan - b for b in busy)
     return PipelineResult(
-        schedule=order.schedule, num_stages=p, num_microbatches=m, num_chunks=v, forward_s=f,
-        backward_input_s=i, backward_weight_s=w, p2p_s=lat, overlap_s=o, makespan_s=makespan,
-        ops=ops, busy_s=tuple(busy), idle_s=idle, bubble_fraction=sum(idle) / (p * makespan),
-        peak_activations=peak_activations(ops, p))
+        schedule=order.schedule,
+        num_stages=p,
+        num_microbatches=m,
+        num_chunks=v,
+        forward_s=f,
+        backward_input_s=i,
+        backward_weight_s=w,
+        p2p_s=lat,
+        overlap_s=o,
+        makespan_s=makespan,
+        ops=ops,
+        busy_s=tuple(busy),
+        idle_s=idle,
+        bubble_fraction=sum(idle) / (p * makespan),
+        peak_activations=peak_activations(ops, p),
+    )
 
 
 def _run(order: ScheduleOrder, dur: dict, lat: float) -> tuple[tuple[list, ...], list[float]]:
@@ -119,8 +158,13 @@ def _run(order: ScheduleOrder, dur: dict, lat: float) -> tuple[tuple[list, ...],
                 start = max(t_free, ready, ready2)
                 end = start + dfb
                 for kd, s, b in (("F", a[1], a[2]), ("B", a[3], a[4])):
-                    c_rank.append(r); c_kind.append(code[kd]); c_stage.append(s); c_mb.append(b)
-                    c_start.append(start); c_end.append(end); c_pair.append(True)
+                    c_rank.append(r)
+                    c_kind.append(code[kd])
+                    c_stage.append(s)
+                    c_mb.append(b)
+                    c_start.append(start)
+                    c_end.append(end)
+                    c_pair.append(True)
                 f_end[a[1] * m + a[2]] = end
                 g_end[a[3] * m + a[4]] = end
                 for key in (a[1] * m + a[2], off + a[3] * m + a[4]):
@@ -136,8 +180,13 @@ def _run(order: ScheduleOrder, dur: dict, lat: float) -> tuple[tuple[list, ...],
                 start = t_free if t_free > ready else ready
                 d = df if kind == "F" else dur[kind]
                 end = start + d
-                c_rank.append(r); c_kind.append(code[kind]); c_stage.append(s); c_mb.append(b)
-                c_start.append(start); c_end.append(end); c_pair.append(False)
+                c_rank.append(r)
+                c_kind.append(code[kind])
+                c_stage.append(s)
+                c_mb.append(b)
+                c_start.append(start)
+                c_end.append(end)
+                c_pair.append(False)
                 key = s * m + b
                 if kind == "F":
                     f_end[key] = end
@@ -159,6 +208,8 @@ def _run(order: ScheduleOrder, dur: dict, lat: float) -> tuple[tuple[list, ...],
             act = order.rank_actions[r][ptr[r]]
             dep = f"{s}F{b}" if on[r] < off else f"{s}I{b}" if act[0] == "W" else f"{s}B{b}/{s}I{b}"
             parts.append(f"rank {r} waits forever at {format_action(act)} for {dep}")
-        raise ValueError(f"deadlock: {'; '.join(parts)} ({len(stuck)} of {p} ranks stuck); "
-                         "reorder so each op's dependencies run before it")
+        raise ValueError(
+            f"deadlock: {'; '.join(parts)} ({len(stuck)} of {p} ranks stuck); "
+            "reorder so each op's dependencies run before it"
+        )
     return (c_rank, c_kind, c_stage, c_mb, c_start, c_end, c_pair), busy

@@ -1,10 +1,81 @@
 """Planner: time one DP x TP x PP x ZeRO layout on a cluster, search every layout, calibrate, export a step."""
+
 # Layout is a shared noun (core.parallel); re-exported so `from core.planner import Layout` works.
 from core.parallel import Layout
-from core.planner.training import (Efficiency, Training)
-from core.planner.step_time import (ACT_BYTES, Breakdown, LOSS_BWD_BYTES, LOSS_FWD_BYTES, StageTimes, dp_sync_s, group_collective_s, layer_traffic_bytes, makespan_per_microbatch, p2p_s, stage_times, step_breakdown)
-from core.planner.search import (Evaluation, Rejected, SearchResult, capacity_fits, evaluate, layout_memory, search)
-from core.planner.export import (planner_step_trace)
-from core.planner.calibration import (CalibrationRow, NARAYANAN_2021, PublishedRun, SEQ_LEN, SOURCE, VOCAB, calibration_table, gpt, markdown, megatron_2021_training, predict, write)
+from core.planner.calibration import (
+    NARAYANAN_2021,
+    SEQ_LEN,
+    SOURCE,
+    VOCAB,
+    CalibrationRow,
+    PublishedRun,
+    calibration_table,
+    gpt,
+    markdown,
+    megatron_2021_training,
+    predict,
+    write,
+)
+from core.planner.export import planner_step_trace
+from core.planner.search import (
+    Evaluation,
+    Rejected,
+    SearchResult,
+    capacity_fits,
+    evaluate,
+    layout_memory,
+    search,
+)
+from core.planner.step_time import (
+    ACT_BYTES,
+    LOSS_BWD_BYTES,
+    LOSS_FWD_BYTES,
+    Breakdown,
+    StageTimes,
+    dp_sync_s,
+    group_collective_s,
+    layer_traffic_bytes,
+    makespan_per_microbatch,
+    p2p_s,
+    stage_times,
+    step_breakdown,
+)
+from core.planner.training import Efficiency, Training
 
-__all__ = ["Layout", "ACT_BYTES", "Breakdown", "CalibrationRow", "Efficiency", "Evaluation", "LOSS_BWD_BYTES", "LOSS_FWD_BYTES", "NARAYANAN_2021", "PublishedRun", "Rejected", "SEQ_LEN", "SOURCE", "SearchResult", "StageTimes", "Training", "VOCAB", "calibration_table", "capacity_fits", "dp_sync_s", "evaluate", "gpt", "group_collective_s", "layer_traffic_bytes", "layout_memory", "makespan_per_microbatch", "markdown", "megatron_2021_training", "p2p_s", "planner_step_trace", "predict", "search", "stage_times", "step_breakdown", "write"]
+__all__ = [
+    "Layout",
+    "ACT_BYTES",
+    "Breakdown",
+    "CalibrationRow",
+    "Efficiency",
+    "Evaluation",
+    "LOSS_BWD_BYTES",
+    "LOSS_FWD_BYTES",
+    "NARAYANAN_2021",
+    "PublishedRun",
+    "Rejected",
+    "SEQ_LEN",
+    "SOURCE",
+    "SearchResult",
+    "StageTimes",
+    "Training",
+    "VOCAB",
+    "calibration_table",
+    "capacity_fits",
+    "dp_sync_s",
+    "evaluate",
+    "gpt",
+    "group_collective_s",
+    "layer_traffic_bytes",
+    "layout_memory",
+    "makespan_per_microbatch",
+    "markdown",
+    "megatron_2021_training",
+    "p2p_s",
+    "planner_step_trace",
+    "predict",
+    "search",
+    "stage_times",
+    "step_breakdown",
+    "write",
+]

@@ -1,18 +1,23 @@
 """Step-time pieces: per-micro-batch stage times, collectives on the links a placement gives, makespan."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 
-from core.collectives import all_gather_time_s, all_reduce_time_s, hierarchical_all_reduce_time_s, reduce_scatter_time_s
+from core.collectives import (
+    all_gather_time_s,
+    all_reduce_time_s,
+    hierarchical_all_reduce_time_s,
+    reduce_scatter_time_s,
+)
 from core.hardware import Cluster
 from core.memory import Recipe, get_recipe
 from core.model import ModelSpec
 from core.parallel import GroupSpan, Layout
 from core.pipeline import simulate
-from core.tensor_parallel import tp_comm_plan
-
 from core.planner.training import Efficiency, Training
+from core.tensor_parallel import tp_comm_plan
 
 ACT_BYTES = 2  # bf16/fp16 activations
 # Vocab-parallel cross entropy in fp32 per logit: forward reads the 2-byte logit, writes and re-reads
@@ -20,8 +25,14 @@ ACT_BYTES = 2  # bf16/fp16 activations
 LOSS_FWD_BYTES, LOSS_BWD_BYTES = 10, 6
 
 
-def layer_traffic_bytes(model: ModelSpec, seq_len: int, micro_batch: int, tp: int,
-                        sequence_parallel: bool, flash_attention: bool) -> tuple[float, float, float]:
+def layer_traffic_bytes(
+    model: ModelSpec,
+    seq_len: int,
+    micro_batch: int,
+    tp: int,
+    sequence_parallel: bool,
+    flash_attention: bool,
+) -> tuple[float, float, float]:
     """(forward, backward, attention-core forward) HBM bytes of the non-matmul kernels per layer."""
     # Per micro-batch on one GPU. One read per input, one write per output, Megatron's fused
     # kernels, 1-byte dropout masks as half an element [derived]:
@@ -42,14 +53,22 @@ def layer_traffic_bytes(model: ModelSpec, seq_len: int, micro_batch: int, tp: in
     else:
         scores = micro_batch * model.num_heads * seq_len * seq_len / t
         core_f, core_b = 6.5 * scores, 9.5 * scores
-    return (ACT_BYTES * (11 * n + act_f + core_f), ACT_BYTES * (11 * n + act_b + core_b),
-            ACT_BYTES * core_f)
+    return (
+        ACT_BYTES * (11 * n + act_f + core_f),
+        ACT_BYTES * (11 * n + act_b + core_b),
+        ACT_BYTES * core_f,
+    )
 
 
 def _tiers(cluster: Cluster, eff: Efficiency) -> tuple[tuple[float, float], tuple[float, float]]:
     """(bandwidth, latency) inside a node and per GPU off-node, scaled by achievable efficiency."""
-    return ((cluster.intra_link.bandwidth_bytes_per_s * eff.intra_link, cluster.intra_link.latency_s),
-            (cluster.inter_bandwidth_per_gpu_bytes_per_s * eff.inter_link, cluster.inter_link.latency_s))
+    return (
+        (cluster.intra_link.bandwidth_bytes_per_s * eff.intra_link, cluster.intra_link.latency_s),
+        (
+            cluster.inter_bandwidth_per_gpu_bytes_per_s * eff.inter_link,
+            cluster.inter_link.latency_s,
+        ),
+    )
 
 
 def _group_cluster(span: GroupSpan, cluster: Cluster, eff: Efficiency) -> Cluster:
@@ -58,13 +77,19 @@ def _group_cluster(span: GroupSpan, cluster: Cluster, eff: Efficiency) -> Cluste
     # 1/gpus_per_node share of the node's NICs.
     (b_in, _), (b_net, _) = _tiers(cluster, eff)
     g = span.ranks_per_node
-    return replace(cluster, num_nodes=span.size // g, gpus_per_node=g, nics_per_node=g,
-                   intra_link=replace(cluster.intra_link, bandwidth_bytes_per_s=b_in),
-                   inter_link=replace(cluster.inter_link, bandwidth_bytes_per_s=b_net))
+    return replace(
+        cluster,
+        num_nodes=span.size // g,
+        gpus_per_node=g,
+        nics_per_node=g,
+        intra_link=replace(cluster.intra_link, bandwidth_bytes_per_s=b_in),
+        inter_link=replace(cluster.inter_link, bandwidth_bytes_per_s=b_net),
+    )
 
 
-def group_collective_s(kind: str, span: GroupSpan, message_bytes: float, cluster: Cluster,
-                       eff: Efficiency) -> float:
+def group_collective_s(
+    kind: str, span: GroupSpan, message_bytes: float, cluster: Cluster, eff: Efficiency
+) -> float:
     """Time of one all_reduce / reduce_scatter / all_gather over each group of a kind."""
     # Inside a node: ring on NVLink. One member per node (or uneven): ring on the NICs. Several per
     # node: two-level (intra-node reduce-scatter, inter-node phase on a 1/g shard, intra all-gather;
@@ -72,9 +97,11 @@ def group_collective_s(kind: str, span: GroupSpan, message_bytes: float, cluster
     if span.size == 1 or message_bytes <= 0:
         return 0.0
     intra, inter = _tiers(cluster, eff)
-    one = {"all_reduce": lambda p, n, tier: all_reduce_time_s("ring", p, n, *tier),
-           "reduce_scatter": lambda p, n, tier: reduce_scatter_time_s(p, n, *tier),
-           "all_gather": lambda p, n, tier: all_gather_time_s(p, n, *tier)}[kind]
+    one = {
+        "all_reduce": lambda p, n, tier: all_reduce_time_s("ring", p, n, *tier),
+        "reduce_scatter": lambda p, n, tier: reduce_scatter_time_s(p, n, *tier),
+        "all_gather": lambda p, n, tier: all_gather_time_s(p, n, *tier),
+    }[kind]
     if span.nodes_per_group == 1:
         return one(span.size, message_bytes, intra)
     g = span.ranks_per_node
@@ -97,18 +124,24 @@ def p2p_s(span: GroupSpan, message_bytes: float, cluster: Cluster, eff: Efficien
 class StageTimes:
     """Seconds per micro-batch on the slowest pipeline stage (the last: layers + LM head + loss)."""
 
-    matmul_s: float          # forward + backward GEMMs at the achievable matmul efficiency
-    memory_bound_s: float    # elementwise kernels at the achievable HBM bandwidth
-    recompute_s: float       # forward work repeated in the backward pass
-    tp_s: float              # exposed TP all-reduces (forward, backward, recomputed forward)
-    p2p_s: float             # activation and gradient sends, v times with v chunks
-    zero_gather_s: float     # exposed ZeRO-3 per-layer all-gathers / reduce-scatters
-    forward_s: float         # the F op the pipeline simulator runs (all of the above, forward part)
-    backward_s: float        # the B op
+    matmul_s: float  # forward + backward GEMMs at the achievable matmul efficiency
+    memory_bound_s: float  # elementwise kernels at the achievable HBM bandwidth
+    recompute_s: float  # forward work repeated in the backward pass
+    tp_s: float  # exposed TP all-reduces (forward, backward, recomputed forward)
+    p2p_s: float  # activation and gradient sends, v times with v chunks
+    zero_gather_s: float  # exposed ZeRO-3 per-layer all-gathers / reduce-scatters
+    forward_s: float  # the F op the pipeline simulator runs (all of the above, forward part)
+    backward_s: float  # the B op
 
 
-def stage_times(model: ModelSpec, cluster: Cluster, spans: dict[str, GroupSpan], lay: Layout,
-                training: Training, stage_params: int) -> StageTimes:
+def stage_times(
+    model: ModelSpec,
+    cluster: Cluster,
+    spans: dict[str, GroupSpan],
+    lay: Layout,
+    training: Training,
+    stage_params: int,
+) -> StageTimes:
     """Per-micro-batch work of the last stage: FLOPs from core.model, comm from core.collectives."""
     eff, recipe, recompute = training.efficiency, get_recipe(training.recipe), training.recompute
     t, L, s, micro_batch = spans["tp"].size, model.num_layers, training.seq_len, lay.micro_batch
@@ -119,59 +152,96 @@ def stage_times(model: ModelSpec, cluster: Cluster, spans: dict[str, GroupSpan],
     # Logits: flops_per_token = 3 x (layer forward) + 3 x (head forward), so the head's forward is:
     head_fwd = (model.flops_per_token(s) - 3 * model.layer_forward_flops_per_token(s)) / 3 * tok / t
     mm_f = (layers * layer_fwd + head_fwd) / flop_s
-    tr_f, tr_b, tr_core = layer_traffic_bytes(model, s, micro_batch, t, training.sequence_parallel,
-                                              training.flash_attention)
+    tr_f, tr_b, tr_core = layer_traffic_bytes(
+        model, s, micro_batch, t, training.sequence_parallel, training.flash_attention
+    )
     logits = tok * model.vocab_size / t
     mem_f = (layers * tr_f + LOSS_FWD_BYTES * logits) / hbm
     mem_b = (layers * tr_b + LOSS_BWD_BYTES * logits) / hbm
     core = model.attention_core_forward_flops_per_token(s) / L * tok / t  # QK^T and AV
-    rec = layers * {"none": 0.0, "full": layer_fwd / flop_s + tr_f / hbm,  # repeat the whole forward
-                    "selective": core / flop_s + tr_core / hbm}[recompute]
+    rec = (
+        layers
+        * {
+            "none": 0.0,
+            "full": layer_fwd / flop_s + tr_f / hbm,  # repeat the whole forward
+            "selective": core / flop_s + tr_core / hbm,
+        }[recompute]
+    )
     # TP collectives per layer (2 forward, 2 backward, +2 with full recompute; SP: RS + AG) from
     # core.tensor_parallel.comm, each timed on the link the placement gives the TP group.
-    plan = tp_comm_plan(model, tp=t, micro_batch=micro_batch, seq_len=s, bytes_per_element=ACT_BYTES,
-                        sequence_parallel=training.sequence_parallel, full_recompute=recompute == "full")
-    each = {k: group_collective_s(k, spans["tp"], plan.message_bytes, cluster, eff)
-            for k in ("all_reduce", "reduce_scatter", "all_gather")}
+    plan = tp_comm_plan(
+        model,
+        tp=t,
+        micro_batch=micro_batch,
+        seq_len=s,
+        bytes_per_element=ACT_BYTES,
+        sequence_parallel=training.sequence_parallel,
+        full_recompute=recompute == "full",
+    )
+    each = {
+        k: group_collective_s(k, spans["tp"], plan.message_bytes, cluster, eff)
+        for k in ("all_reduce", "reduce_scatter", "all_gather")
+    }
     hide = 1.0 - eff.tp_overlap
     tp_f = layers * hide * sum(n * each[k] for k, n in plan.forward.items())
     tp_b = layers * hide * sum(n * each[k] for k, n in plan.backward.items())
     # Scatter/gather optimisation: each TP rank sends b s h / t (Narayanan et al. 2021); v chunks
     # mean v boundaries per micro-batch per direction.
-    send = lay.num_chunks * p2p_s(spans["pp"], tok * model.hidden_size * ACT_BYTES / t, cluster, eff)
+    send = lay.num_chunks * p2p_s(
+        spans["pp"], tok * model.hidden_size * ACT_BYTES / t, cluster, eff
+    )
     z_f = z_b = 0.0
     if lay.zero_stage == 3 and spans["dp"].size > 1:
         # Per layer, prefetched behind the previous layer's compute: weights gathered before forward
         # and again before backward, gradients reduce-scattered after it (ZeRO paper Sec. 7).
         layer_bytes = stage_params / layers
-        ag = group_collective_s("all_gather", spans["dp"], layer_bytes * recipe.param_bytes, cluster, eff)
-        rs = group_collective_s("reduce_scatter", spans["dp"], layer_bytes * recipe.grad_bytes, cluster, eff)
+        ag = group_collective_s(
+            "all_gather", spans["dp"], layer_bytes * recipe.param_bytes, cluster, eff
+        )
+        rs = group_collective_s(
+            "reduce_scatter", spans["dp"], layer_bytes * recipe.grad_bytes, cluster, eff
+        )
         z_f = layers * max(0.0, ag - (mm_f + mem_f) / layers)
         z_b = layers * max(0.0, ag + rs - (2 * mm_f + mem_b + rec) / layers)
     fwd = mm_f + mem_f + tp_f + send + z_f
     bwd = 2 * mm_f + mem_b + rec + tp_b + send + z_b
-    return StageTimes(matmul_s=3 * mm_f, memory_bound_s=mem_f + mem_b, recompute_s=rec,
-                      tp_s=tp_f + tp_b, p2p_s=2 * send, zero_gather_s=z_f + z_b,
-                      forward_s=fwd, backward_s=bwd)
+    return StageTimes(
+        matmul_s=3 * mm_f,
+        memory_bound_s=mem_f + mem_b,
+        recompute_s=rec,
+        tp_s=tp_f + tp_b,
+        p2p_s=2 * send,
+        zero_gather_s=z_f + z_b,
+        forward_s=fwd,
+        backward_s=bwd,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
 class Breakdown:
     """Seconds of one step on the critical path; the parts sum to the step time."""
 
-    compute_s: float         # GEMMs, forward + backward, no recompute
-    memory_bound_s: float    # elementwise kernels (norms, dropout, softmax, GeLU) limited by HBM
+    compute_s: float  # GEMMs, forward + backward, no recompute
+    memory_bound_s: float  # elementwise kernels (norms, dropout, softmax, GeLU) limited by HBM
     recompute_s: float
-    tp_s: float              # exposed TP collectives
+    tp_s: float  # exposed TP collectives
     pp_p2p_s: float
-    pp_bubble_s: float       # idle time of the slowest stage: simulated makespan − its busy time
-    zero_gather_s: float     # exposed ZeRO-3 per-layer gathers
-    dp_s: float              # exposed gradient sync (and ZeRO-1/2 parameter all-gather)
-    optimizer_s: float       # the memory-bound optimizer step
+    pp_bubble_s: float  # idle time of the slowest stage: simulated makespan − its busy time
+    zero_gather_s: float  # exposed ZeRO-3 per-layer gathers
+    dp_s: float  # exposed gradient sync (and ZeRO-1/2 parameter all-gather)
+    optimizer_s: float  # the memory-bound optimizer step
 
-    LABELS = {"compute_s": "compute", "memory_bound_s": "memory-bound ops", "recompute_s": "recompute",
-              "tp_s": "exposed TP", "pp_p2p_s": "PP p2p", "pp_bubble_s": "PP bubble",
-              "zero_gather_s": "ZeRO-3 gathers", "dp_s": "exposed DP", "optimizer_s": "optimizer"}
+    LABELS = {
+        "compute_s": "compute",
+        "memory_bound_s": "memory-bound ops",
+        "recompute_s": "recompute",
+        "tp_s": "exposed TP",
+        "pp_p2p_s": "PP p2p",
+        "pp_bubble_s": "PP bubble",
+        "zero_gather_s": "ZeRO-3 gathers",
+        "dp_s": "exposed DP",
+        "optimizer_s": "optimizer",
+    }
 
     def parts(self) -> dict[str, float]:
         """Display label -> seconds, in stacking order."""
@@ -182,19 +252,28 @@ class Breakdown:
         return sum(getattr(self, f.name) for f in fields(self))
 
 
-def dp_sync_s(zero_stage: int, span: GroupSpan, params: int, recipe: Recipe, cluster: Cluster,
-              eff: Efficiency) -> tuple[float, float]:
+def dp_sync_s(
+    zero_stage: int, span: GroupSpan, params: int, recipe: Recipe, cluster: Cluster, eff: Efficiency
+) -> tuple[float, float]:
     """(after the last backward, before the next forward) gradient / parameter sync of one step."""
     if zero_stage == 0:  # DDP all-reduce of the gradients
         return group_collective_s("all_reduce", span, params * recipe.grad_bytes, cluster, eff), 0.0
     if zero_stage in (1, 2):  # reduce-scatter grads, all-gather updated params (ZeRO paper Sec. 7)
-        return (group_collective_s("reduce_scatter", span, params * recipe.grad_bytes, cluster, eff),
-                group_collective_s("all_gather", span, params * recipe.param_bytes, cluster, eff))
+        return (
+            group_collective_s("reduce_scatter", span, params * recipe.grad_bytes, cluster, eff),
+            group_collective_s("all_gather", span, params * recipe.param_bytes, cluster, eff),
+        )
     return 0.0, 0.0  # ZeRO-3 syncs layer by layer inside each micro-batch (stage_times)
 
 
-def step_breakdown(st: StageTimes, cluster: Cluster, spans: dict[str, GroupSpan], lay: Layout,
-                   training: Training, params: int) -> tuple[Breakdown, float]:
+def step_breakdown(
+    st: StageTimes,
+    cluster: Cluster,
+    spans: dict[str, GroupSpan],
+    lay: Layout,
+    training: Training,
+    params: int,
+) -> tuple[Breakdown, float]:
     """(breakdown, DP sync before overlap): pipeline makespan, exposed DP sync, optimizer step."""
     # params: parameters on the GPU of the stage holding the most (it syncs and updates last).
     eff, recipe = training.efficiency, get_recipe(training.recipe)
@@ -203,20 +282,31 @@ def step_breakdown(st: StageTimes, cluster: Cluster, spans: dict[str, GroupSpan]
     makespan = makespan_per_microbatch(lay.schedule, lay.pp, m, lay.num_chunks) * busy
     sync = dp_sync_s(lay.zero_stage, spans["dp"], params, recipe, cluster, eff)
     # Overlap window: the backward (resp. forward) of one micro-batch, as in Calculon's llm.py.
-    dp = (max(0.0, sync[0] - st.backward_s) + max(0.0, sync[1] - st.forward_s)
-          if training.overlap_dp else sum(sync))
+    dp = (
+        max(0.0, sync[0] - st.backward_s) + max(0.0, sync[1] - st.forward_s)
+        if training.overlap_dp
+        else sum(sync)
+    )
     # The optimizer step is memory-bound: read + write optimizer state, read grads, write weights.
     sharded = -(-params // lay.dp) if lay.zero_stage >= 1 else params
     opt = sharded * (2 * recipe.optimizer_bytes + recipe.grad_bytes + recipe.param_bytes)
-    return Breakdown(compute_s=m * st.matmul_s, memory_bound_s=m * st.memory_bound_s,
-                     recompute_s=m * st.recompute_s, tp_s=m * st.tp_s, pp_p2p_s=m * st.p2p_s,
-                     pp_bubble_s=max(0.0, makespan - m * busy), zero_gather_s=m * st.zero_gather_s,
-                     dp_s=dp, optimizer_s=opt / (cluster.gpu.hbm_bandwidth_bytes_per_s * eff.hbm)), sum(sync)
+    return Breakdown(
+        compute_s=m * st.matmul_s,
+        memory_bound_s=m * st.memory_bound_s,
+        recompute_s=m * st.recompute_s,
+        tp_s=m * st.tp_s,
+        pp_p2p_s=m * st.p2p_s,
+        pp_bubble_s=max(0.0, makespan - m * busy),
+        zero_gather_s=m * st.zero_gather_s,
+        dp_s=dp,
+        optimizer_s=opt / (cluster.gpu.hbm_bandwidth_bytes_per_s * eff.hbm),
+    ), sum(sync)
 
 
 @lru_cache(maxsize=8192)
-def makespan_per_microbatch(schedule: str, num_stages: int, num_microbatches: int,
-                            num_chunks: int = 1) -> float:
+def makespan_per_microbatch(
+    schedule: str, num_stages: int, num_microbatches: int, num_chunks: int = 1
+) -> float:
     """Simulated pipeline makespan in units of one micro-batch's F + B on one stage."""
     # At uniform stage times the makespan of GPipe, 1F1B and interleaved 1F1B is proportional to
     # F + B (tests check several F : B ratios), and past warm-up every extra micro-batch adds one

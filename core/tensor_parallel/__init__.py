@@ -1,5 +1,59 @@
 """Tensor parallelism: Megatron column/row and head splits checked against the unsharded layer, and their communication."""
-from core.tensor_parallel.layers import (REPLICATED, TpProof, attention_backward, attention_forward, attention_ownership, check_tp, gelu, gelu_grad, mlp_backward, mlp_forward, mlp_ownership, prove_sequence_parallel_mlp, prove_tp_attention, prove_tp_mlp)
-from core.tensor_parallel.comm import (LINKS_COMPARED, LinkTime, TP_DEGREES, TpCommPlan, TpPoint, check_model_tp, layer_compute_s, link_comparison, plans_by_mode, tp_comm_plan, tp_sweep)
 
-__all__ = ["LINKS_COMPARED", "LinkTime", "REPLICATED", "TP_DEGREES", "TpCommPlan", "TpPoint", "TpProof", "attention_backward", "attention_forward", "attention_ownership", "check_model_tp", "check_tp", "gelu", "gelu_grad", "layer_compute_s", "link_comparison", "mlp_backward", "mlp_forward", "mlp_ownership", "plans_by_mode", "prove_sequence_parallel_mlp", "prove_tp_attention", "prove_tp_mlp", "tp_comm_plan", "tp_sweep"]
+from core.tensor_parallel.comm import (
+    LINKS_COMPARED,
+    TP_DEGREES,
+    LinkTime,
+    TpCommPlan,
+    TpPoint,
+    check_model_tp,
+    layer_compute_s,
+    link_comparison,
+    plans_by_mode,
+    tp_comm_plan,
+    tp_sweep,
+)
+from core.tensor_parallel.layers import (
+    REPLICATED,
+    TpProof,
+    attention_backward,
+    attention_forward,
+    attention_ownership,
+    check_tp,
+    gelu,
+    gelu_grad,
+    mlp_backward,
+    mlp_forward,
+    mlp_ownership,
+    prove_sequence_parallel_mlp,
+    prove_tp_attention,
+    prove_tp_mlp,
+)
+
+__all__ = [
+    "LINKS_COMPARED",
+    "LinkTime",
+    "REPLICATED",
+    "TP_DEGREES",
+    "TpCommPlan",
+    "TpPoint",
+    "TpProof",
+    "attention_backward",
+    "attention_forward",
+    "attention_ownership",
+    "check_model_tp",
+    "check_tp",
+    "gelu",
+    "gelu_grad",
+    "layer_compute_s",
+    "link_comparison",
+    "mlp_backward",
+    "mlp_forward",
+    "mlp_ownership",
+    "plans_by_mode",
+    "prove_sequence_parallel_mlp",
+    "prove_tp_attention",
+    "prove_tp_mlp",
+    "tp_comm_plan",
+    "tp_sweep",
+]

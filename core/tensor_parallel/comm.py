@@ -1,10 +1,16 @@
 """Where tensor parallelism's communication goes: counts, bytes and time per layer, and a TP sweep."""
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from core.collectives import all_gather_time_s, all_reduce_coefficients, all_reduce_time_s, reduce_scatter_time_s
+from core.collectives import (
+    all_gather_time_s,
+    all_reduce_coefficients,
+    all_reduce_time_s,
+    reduce_scatter_time_s,
+)
 from core.data_parallel import AllReduceKind, all_reduce_s, cluster_for
 from core.hardware import Cluster, GpuSpec, LinkSpec, link
 from core.model import ModelSpec
@@ -16,8 +22,11 @@ TP_DEGREES = (1, 2, 4, 8, 16, 32)
 
 def check_model_tp(model: ModelSpec, tp: int, seq_len: int | None = None) -> None:
     """TP must divide the heads, KV heads and FFN width (and the sequence under SP)."""
-    sizes = {"num_heads": model.num_heads, "num_kv_heads": model.num_kv_heads,
-             "ffn_hidden_size": model.ffn_hidden_size}
+    sizes = {
+        "num_heads": model.num_heads,
+        "num_kv_heads": model.num_kv_heads,
+        "ffn_hidden_size": model.ffn_hidden_size,
+    }
     if seq_len is not None:
         sizes["seq_len (sequence parallelism shards it)"] = seq_len
     check_tp(tp, **sizes)
@@ -30,9 +39,9 @@ class TpCommPlan:
     tp: int
     sequence_parallel: bool
     full_recompute: bool
-    message_bytes: float             # b·s·h elements × bytes/element: the all-reduced activation
-    forward: dict[str, int]          # collective -> count per layer, forward pass
-    backward: dict[str, int]         # backward pass (incl. recomputed forward, if any)
+    message_bytes: float  # b·s·h elements × bytes/element: the all-reduced activation
+    forward: dict[str, int]  # collective -> count per layer, forward pass
+    backward: dict[str, int]  # backward pass (incl. recomputed forward, if any)
     bytes_sent_per_gpu_per_layer: float
     num_layers: int
     num_micro_batches: int
@@ -47,14 +56,26 @@ class TpCommPlan:
         return self.bytes_sent_per_gpu_per_layer * self.num_layers * self.num_micro_batches
 
 
-def tp_comm_plan(model: ModelSpec, *, tp: int, micro_batch: int, seq_len: int,
-                 bytes_per_element: int = 2, sequence_parallel: bool = False,
-                 full_recompute: bool = False, num_micro_batches: int = 1) -> TpCommPlan:
+def tp_comm_plan(
+    model: ModelSpec,
+    *,
+    tp: int,
+    micro_batch: int,
+    seq_len: int,
+    bytes_per_element: int = 2,
+    sequence_parallel: bool = False,
+    full_recompute: bool = False,
+    num_micro_batches: int = 1,
+) -> TpCommPlan:
     """Count and size the TP collectives: 2 all-reduces forward (g after attention and MLP) and 2
     backward (f before them); SP turns each into reduce-scatter + all-gather of the same bytes."""
     check_model_tp(model, tp, seq_len if sequence_parallel else None)
-    for name, v in (("micro_batch", micro_batch), ("seq_len", seq_len),
-                    ("num_micro_batches", num_micro_batches), ("bytes_per_element", bytes_per_element)):
+    for name, v in (
+        ("micro_batch", micro_batch),
+        ("seq_len", seq_len),
+        ("num_micro_batches", num_micro_batches),
+        ("bytes_per_element", bytes_per_element),
+    ):
         if isinstance(v, bool) or int(v) != v or v < 1:
             raise ValueError(f"{name}={v!r} must be a whole number ≥ 1")
     m = float(micro_batch * seq_len * model.hidden_size * bytes_per_element)
@@ -69,32 +90,52 @@ def tp_comm_plan(model: ModelSpec, *, tp: int, micro_batch: int, seq_len: int,
     ar = all_reduce_coefficients("ring", tp)[1] * m
     per = {"all_reduce": ar, "all_gather": ar / 2, "reduce_scatter": ar / 2}
     sent = sum(per[k] * n for d in (fwd, bwd) for k, n in d.items())
-    return TpCommPlan(tp=tp, sequence_parallel=sequence_parallel, full_recompute=full_recompute,
-                      message_bytes=m, forward=fwd, backward=bwd, bytes_sent_per_gpu_per_layer=sent,
-                      num_layers=model.num_layers, num_micro_batches=num_micro_batches,
-                      layer_input_bytes_per_gpu=m / (tp if sequence_parallel else 1))
+    return TpCommPlan(
+        tp=tp,
+        sequence_parallel=sequence_parallel,
+        full_recompute=full_recompute,
+        message_bytes=m,
+        forward=fwd,
+        backward=bwd,
+        bytes_sent_per_gpu_per_layer=sent,
+        num_layers=model.num_layers,
+        num_micro_batches=num_micro_batches,
+        layer_input_bytes_per_gpu=m / (tp if sequence_parallel else 1),
+    )
 
 
-def plans_by_mode(model: ModelSpec, *, tp: int, micro_batch: int, seq_len: int,
-                  sequence_parallel: bool) -> dict[bool, TpCommPlan]:
+def plans_by_mode(
+    model: ModelSpec, *, tp: int, micro_batch: int, seq_len: int, sequence_parallel: bool
+) -> dict[bool, TpCommPlan]:
     """{sequence_parallel: plan} for both modes, to compare; raises only if the chosen mode is invalid
     (the other is left out when its rule fails, e.g. SP needs TP to divide the sequence)."""
     plans = {}
     for sp in (sequence_parallel, not sequence_parallel):
         try:
-            plans[sp] = tp_comm_plan(model, tp=tp, micro_batch=micro_batch, seq_len=seq_len,
-                                     sequence_parallel=sp)
+            plans[sp] = tp_comm_plan(
+                model, tp=tp, micro_batch=micro_batch, seq_len=seq_len, sequence_parallel=sp
+            )
         except ValueError:
             if sp == sequence_parallel:
                 raise
     return dict(sorted(plans.items()))
 
 
-def layer_compute_s(model: ModelSpec, gpu: GpuSpec, *, tp: int, micro_batch: int, seq_len: int,
-                    mfu: float = 0.5, full_recompute: bool = False) -> float:
+def layer_compute_s(
+    model: ModelSpec,
+    gpu: GpuSpec,
+    *,
+    tp: int,
+    micro_batch: int,
+    seq_len: int,
+    mfu: float = 0.5,
+    full_recompute: bool = False,
+) -> float:
     """One layer's forward + backward on one TP rank: layer FLOPs × (3, or 4 with recompute) / t."""
     if not 0 < mfu <= 1:
-        raise ValueError(f"mfu={mfu!r} is a fraction of peak FLOP/s and must be in (0, 1]; use e.g. 0.5")
+        raise ValueError(
+            f"mfu={mfu!r} is a fraction of peak FLOP/s and must be in (0, 1]; use e.g. 0.5"
+        )
     fwd = model.layer_forward_flops_per_token(seq_len) / model.num_layers * micro_batch * seq_len
     return fwd * (4 if full_recompute else 3) / tp / (gpu.bf16_flops_per_s * mfu)
 
@@ -103,9 +144,11 @@ def _layer_comm_s(plan: TpCommPlan, bandwidth: float, latency: float) -> float:
     t, m = plan.tp, plan.message_bytes
     if t == 1:
         return 0.0
-    one = {"all_reduce": all_reduce_time_s("ring", t, m, bandwidth, latency),
-           "reduce_scatter": reduce_scatter_time_s(t, m, bandwidth, latency),
-           "all_gather": all_gather_time_s(t, m, bandwidth, latency)}
+    one = {
+        "all_reduce": all_reduce_time_s("ring", t, m, bandwidth, latency),
+        "reduce_scatter": reduce_scatter_time_s(t, m, bandwidth, latency),
+        "all_gather": all_gather_time_s(t, m, bandwidth, latency),
+    }
     return sum(one[k] * n for d in (plan.forward, plan.backward) for k, n in d.items())
 
 
@@ -122,17 +165,44 @@ class LinkTime:
         return self.comm_s / self.compute_s
 
 
-def link_comparison(model: ModelSpec, gpu: GpuSpec, *, tp: int, micro_batch: int, seq_len: int,
-                    mfu: float = 0.5, links: tuple[str, ...] = LINKS_COMPARED,
-                    sequence_parallel: bool = False, full_recompute: bool = False) -> tuple[LinkTime, ...]:
+def link_comparison(
+    model: ModelSpec,
+    gpu: GpuSpec,
+    *,
+    tp: int,
+    micro_batch: int,
+    seq_len: int,
+    mfu: float = 0.5,
+    links: tuple[str, ...] = LINKS_COMPARED,
+    sequence_parallel: bool = False,
+    full_recompute: bool = False,
+) -> tuple[LinkTime, ...]:
     """Per-layer TP comm time if the TP ring ran over each link type (one port/NIC per GPU)."""
-    plan = tp_comm_plan(model, tp=tp, micro_batch=micro_batch, seq_len=seq_len,
-                        sequence_parallel=sequence_parallel, full_recompute=full_recompute)
-    compute = layer_compute_s(model, gpu, tp=tp, micro_batch=micro_batch, seq_len=seq_len, mfu=mfu,
-                              full_recompute=full_recompute)
-    return tuple(LinkTime(link=spec, compute_s=compute,
-                          comm_s=_layer_comm_s(plan, spec.bandwidth_bytes_per_s, spec.latency_s))
-                 for spec in (link(name) for name in links))
+    plan = tp_comm_plan(
+        model,
+        tp=tp,
+        micro_batch=micro_batch,
+        seq_len=seq_len,
+        sequence_parallel=sequence_parallel,
+        full_recompute=full_recompute,
+    )
+    compute = layer_compute_s(
+        model,
+        gpu,
+        tp=tp,
+        micro_batch=micro_batch,
+        seq_len=seq_len,
+        mfu=mfu,
+        full_recompute=full_recompute,
+    )
+    return tuple(
+        LinkTime(
+            link=spec,
+            compute_s=compute,
+            comm_s=_layer_comm_s(plan, spec.bandwidth_bytes_per_s, spec.latency_s),
+        )
+        for spec in (link(name) for name in links)
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,10 +211,10 @@ class TpPoint:
 
     tp: int
     valid: bool
-    reason: str                    # "" when valid
+    reason: str  # "" when valid
     crosses_node: bool
     link_label: str
-    comm_s: float                  # NaN when invalid
+    comm_s: float  # NaN when invalid
     compute_s: float
 
     @property
@@ -152,9 +222,16 @@ class TpPoint:
         return self.comm_s / self.compute_s if self.valid else math.nan
 
 
-def tp_sweep(model: ModelSpec, cluster: Cluster, *, micro_batch: int, seq_len: int,
-             mfu: float = 0.5, degrees: tuple[int, ...] = TP_DEGREES,
-             all_reduce: AllReduceKind = AllReduceKind.FLAT_RING) -> tuple[TpPoint, ...]:
+def tp_sweep(
+    model: ModelSpec,
+    cluster: Cluster,
+    *,
+    micro_batch: int,
+    seq_len: int,
+    mfu: float = 0.5,
+    degrees: tuple[int, ...] = TP_DEGREES,
+    all_reduce: AllReduceKind = AllReduceKind.FLAT_RING,
+) -> tuple[TpPoint, ...]:
     """Per-layer comm and compute for each TP degree; a group larger than a node rides the NICs."""
     g = cluster.gpus_per_node
     out = []
@@ -162,23 +239,48 @@ def tp_sweep(model: ModelSpec, cluster: Cluster, *, micro_batch: int, seq_len: i
         try:
             plan = tp_comm_plan(model, tp=t, micro_batch=micro_batch, seq_len=seq_len)
             if t > cluster.num_gpus:
-                raise ValueError(f"TP={t} needs {t} GPUs but the cluster has {cluster.num_gpus}: a "
-                                 f"TP group cannot exceed the cluster; add nodes or use TP ≤ "
-                                 f"{cluster.num_gpus}")
+                raise ValueError(
+                    f"TP={t} needs {t} GPUs but the cluster has {cluster.num_gpus}: a "
+                    f"TP group cannot exceed the cluster; add nodes or use TP ≤ "
+                    f"{cluster.num_gpus}"
+                )
             if t > g and t % g:
-                raise ValueError(f"TP={t} spans a partial node of {g} GPUs: a TP group must fill whole "
-                                 f"nodes once it leaves one; use a multiple of {g}")
+                raise ValueError(
+                    f"TP={t} spans a partial node of {g} GPUs: a TP group must fill whole "
+                    f"nodes once it leaves one; use a multiple of {g}"
+                )
         except ValueError as err:
-            out.append(TpPoint(tp=t, valid=False, reason=str(err), crosses_node=t > g, link_label="",
-                               comm_s=math.nan, compute_s=math.nan))
+            out.append(
+                TpPoint(
+                    tp=t,
+                    valid=False,
+                    reason=str(err),
+                    crosses_node=t > g,
+                    link_label="",
+                    comm_s=math.nan,
+                    compute_s=math.nan,
+                )
+            )
             continue
         group = cluster_for(cluster, t)
         per_collective = all_reduce_s(group, plan.message_bytes, all_reduce)
         n_ar = sum(plan.forward.values()) + sum(plan.backward.values())
-        label = (cluster.intra_link.name if t <= g else
-                 f"{cluster.nics_per_node}× {cluster.inter_link.name} per node ({t // g} nodes)")
-        out.append(TpPoint(tp=t, valid=True, reason="", crosses_node=t > g, link_label=label,
-                           comm_s=n_ar * per_collective,
-                           compute_s=layer_compute_s(model, cluster.gpu, tp=t, micro_batch=micro_batch,
-                                                     seq_len=seq_len, mfu=mfu)))
+        label = (
+            cluster.intra_link.name
+            if t <= g
+            else f"{cluster.nics_per_node}× {cluster.inter_link.name} per node ({t // g} nodes)"
+        )
+        out.append(
+            TpPoint(
+                tp=t,
+                valid=True,
+                reason="",
+                crosses_node=t > g,
+                link_label=label,
+                comm_s=n_ar * per_collective,
+                compute_s=layer_compute_s(
+                    model, cluster.gpu, tp=t, micro_batch=micro_batch, seq_len=seq_len, mfu=mfu
+                ),
+            )
+        )
     return tuple(out)

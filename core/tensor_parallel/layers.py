@@ -1,4 +1,5 @@
 """Megatron tensor parallelism, proved with arrays: sharded forward and backward equal unsharded."""
+
 from __future__ import annotations
 
 import math
@@ -15,12 +16,12 @@ _C = math.sqrt(2.0 / math.pi)
 
 def gelu(a: np.ndarray) -> np.ndarray:
     """GeLU, tanh form (Hendrycks & Gimpel 2016; GPT-2 / Megatron `bias_gelu`)."""
-    return 0.5 * a * (1.0 + np.tanh(_C * (a + 0.044715 * a ** 3)))
+    return 0.5 * a * (1.0 + np.tanh(_C * (a + 0.044715 * a**3)))
 
 
 def gelu_grad(a: np.ndarray) -> np.ndarray:
     """d gelu / d a of the tanh form, written out by hand."""
-    t = np.tanh(_C * (a + 0.044715 * a ** 3))
+    t = np.tanh(_C * (a + 0.044715 * a**3))
     return 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * _C * (1.0 + 3 * 0.044715 * a * a)
 
 
@@ -45,6 +46,7 @@ def attention_forward(x, wq, wk, wv, wo, num_heads: int, causal: bool = True):
 
     def heads(m):  # (b, s, k·d) -> (b, k, s, d)
         return m.reshape(b, s, num_heads, d).transpose(0, 2, 1, 3)
+
     q, k, v = heads(x @ wq), heads(x @ wk), heads(x @ wv)
     scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d)
     if causal:
@@ -69,10 +71,16 @@ def attention_backward(dy, cache):
 
     def flat(m):  # (b, k, s, d) -> (b, s, k·d)
         return m.transpose(0, 2, 1, 3).reshape(b, s, nh * d)
+
     dq, dk, dv = flat(dq), flat(dk), flat(dv)
     dx = dq @ wq.T + dk @ wk.T + dv @ wv.T
-    return (dx, np.einsum("bsi,bsj->ij", x, dq), np.einsum("bsi,bsj->ij", x, dk),
-            np.einsum("bsi,bsj->ij", x, dv), dwo)
+    return (
+        dx,
+        np.einsum("bsi,bsj->ij", x, dq),
+        np.einsum("bsi,bsj->ij", x, dk),
+        np.einsum("bsi,bsj->ij", x, dv),
+        dwo,
+    )
 
 
 def check_tp(tp: int, **divisible: int) -> None:
@@ -82,8 +90,10 @@ def check_tp(tp: int, **divisible: int) -> None:
     for name, size in divisible.items():
         if size % tp:
             divisors = [d for d in range(1, size + 1) if size % d == 0]
-            raise ValueError(f"TP={tp} does not divide {name}={size}: each GPU must hold a whole "
-                             f"share of the {name}; use TP in {divisors}")
+            raise ValueError(
+                f"TP={tp} does not divide {name}={size}: each GPU must hold a whole "
+                f"share of the {name}; use TP in {divisors}"
+            )
 
 
 def _all_reduce(partials: list[np.ndarray]) -> np.ndarray:
@@ -97,10 +107,10 @@ def _all_reduce(partials: list[np.ndarray]) -> np.ndarray:
 class TpProof:
     """Max |sharded − unsharded| for the output and every gradient, over all TP ranks' copies."""
 
-    layer: str                         # "mlp", "attention" or "mlp + sequence parallel"
+    layer: str  # "mlp", "attention" or "mlp + sequence parallel"
     tp: int
-    max_abs_diff: dict[str, float]     # "Y", "dX", "dW1", ... -> max |difference|
-    forward_collectives: tuple[str, ...] = ("all-reduce",)   # g: sum the partial outputs
+    max_abs_diff: dict[str, float]  # "Y", "dX", "dW1", ... -> max |difference|
+    forward_collectives: tuple[str, ...] = ("all-reduce",)  # g: sum the partial outputs
     backward_collectives: tuple[str, ...] = ("all-reduce",)  # f: sum the partial input gradients
 
     @property
@@ -137,32 +147,52 @@ def _mlp_case(tokens: int, hidden: int, ffn: int, seed: int):
     return x, w1, b1, w2, b2, rng.standard_normal((tokens, hidden))
 
 
-def prove_tp_mlp(*, tp: int, tokens: int = 6, hidden: int = 8, ffn: int = 32, seed: int = 0) -> TpProof:
+def prove_tp_mlp(
+    *, tp: int, tokens: int = 6, hidden: int = 8, ffn: int = 32, seed: int = 0
+) -> TpProof:
     """Column-split W1, row-split W2 (Shoeybi et al. 2019, Megatron-LM §3) vs the whole MLP."""
     check_tp(tp, ffn=ffn)
-    x, w1, b1, w2, b2, dy = _mlp_case(tokens, hidden, ffn, seed)  # dy: upstream grad of L = Σ Y ⊙ dY
+    x, w1, b1, w2, b2, dy = _mlp_case(
+        tokens, hidden, ffn, seed
+    )  # dy: upstream grad of L = Σ Y ⊙ dY
     y_ref, cache = mlp_forward(x, w1, b1, w2)
     y_ref = y_ref + b2
     dx_ref, dw1_ref, db1_ref, dw2_ref = mlp_backward(dy, cache)
     cols = np.split(np.arange(ffn), tp)
     outs = [mlp_forward(x, w1[:, c], b1[c], w2[c, :]) for c in cols]
-    y = _all_reduce([o[0] for o in outs]) + b2              # g: all-reduce forward
-    grads = [mlp_backward(dy, o[1]) for o in outs]          # g backward = identity: dY as is
-    dx = _all_reduce([g[0] for g in grads])                 # f backward: all-reduce dX partials
-    return TpProof(layer="mlp", tp=tp, max_abs_diff={
-        "Y": _diff(y, y_ref[None]), "dX": _diff(dx, dx_ref[None]),
-        "dW1": _diff(np.concatenate([g[1] for g in grads], axis=1), dw1_ref),
-        "db1": _diff(np.concatenate([g[2] for g in grads]), db1_ref),
-        "dW2": _diff(np.concatenate([g[3] for g in grads], axis=0), dw2_ref)})
+    y = _all_reduce([o[0] for o in outs]) + b2  # g: all-reduce forward
+    grads = [mlp_backward(dy, o[1]) for o in outs]  # g backward = identity: dY as is
+    dx = _all_reduce([g[0] for g in grads])  # f backward: all-reduce dX partials
+    return TpProof(
+        layer="mlp",
+        tp=tp,
+        max_abs_diff={
+            "Y": _diff(y, y_ref[None]),
+            "dX": _diff(dx, dx_ref[None]),
+            "dW1": _diff(np.concatenate([g[1] for g in grads], axis=1), dw1_ref),
+            "db1": _diff(np.concatenate([g[2] for g in grads]), db1_ref),
+            "dW2": _diff(np.concatenate([g[3] for g in grads], axis=0), dw2_ref),
+        },
+    )
 
 
-def prove_tp_attention(*, tp: int, batch: int = 2, seq: int = 5, hidden: int = 8, heads: int = 4,
-                       causal: bool = True, seed: int = 0) -> TpProof:
+def prove_tp_attention(
+    *,
+    tp: int,
+    batch: int = 2,
+    seq: int = 5,
+    hidden: int = 8,
+    heads: int = 4,
+    causal: bool = True,
+    seed: int = 0,
+) -> TpProof:
     """Heads split over ranks: Wq/Wk/Wv by columns, Wo by rows, vs whole multi-head attention."""
     _check_dims(batch=batch, seq=seq, hidden=hidden, heads=heads)
     if hidden % heads:
-        raise ValueError(f"hidden={hidden} is not divisible by heads={heads}: each head needs a "
-                         "whole head dimension; pick heads dividing hidden")
+        raise ValueError(
+            f"hidden={hidden} is not divisible by heads={heads}: each head needs a "
+            "whole head dimension; pick heads dividing hidden"
+        )
     check_tp(tp, heads=heads)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((batch, seq, hidden))
@@ -170,9 +200,13 @@ def prove_tp_attention(*, tp: int, batch: int = 2, seq: int = 5, hidden: int = 8
     dy = rng.standard_normal((batch, seq, hidden))
     y_ref, cache = attention_forward(x, wq, wk, wv, wo, heads, causal)
     ref = attention_backward(dy, cache)
-    cols = np.split(np.arange(hidden), tp)   # contiguous heads: rank i owns heads i·a/t .. (i+1)·a/t−1
-    outs = [attention_forward(x, wq[:, c], wk[:, c], wv[:, c], wo[c, :], heads // tp, causal)
-            for c in cols]
+    cols = np.split(
+        np.arange(hidden), tp
+    )  # contiguous heads: rank i owns heads i·a/t .. (i+1)·a/t−1
+    outs = [
+        attention_forward(x, wq[:, c], wk[:, c], wv[:, c], wo[c, :], heads // tp, causal)
+        for c in cols
+    ]
     y = _all_reduce([o[0] for o in outs])
     grads = [attention_backward(dy, o[1]) for o in outs]
     dx = _all_reduce([g[0] for g in grads])
@@ -188,7 +222,7 @@ def _gather_rows(blocks: list[np.ndarray]) -> np.ndarray:
     t, (n, h) = len(blocks), blocks[0].shape
     buf = np.zeros((t, t * n * h))
     for r, b in enumerate(blocks):  # rank r supplies chunk r = its own token block
-        buf[r, r * n * h:(r + 1) * n * h] = b.ravel()
+        buf[r, r * n * h : (r + 1) * n * h] = b.ravel()
     return np.asarray(ring_all_gather(buf).outputs).reshape(t, t * n, h)
 
 
@@ -199,8 +233,9 @@ def _scatter_rows(partials: list[np.ndarray]) -> list[np.ndarray]:
     return [shard(trace, r).reshape(-1, h) for r in range(len(partials))]
 
 
-def prove_sequence_parallel_mlp(*, tp: int, tokens: int = 8, hidden: int = 8, ffn: int = 32,
-                                seed: int = 0) -> TpProof:
+def prove_sequence_parallel_mlp(
+    *, tp: int, tokens: int = 8, hidden: int = 8, ffn: int = 32, seed: int = 0
+) -> TpProof:
     """SP (Korthikanti et al. 2022): tokens sharded outside the block; all-gather in, reduce-scatter
     out; backward swaps them. Every rank's token block of Y and dX matches the unsharded MLP."""
     check_tp(tp, ffn=ffn, tokens=tokens)
@@ -208,42 +243,50 @@ def prove_sequence_parallel_mlp(*, tp: int, tokens: int = 8, hidden: int = 8, ff
     y_ref, cache = mlp_forward(x, w1, b1, w2)
     dx_ref, dw1_ref, db1_ref, dw2_ref = mlp_backward(dy, cache)
     rows, cols = np.split(np.arange(tokens), tp), np.split(np.arange(ffn), tp)
-    xs = _gather_rows([x[r] for r in rows])                      # forward: all-gather X
+    xs = _gather_rows([x[r] for r in rows])  # forward: all-gather X
     outs = [mlp_forward(xs[i], w1[:, c], b1[c], w2[c, :]) for i, c in enumerate(cols)]
-    ys = [y + b2 for y in _scatter_rows([o[0] for o in outs])]   # forward: reduce-scatter Y
-    dys = _gather_rows([dy[r] for r in rows])                    # backward: all-gather dY
+    ys = [y + b2 for y in _scatter_rows([o[0] for o in outs])]  # forward: reduce-scatter Y
+    dys = _gather_rows([dy[r] for r in rows])  # backward: all-gather dY
     grads = [mlp_backward(dys[i], o[1]) for i, o in enumerate(outs)]
-    dxs = _scatter_rows([g[0] for g in grads])                   # backward: reduce-scatter dX
-    return TpProof(layer="mlp + sequence parallel", tp=tp,
-                   forward_collectives=("all-gather", "reduce-scatter"),
-                   backward_collectives=("all-gather", "reduce-scatter"), max_abs_diff={
-        "Y": max(_diff(ys[i], y_ref[r] + b2) for i, r in enumerate(rows)),
-        "dX": max(_diff(dxs[i], dx_ref[r]) for i, r in enumerate(rows)),
-        "dW1": _diff(np.concatenate([g[1] for g in grads], axis=1), dw1_ref),
-        "db1": _diff(np.concatenate([g[2] for g in grads]), db1_ref),
-        "dW2": _diff(np.concatenate([g[3] for g in grads], axis=0), dw2_ref)})
+    dxs = _scatter_rows([g[0] for g in grads])  # backward: reduce-scatter dX
+    return TpProof(
+        layer="mlp + sequence parallel",
+        tp=tp,
+        forward_collectives=("all-gather", "reduce-scatter"),
+        backward_collectives=("all-gather", "reduce-scatter"),
+        max_abs_diff={
+            "Y": max(_diff(ys[i], y_ref[r] + b2) for i, r in enumerate(rows)),
+            "dX": max(_diff(dxs[i], dx_ref[r]) for i, r in enumerate(rows)),
+            "dW1": _diff(np.concatenate([g[1] for g in grads], axis=1), dw1_ref),
+            "db1": _diff(np.concatenate([g[2] for g in grads]), db1_ref),
+            "dW2": _diff(np.concatenate([g[3] for g in grads], axis=0), dw2_ref),
+        },
+    )
 
 
-def mlp_ownership(*, tp: int, tokens: int = 8, hidden: int = 8, ffn: int = 32,
-                  sequence_parallel: bool = False) -> dict[str, np.ndarray]:
+def mlp_ownership(
+    *, tp: int, tokens: int = 8, hidden: int = 8, ffn: int = 32, sequence_parallel: bool = False
+) -> dict[str, np.ndarray]:
     """Which TP rank holds each element of the MLP's weights and activations (REPLICATED = all)."""
     check_tp(tp, ffn=ffn)
     if sequence_parallel:
         check_tp(tp, tokens=tokens)
-    col_owner = np.repeat(np.arange(tp), ffn // tp)             # ffn column j lives on rank j // (f/t)
+    col_owner = np.repeat(np.arange(tp), ffn // tp)  # ffn column j lives on rank j // (f/t)
     by_token = np.repeat(np.arange(tp), tokens // tp) if sequence_parallel else None
 
     def rows_or_all(shape):  # input/output of the block: whole on every rank, or token-sharded (SP)
         if by_token is None:
             return np.full(shape, REPLICATED)
         return np.broadcast_to(by_token[:, None], shape).copy()
+
     return {
         "X (block input)": rows_or_all((tokens, hidden)),
         "W1 (split by columns)": np.broadcast_to(col_owner, (hidden, ffn)).copy(),
         "GeLU(X W1) (split by columns)": np.broadcast_to(col_owner, (tokens, ffn)).copy(),
         "W2 (split by rows)": np.broadcast_to(col_owner[:, None], (ffn, hidden)).copy(),
-        "Y (after all-reduce)" if by_token is None else "Y (after reduce-scatter)":
-            rows_or_all((tokens, hidden)),
+        "Y (after all-reduce)" if by_token is None else "Y (after reduce-scatter)": rows_or_all(
+            (tokens, hidden)
+        ),
     }
 
 
@@ -251,8 +294,12 @@ def attention_ownership(*, tp: int, hidden: int = 8, heads: int = 4) -> dict[str
     """Which TP rank holds each element of Wq|Wk|Wv (columns by head) and Wo (rows by head)."""
     check_tp(tp, heads=heads)
     if hidden % heads:
-        raise ValueError(f"hidden={hidden} is not divisible by heads={heads}: each head needs a "
-                         "whole head dimension; pick heads dividing hidden")
+        raise ValueError(
+            f"hidden={hidden} is not divisible by heads={heads}: each head needs a "
+            "whole head dimension; pick heads dividing hidden"
+        )
     owner = np.repeat(np.arange(tp), hidden // tp)
-    return {"Wq, Wk, Wv (split by heads = columns)": np.broadcast_to(owner, (hidden, hidden)).copy(),
-            "Wo (split by heads = rows)": np.broadcast_to(owner[:, None], (hidden, hidden)).copy()}
+    return {
+        "Wq, Wk, Wv (split by heads = columns)": np.broadcast_to(owner, (hidden, hidden)).copy(),
+        "Wo (split by heads = rows)": np.broadcast_to(owner[:, None], (hidden, hidden)).copy(),
+    }

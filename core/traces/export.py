@@ -1,4 +1,5 @@
 """Plans as timelines: a DP step fitted to a measured trace, and plans as Chrome trace-event JSON."""
+
 from __future__ import annotations
 
 import math
@@ -9,12 +10,15 @@ import pandas as pd
 
 from core.data_parallel import DpJob, DpStep, dp_step
 from core.hardware import Cluster, GpuSpec, LinkSpec
-from core.pipeline import to_chrome_trace
 from core.traces.importer import COMM_ONLY, COMPUTE, IDLE, OVERLAP, TraceAnalysis, runs, union
 
 # Slice names in exported traces: what a rank does in each state.
-SLICE = {IDLE: "idle", COMPUTE: "compute", COMM_ONLY: "communication (exposed)",
-         OVERLAP: "compute + communication (overlapped)"}
+SLICE = {
+    IDLE: "idle",
+    COMPUTE: "compute",
+    COMM_ONLY: "communication (exposed)",
+    OVERLAP: "compute + communication (overlapped)",
+}
 CAT = {IDLE: "idle", COMPUTE: "compute", COMM_ONLY: "comm", OVERLAP: "compute+comm"}
 
 
@@ -28,7 +32,7 @@ class PlanTimeline:
     step_s: float
     seg_start_s: np.ndarray
     seg_end_s: np.ndarray
-    seg_state: np.ndarray      # IDLE, COMPUTE, COMM_ONLY, OVERLAP (core.traces.importer)
+    seg_state: np.ndarray  # IDLE, COMPUTE, COMM_ONLY, OVERLAP (core.traces.importer)
 
     def seconds(self, state: int) -> float:
         """Time in one state over all the steps, per rank."""
@@ -42,52 +46,99 @@ class FittedRates:
     steps: int
     compute_per_step_s: float
     comm_per_step_s: float
-    step_s: float                 # measured span / steps
-    flops_per_s: float            # flops_per_param_sample · N · samples / compute per step
-    bus_bytes_per_s: float        # ring: 2(p−1)/p · gradient bytes / comm per step (nccl-tests busbw)
+    step_s: float  # measured span / steps
+    flops_per_s: float  # flops_per_param_sample · N · samples / compute per step
+    bus_bytes_per_s: float  # ring: 2(p−1)/p · gradient bytes / comm per step (nccl-tests busbw)
 
 
-def fit_rates(analysis: TraceAnalysis, *, num_params: float, samples_per_rank: float,
-              grad_bytes_per_param: float = 4.0, flops_per_param_sample: float = 6.0) -> FittedRates:
+def fit_rates(
+    analysis: TraceAnalysis,
+    *,
+    num_params: float,
+    samples_per_rank: float,
+    grad_bytes_per_param: float = 4.0,
+    flops_per_param_sample: float = 6.0,
+) -> FittedRates:
     """Rates that make a DP plan reproduce the trace's compute and comm time per step (rank mean)."""
     r = analysis.ranks
     p, steps = len(r), max(1, min(x.steps for x in r))
     compute = float(np.mean([x.compute_s for x in r])) / steps
     comm = float(np.mean([x.comm_s for x in r])) / steps
     if not compute > 0:
-        raise ValueError("the trace has no compute ops to fit a FLOP rate to: turn off fitting and set "
-                         "the plan's rates by hand")
+        raise ValueError(
+            "the trace has no compute ops to fit a FLOP rate to: turn off fitting and set "
+            "the plan's rates by hand"
+        )
     if p < 2 or not comm > 0:
-        raise ValueError(f"the trace has {p} rank(s) and {comm * 1e3:.3g} ms of collectives per step: "
-                         "an all-reduce bandwidth needs ≥ 2 ranks that communicate; upload every rank's "
-                         "trace, or turn off fitting and set the rates by hand")
-    return FittedRates(steps=steps, compute_per_step_s=compute, comm_per_step_s=comm,
-                       step_s=float(np.mean([x.span_s for x in r])) / steps,
-                       flops_per_s=flops_per_param_sample * num_params * samples_per_rank / compute,
-                       bus_bytes_per_s=2 * (p - 1) / p * grad_bytes_per_param * num_params / comm)
+        raise ValueError(
+            f"the trace has {p} rank(s) and {comm * 1e3:.3g} ms of collectives per step: "
+            "an all-reduce bandwidth needs ≥ 2 ranks that communicate; upload every rank's "
+            "trace, or turn off fitting and set the rates by hand"
+        )
+    return FittedRates(
+        steps=steps,
+        compute_per_step_s=compute,
+        comm_per_step_s=comm,
+        step_s=float(np.mean([x.span_s for x in r])) / steps,
+        flops_per_s=flops_per_param_sample * num_params * samples_per_rank / compute,
+        bus_bytes_per_s=2 * (p - 1) / p * grad_bytes_per_param * num_params / comm,
+    )
 
 
-def plan_cluster(num_ranks: int, *, flops_per_s: float, bus_bytes_per_s: float,
-                 latency_s: float = 0.0) -> Cluster:
+def plan_cluster(
+    num_ranks: int, *, flops_per_s: float, bus_bytes_per_s: float, latency_s: float = 0.0
+) -> Cluster:
     """One node of `num_ranks` identical workers joined by one link (the plan's hardware)."""
     for k, v in (("flops_per_s", flops_per_s), ("bus_bytes_per_s", bus_bytes_per_s)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
             raise ValueError(f"{k}={v!r} must be a finite number > 0")
-    gpu = GpuSpec(name="plan rank", bf16_flops_per_s=float(flops_per_s), hbm_bytes=math.inf,
-                  hbm_bandwidth_bytes_per_s=math.inf, scale_up_link="plan link", source="set or fitted")
-    link = LinkSpec(name="plan link", bandwidth_bytes_per_s=float(bus_bytes_per_s), latency_s=latency_s,
-                    source="set or fitted")
-    return Cluster(num_nodes=1, gpus_per_node=num_ranks, gpu=gpu, intra_link=link, inter_link=link,
-                   nics_per_node=1)
+    gpu = GpuSpec(
+        name="plan rank",
+        bf16_flops_per_s=float(flops_per_s),
+        hbm_bytes=math.inf,
+        hbm_bandwidth_bytes_per_s=math.inf,
+        scale_up_link="plan link",
+        source="set or fitted",
+    )
+    link = LinkSpec(
+        name="plan link",
+        bandwidth_bytes_per_s=float(bus_bytes_per_s),
+        latency_s=latency_s,
+        source="set or fitted",
+    )
+    return Cluster(
+        num_nodes=1,
+        gpus_per_node=num_ranks,
+        gpu=gpu,
+        intra_link=link,
+        inter_link=link,
+        nics_per_node=1,
+    )
 
 
-def dp_plan(num_ranks: int, *, num_params: float, samples_per_rank: float, flops_per_s: float,
-            bus_bytes_per_s: float, bucket_bytes: float | None = 2**20, steps: int = 1,
-            grad_bytes_per_param: float = 4.0) -> tuple[DpStep, PlanTimeline]:
+def dp_plan(
+    num_ranks: int,
+    *,
+    num_params: float,
+    samples_per_rank: float,
+    flops_per_s: float,
+    bus_bytes_per_s: float,
+    bucket_bytes: float | None = 2**20,
+    steps: int = 1,
+    grad_bytes_per_param: float = 4.0,
+) -> tuple[DpStep, PlanTimeline]:
     """The DP step of core.data_parallel.scaling on the plan's hardware (MFU 1: the rate is what was achieved)."""
-    job = DpJob(num_params=num_params, tokens_per_gpu=samples_per_rank, mfu=1.0, bucket_bytes=bucket_bytes,
-                grad_bytes_per_param=grad_bytes_per_param, first_bucket_bytes=min(2**20, bucket_bytes or 2**20))
-    step = dp_step(job, plan_cluster(num_ranks, flops_per_s=flops_per_s, bus_bytes_per_s=bus_bytes_per_s))
+    job = DpJob(
+        num_params=num_params,
+        tokens_per_gpu=samples_per_rank,
+        mfu=1.0,
+        bucket_bytes=bucket_bytes,
+        grad_bytes_per_param=grad_bytes_per_param,
+        first_bucket_bytes=min(2**20, bucket_bytes or 2**20),
+    )
+    step = dp_step(
+        job, plan_cluster(num_ranks, flops_per_s=flops_per_s, bus_bytes_per_s=bus_bytes_per_s)
+    )
     return step, dp_timeline(step, steps)
 
 
@@ -95,19 +146,44 @@ def dp_timeline(step: DpStep, steps: int = 1) -> PlanTimeline:
     """Forward + backward is compute; each bucket's all-reduce is comm; tiled `steps` times."""
     if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 1000:
         raise ValueError(f"steps={steps!r} must be a whole number from 1 to 1000")
-    s, e, st = runs((np.array([0.0]), np.array([step.compute_s])),
-                    union(step.bucket_start_s, step.bucket_finish_s), 0.0, step.step_s)
+    s, e, st = runs(
+        (np.array([0.0]), np.array([step.compute_s])),
+        union(step.bucket_start_s, step.bucket_finish_s),
+        0.0,
+        step.step_s,
+    )
     off = np.repeat(np.arange(steps) * step.step_s, len(s))
-    return PlanTimeline(label=f"DP plan, {step.num_gpus} ranks", num_ranks=step.num_gpus, steps=steps,
-                        step_s=step.step_s, seg_start_s=np.tile(s, steps) + off,
-                        seg_end_s=np.tile(e, steps) + off, seg_state=np.tile(st, steps))
+    return PlanTimeline(
+        label=f"DP plan, {step.num_gpus} ranks",
+        num_ranks=step.num_gpus,
+        steps=steps,
+        step_s=step.step_s,
+        seg_start_s=np.tile(s, steps) + off,
+        seg_end_s=np.tile(e, steps) + off,
+        seg_state=np.tile(st, steps),
+    )
 
 
 def analysis_table(analysis: TraceAnalysis) -> pd.DataFrame:
     """One row per rank of an imported trace: seconds, and shares of the rank's span (for CSV)."""
-    df = pd.DataFrame([dict(rank=r.rank, file=r.name, source=r.source, steps=r.steps, start_s=r.start_s,
-                            span_s=r.span_s, compute_s=r.compute_s, comm_s=r.comm_s, overlap_s=r.overlap_s,
-                            comm_only_s=r.comm_s - r.overlap_s, idle_s=r.idle_s) for r in analysis.ranks])
+    df = pd.DataFrame(
+        [
+            dict(
+                rank=r.rank,
+                file=r.name,
+                source=r.source,
+                steps=r.steps,
+                start_s=r.start_s,
+                span_s=r.span_s,
+                compute_s=r.compute_s,
+                comm_s=r.comm_s,
+                overlap_s=r.overlap_s,
+                comm_only_s=r.comm_s - r.overlap_s,
+                idle_s=r.idle_s,
+            )
+            for r in analysis.ranks
+        ]
+    )
     for k in ("compute", "comm", "overlap", "idle"):
         df[f"{k}_share"] = df[f"{k}_s"] / df["span_s"].where(df["span_s"] > 0)
     return df
@@ -117,21 +193,33 @@ def meta_events(title: str, tracks: list[str]) -> list[dict]:
     """Metadata events naming the process and one thread track per rank, in rank order."""
     ev = [{"name": "process_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": title}}]
     for r, name in enumerate(tracks):
-        ev += [{"name": "thread_name", "ph": "M", "pid": 0, "tid": r, "args": {"name": name}},
-               {"name": "thread_sort_index", "ph": "M", "pid": 0, "tid": r, "args": {"sort_index": r}}]
+        ev += [
+            {"name": "thread_name", "ph": "M", "pid": 0, "tid": r, "args": {"name": name}},
+            {"name": "thread_sort_index", "ph": "M", "pid": 0, "tid": r, "args": {"sort_index": r}},
+        ]
     return ev
 
 
 def slice_event(name: str, cat: str, tid: int, start_us: float, dur_us: float, **args) -> dict:
-    return {"name": name, "cat": cat, "ph": "X", "pid": 0, "tid": tid, "ts": round(start_us, 3),
-            "dur": round(dur_us, 3), "args": args}
+    return {
+        "name": name,
+        "cat": cat,
+        "ph": "X",
+        "pid": 0,
+        "tid": tid,
+        "ts": round(start_us, 3),
+        "dur": round(dur_us, 3),
+        "args": args,
+    }
 
 
 def timeline_trace(plan: PlanTimeline) -> dict:
     """A plan as Chrome trace-event JSON (Perfetto, chrome://tracing): one track per rank, µs."""
     events = meta_events(plan.label, [f"rank {r}" for r in range(plan.num_ranks)])
     for r in range(plan.num_ranks):
-        events += [slice_event(SLICE[int(k)], CAT[int(k)], r, s * 1e6, (e - s) * 1e6)
-                   for s, e, k in zip(plan.seg_start_s.tolist(), plan.seg_end_s.tolist(), plan.seg_state)
-                   if e > s]
+        events += [
+            slice_event(SLICE[int(k)], CAT[int(k)], r, s * 1e6, (e - s) * 1e6)
+            for s, e, k in zip(plan.seg_start_s.tolist(), plan.seg_end_s.tolist(), plan.seg_state)
+            if e > s
+        ]
     return {"traceEvents": events, "displayTimeUnit": "ms"}

@@ -1,4 +1,5 @@
 """Session fixtures: one app server and one Chromium for all browser tests."""
+
 import os
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """Start the app on loopback and drive Debian's Chromium with Playwright (tests and benchmarks)."""
+
 from __future__ import annotations
 
 import os
@@ -7,15 +8,23 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 # --no-sandbox: tests run as root; the rest stop Chromium calling Google hosts on a closed network.
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def free_port() -> int:
@@ -30,10 +39,28 @@ def running_app(log_path: Path | None = None, extra_args: tuple[str, ...] = ()) 
     port = free_port()
     log = open(log_path or os.devnull, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *extra_args],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+            *extra_args,
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 60
@@ -77,7 +104,8 @@ def wait_for_charts(page, timeout_ms: int = 30_000) -> int:
     page.wait_for_function(
         """() => { const c = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
                    return c.length > 0 && c.every(e => e.querySelector('.main-svg')); }""",
-        timeout=timeout_ms)
+        timeout=timeout_ms,
+    )
     return page.locator("[data-testid='stPlotlyChart']").count()
 
 

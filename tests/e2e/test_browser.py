@@ -1,12 +1,13 @@
 """Real browser: every page draws its charts with no exception box; URL state round-trips."""
+
 import re
 from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.registry import registered_pages, url_path
 from tests.e2e.harness import full_screenshot, wait_for_app_run, wait_for_charts
+from tests.registry import registered_pages, url_path
 
 pytestmark = pytest.mark.browser
 PAGES = registered_pages()
@@ -39,8 +40,11 @@ def test_page_draws_charts_without_exception(page, app_url, screenshots, path, t
     _assert_no_exception(page)
     expect(page.get_by_role("heading", name=title).first).to_be_visible()
     full_screenshot(page, str(screenshots / f"{url_path(path)}.png"))
-    outside = [u for u in page.requests_seen if urlparse(u).hostname not in ("127.0.0.1", None)
-               and not u.startswith(("data:", "blob:"))]
+    outside = [
+        u
+        for u in page.requests_seen
+        if urlparse(u).hostname not in ("127.0.0.1", None) and not u.startswith(("data:", "blob:"))
+    ]
     assert outside == [], "the page must work offline"
 
 

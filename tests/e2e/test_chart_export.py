@@ -1,4 +1,5 @@
 """Real browser: a chart's camera button saves a real PNG, or a real SVG when the sidebar says so."""
+
 import pytest
 
 from tests.e2e.harness import wait_for_app_run, wait_for_charts
@@ -21,10 +22,9 @@ def _download_first_chart(page, app_url, query: str):
     return download.suggested_filename, open(download.path(), "rb").read()
 
 
-@pytest.mark.parametrize("query, suffix, magic", [
-    ("", ".png", b"\x89PNG\r\n\x1a\n"),
-    ("?img=SVG", ".svg", b"<svg"),
-])
+@pytest.mark.parametrize(
+    "query, suffix, magic", [("", ".png", b"\x89PNG\r\n\x1a\n"), ("?img=SVG", ".svg", b"<svg")]
+)
 def test_camera_button_downloads_the_chosen_format(page, app_url, query, suffix, magic):
     name, data = _download_first_chart(page, app_url, query)
     assert name.startswith("splitlab-") and name.endswith(suffix), name

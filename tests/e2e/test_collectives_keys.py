@@ -1,4 +1,5 @@
 """Collectives page in a real browser: ← / → / Home step the ring animation and write the step to the URL."""
+
 import re
 
 import pytest
@@ -14,16 +15,21 @@ def _ring_title(page, containing: str) -> str:
     page.wait_for_function(
         """(text) => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .gtitle")]
                      .some(t => t.textContent.startsWith('ring N=') && t.textContent.includes(text))""",
-        arg=containing, timeout=15_000)
-    return next(t for t in page.locator("[data-testid='stPlotlyChart'] .gtitle").all_text_contents()
-                if t.startswith("ring N="))
+        arg=containing,
+        timeout=15_000,
+    )
+    return next(
+        t
+        for t in page.locator("[data-testid='stPlotlyChart'] .gtitle").all_text_contents()
+        if t.startswith("ring N=")
+    )
 
 
 def _press(page, key: str) -> None:
     """Press a key with nothing focused (the page body), as a presenter would, then let the rerun finish."""
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.keyboard.press(key)
-    page.wait_for_timeout(300)   # the shortcut's rerun starts
+    page.wait_for_timeout(300)  # the shortcut's rerun starts
     wait_for_app_run(page)
 
 
@@ -36,7 +42,7 @@ def test_arrow_keys_step_the_ring_and_the_url(page, app_url):
 
     _press(page, "ArrowRight")
     expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"), timeout=15_000)
-    assert "sent per GPU 119 MiB" in _ring_title(page, "RS 1")   # one S/8 chunk of 1 GB, in MiB
+    assert "sent per GPU 119 MiB" in _ring_title(page, "RS 1")  # one S/8 chunk of 1 GB, in MiB
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("1 of 14")
 
     _press(page, "ArrowRight")
@@ -44,7 +50,7 @@ def test_arrow_keys_step_the_ring_and_the_url(page, app_url):
     _press(page, "ArrowLeft")
     expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"), timeout=15_000)
     _press(page, "Home")
-    expect(page).not_to_have_url(re.compile(r"step=[1-9]"), timeout=15_000)   # 0 is the default
+    expect(page).not_to_have_url(re.compile(r"step=[1-9]"), timeout=15_000)  # 0 is the default
     assert "elapsed 0 on NVLink 4" in _ring_title(page, "· start ·")
     assert all(u.startswith(app_url) or u.startswith("data:") for u in page.requests_seen)
 
@@ -53,9 +59,11 @@ def test_deep_linked_step_and_algorithms_open_where_the_link_says(page, app_url)
     page.goto(f"{app_url}/collectives?step=5&cmp=true&alg_a=Naive&alg_b=Halving-doubling")
     wait_for_app_run(page)
     wait_for_charts(page)
-    assert "sent per GPU 596 MiB" in _ring_title(page, "RS 5")   # 5 × 1e9/8 B = 596 MiB
+    assert "sent per GPU 596 MiB" in _ring_title(page, "RS 5")  # 5 × 1e9/8 B = 596 MiB
     for side in ("A · Naive", "B · Halving-doubling"):
-        expect(page.locator("[data-testid='stPlotlyChart'] .annotation-text", has_text=side)).to_have_count(1)
+        expect(
+            page.locator("[data-testid='stPlotlyChart'] .annotation-text", has_text=side)
+        ).to_have_count(1)
 
 
 def test_arrow_on_a_focused_slider_moves_that_slider_only(page, app_url):
@@ -71,6 +79,7 @@ def test_arrow_on_a_focused_slider_moves_that_slider_only(page, app_url):
     page.wait_for_timeout(500)  # a hijacked shortcut would start a second rerun by now
     wait_for_app_run(page)
     expect(page).not_to_have_url(re.compile(r"step="), timeout=5_000)
-    expect(page.get_by_test_id("stSlider").filter(has_text="Step (0 = inputs)")
-           .get_by_role("slider")).to_have_attribute("aria-valuetext", "0")
+    expect(
+        page.get_by_test_id("stSlider").filter(has_text="Step (0 = inputs)").get_by_role("slider")
+    ).to_have_attribute("aria-valuetext", "0")
     assert "sent per GPU 0 B" in _ring_title(page, "ring N=9 · start")

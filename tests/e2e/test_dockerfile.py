@@ -1,6 +1,7 @@
 """The Dockerfile rehearsed without a Docker engine (none runs on this machine): the build context
 its .dockerignore allows, started with its ENTRYPOINT, probed with its HEALTHCHECK, driven in Chromium.
 """
+
 import fnmatch
 import json
 import re
@@ -23,7 +24,7 @@ DOCKERFILE = (ROOT / "Dockerfile").read_text()
 def _instruction(name: str) -> str:
     """The text of one instruction, continuation lines joined."""
     text = DOCKERFILE.replace("\\\n", " ")
-    return next(line for line in text.splitlines() if line.startswith(name + " "))[len(name) + 1:]
+    return next(line for line in text.splitlines() if line.startswith(name + " "))[len(name) + 1 :]
 
 
 def _ignored(rel: str, patterns: list[str]) -> bool:
@@ -42,14 +43,24 @@ def _ignored(rel: str, patterns: list[str]) -> bool:
 
 def _context_list() -> list[str]:
     """The tracked files `COPY . .` receives once .dockerignore has filtered the build context."""
-    patterns = [ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines()
-                if ln.strip() and not ln.startswith("#")]
+    patterns = [
+        ln.strip()
+        for ln in (ROOT / ".dockerignore").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
     try:  # tracked files: an untracked module the app imports would be missing from a real build
-        files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
-                               check=True).stdout.split()
-    except (OSError, subprocess.CalledProcessError):  # a tree without .git (a CI export): every file
-        files = [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*")
-                 if p.is_file() and ".git" not in p.relative_to(ROOT).parts]
+        files = subprocess.run(
+            ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.split()
+    except (
+        OSError,
+        subprocess.CalledProcessError,
+    ):  # a tree without .git (a CI export): every file
+        files = [
+            p.relative_to(ROOT).as_posix()
+            for p in ROOT.rglob("*")
+            if p.is_file() and ".git" not in p.relative_to(ROOT).parts
+        ]
     return [p for p in files if not _ignored(p, patterns)]
 
 
@@ -61,20 +72,28 @@ def _context(dest: Path) -> None:
 
 
 def test_requirements_are_pinned_and_installed_at_those_versions():
-    lines = [ln.split("#")[0].strip() for ln in (ROOT / "requirements.txt").read_text().splitlines()]
+    lines = [
+        ln.split("#")[0].strip() for ln in (ROOT / "requirements.txt").read_text().splitlines()
+    ]
     pins = [ln for ln in lines if ln]
     assert pins and all(re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[0-9][^ ]*", p) for p in pins), pins
     for pin in pins:
         name, want = pin.split("==")
-        assert version(name.split("[")[0]) == want, f"{name}: installed {version(name)}, pinned {want}"
+        assert version(name.split("[")[0]) == want, (
+            f"{name}: installed {version(name)}, pinned {want}"
+        )
 
 
 def test_build_context_holds_the_app_and_nothing_else():
     kept = _context_list()
     assert "app.py" in kept and ".streamlit/config.toml" in kept and "requirements.txt" in kept
-    assert any(p.startswith("core/") for p in kept) and any(p.startswith("app_pages/") for p in kept)
-    assert "data/traces/ddp_gloo_rank0.json.gz" in kept   # the trace page's demo
-    assert not [p for p in kept if p.startswith(("tests/", "benchmarks/", ".git", "docs/", "deploy/"))]
+    assert any(p.startswith("core/") for p in kept) and any(
+        p.startswith("app_pages/") for p in kept
+    )
+    assert "data/traces/ddp_gloo_rank0.json.gz" in kept  # the trace page's demo
+    assert not [
+        p for p in kept if p.startswith(("tests/", "benchmarks/", ".git", "docs/", "deploy/"))
+    ]
     assert ".streamlit/secrets.toml" not in kept
 
 
@@ -84,9 +103,21 @@ def test_image_entrypoint_serves_the_app_and_the_healthcheck_passes(tmp_path, br
     entry = json.loads(_instruction("ENTRYPOINT"))
     assert entry[:3] == ["streamlit", "run", "app.py"]
     args = [a.replace("8501", str(port)).replace("0.0.0.0", "127.0.0.1") for a in entry[3:]]
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", *args,
-                             "--browser.gatherUsageStats", "false"], cwd=tmp_path,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            *args,
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         probe = json.loads(_instruction("HEALTHCHECK").split(" CMD ", 1)[1])
         probe = [a.replace("localhost:8501", f"127.0.0.1:{port}") for a in probe]
@@ -104,7 +135,7 @@ def test_image_entrypoint_serves_the_app_and_the_healthcheck_passes(tmp_path, br
         url = f"http://127.0.0.1:{port}"
         tab.goto(url)
         wait_for_app_run(tab)
-        for path in ("collectives", "trace"):   # trace reads data/ from the image
+        for path in ("collectives", "trace"):  # trace reads data/ from the image
             tab.goto(f"{url}/{path}")
             wait_for_app_run(tab)
             assert wait_for_charts(tab) >= 1

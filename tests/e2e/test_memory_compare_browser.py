@@ -1,4 +1,5 @@
 """Memory page in a real browser: layout B from a deep link, its controls write the URL, the toggle hides it."""
+
 import re
 
 import pytest
@@ -11,7 +12,9 @@ DEEP = "memory?cmp=true&b_dp=4&b_tp=2&b_zero=1"
 
 
 def _ticks(page) -> list[str]:
-    return page.locator("[data-testid='stPlotlyChart'] .xtick text").evaluate_all("t => t.map(e => e.textContent)")
+    return page.locator("[data-testid='stPlotlyChart'] .xtick text").evaluate_all(
+        "t => t.map(e => e.textContent)"
+    )
 
 
 def test_deep_link_draws_a_vs_b_and_b_controls_round_trip(page, app_url, screenshots):
@@ -21,7 +24,10 @@ def test_deep_link_draws_a_vs_b_and_b_controls_round_trip(page, app_url, screens
     expect(page.get_by_role("heading", name="Layout A vs layout B")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     ticks = _ticks(page)
-    assert "A: DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1" in ticks and "B: DP 4 · TP 2 · PP 1 · ZeRO-1 · mb 1" in ticks
+    assert (
+        "A: DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1" in ticks
+        and "B: DP 4 · TP 2 · PP 1 · ZeRO-1 · mb 1" in ticks
+    )
     # Moving B's DP slider writes b_dp to the URL; a second visitor opening it sees B at DP 5.
     thumb = page.get_by_role("slider", name="B: DP")
     thumb.focus()

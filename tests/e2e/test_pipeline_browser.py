@@ -1,4 +1,5 @@
 """Pipeline page in a real browser: the deferred downloads deliver the simulated timeline."""
+
 import csv
 import io
 import json

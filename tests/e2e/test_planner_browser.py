@@ -1,4 +1,5 @@
 """Planner in a real browser: a click on a ranked-table row draws that layout and puts it in the URL."""
+
 import re
 from urllib.parse import parse_qs, urlparse
 
@@ -21,8 +22,11 @@ def _step_metric(page) -> str:
 
 
 def test_planner_row_click_draws_the_layout_and_the_link_restores_it(page, app_url):
-    res = search(preset("Llama-2 70B"), make_cluster(num_nodes=8),
-                 Training(global_batch=1152, seq_len=4096, recompute="selective"))  # the page's defaults
+    res = search(
+        preset("Llama-2 70B"),
+        make_cluster(num_nodes=8),
+        Training(global_batch=1152, seq_len=4096, recompute="selective"),
+    )  # the page's defaults
     third = res.ranked[2]
     page.goto(f"{app_url}/planner")
     wait_for_app_run(page)
@@ -31,14 +35,21 @@ def test_planner_row_click_draws_the_layout_and_the_link_restores_it(page, app_u
     grid = page.get_by_test_id("stDataFrame").first
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()
-    page.mouse.click(box["x"] + 15, box["y"] + HEADER_PX + 2 * ROW_PX + ROW_PX / 2)  # row checkbox, rank 3
+    page.mouse.click(
+        box["x"] + 15, box["y"] + HEADER_PX + 2 * ROW_PX + ROW_PX / 2
+    )  # row checkbox, rank 3
     expect(page).to_have_url(re.compile(r"pick=custom"))
     wait_for_app_run(page)
     wait_for_charts(page)
     assert _step_metric(page) == format_seconds(third.step_time_s)
     query = parse_qs(urlparse(page.url).query)
     lay = third.layout
-    defaults = {"dp": "1", "tp": "8", "pp": "8", "mb": "1"}  # values equal to a default stay out of the URL
+    defaults = {
+        "dp": "1",
+        "tp": "8",
+        "pp": "8",
+        "mb": "1",
+    }  # values equal to a default stay out of the URL
     for key, value in {"dp": lay.dp, "tp": lay.tp, "pp": lay.pp, "mb": lay.micro_batch}.items():
         assert query.get(key, [defaults[key]]) == [str(value)], (key, page.url)
     other = page.context.new_page()

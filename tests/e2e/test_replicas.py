@@ -1,5 +1,6 @@
 """Two app replicas behind nginx on loopback (deploy/run_replicas.sh): health, sticky sessions, gzip,
 and a real browser session whose WebSocket goes through the proxy to one replica."""
+
 from __future__ import annotations
 
 import gzip
@@ -18,8 +19,8 @@ from types import SimpleNamespace
 import pytest
 from playwright.sync_api import expect
 
-from tests.registry import ROOT, registered_pages, url_path
 from tests.e2e.harness import free_port, slider_to_chart_ms, wait_for_app_run, wait_for_charts
+from tests.registry import ROOT, registered_pages, url_path
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 COOKIE = "splitlab_replica"
@@ -52,22 +53,42 @@ def replicas(tmp_path_factory):
         ports.add(free_port())
     proxy_port, port_a, port_b = sorted(ports)
     prefix = tmp_path_factory.mktemp("nginx")
-    env = {**os.environ, "PROXY_PORT": str(proxy_port), "APP_PORT_A": str(port_a),
-           "APP_PORT_B": str(port_b), "PREFIX": str(prefix), "PYTHON": sys.executable, "NGINX": NGINX}
+    env = {
+        **os.environ,
+        "PROXY_PORT": str(proxy_port),
+        "APP_PORT_A": str(port_a),
+        "APP_PORT_B": str(port_b),
+        "PREFIX": str(prefix),
+        "PYTHON": sys.executable,
+        "NGINX": NGINX,
+    }
     log = open(prefix / "run_replicas.log", "w")
-    proc = subprocess.Popen(["bash", str(ROOT / "deploy" / "run_replicas.sh")], cwd=ROOT, env=env,
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        ["bash", str(ROOT / "deploy" / "run_replicas.sh")],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     proxy = f"http://127.0.0.1:{proxy_port}"
     try:
         deadline = time.time() + 150  # two cold app starts on a busy 2-core machine
         while "SplitLab on" not in (prefix / "run_replicas.log").read_text():
             if proc.poll() is not None or time.time() > deadline:
-                pytest.fail("run_replicas.sh did not come up:\n"
-                            + (prefix / "run_replicas.log").read_text()
-                            + "".join(p.read_text() for p in prefix.glob("*.log")))
+                pytest.fail(
+                    "run_replicas.sh did not come up:\n"
+                    + (prefix / "run_replicas.log").read_text()
+                    + "".join(p.read_text() for p in prefix.glob("*.log"))
+                )
             time.sleep(0.3)
-        yield SimpleNamespace(proxy=proxy, prefix=prefix, proc=proc,
-                              a=f"http://127.0.0.1:{port_a}", b=f"http://127.0.0.1:{port_b}")
+        yield SimpleNamespace(
+            proxy=proxy,
+            prefix=prefix,
+            proc=proc,
+            a=f"http://127.0.0.1:{port_a}",
+            b=f"http://127.0.0.1:{port_b}",
+        )
     finally:
         proc.send_signal(signal.SIGTERM)  # the script's trap stops both apps and nginx
         try:
@@ -82,7 +103,9 @@ def test_both_replicas_are_healthy_and_the_cookie_pins_a_replica(replicas):
         assert _get(base + "/_stcore/health")[2] == b"ok"
     for name in ("a", "b"):
         for _ in range(5):
-            status, headers, body = _get(replicas.proxy + "/_stcore/health", {"Cookie": f"{COOKIE}={name}"})
+            status, headers, body = _get(
+                replicas.proxy + "/_stcore/health", {"Cookie": f"{COOKIE}={name}"}
+            )
             assert (status, body) == (200, b"ok")
             assert headers["x-splitlab-replica"] == name
     # A first visit (no cookie) is spread over both replicas, and is told which one it got.
@@ -99,8 +122,9 @@ def test_proxy_gzips_javascript(replicas):
     js = re.search(r'src="\.?/?(static/js/[^"]+\.js)"', html).group(1)
     raw_status, raw_headers, raw = _get(f"{replicas.a}/{js}", {"Accept-Encoding": "identity"})
     assert raw_status == 200 and "content-encoding" not in raw_headers
-    status, headers, body = _get(f"{replicas.proxy}/{js}",
-                                 {"Accept-Encoding": "gzip", "Cookie": f"{COOKIE}=a"})
+    status, headers, body = _get(
+        f"{replicas.proxy}/{js}", {"Accept-Encoding": "gzip", "Cookie": f"{COOKIE}=a"}
+    )
     assert status == 200
     assert headers.get("content-encoding") == "gzip", headers
     assert gzip.decompress(body) == raw  # the same file, compressed
@@ -113,7 +137,9 @@ def test_browser_session_goes_through_nginx_to_one_replica(replicas, browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     hosts = set()
-    page.on("request", lambda r: hosts.add(r.url.split("/")[2]) if r.url.startswith("http") else None)
+    page.on(
+        "request", lambda r: hosts.add(r.url.split("/")[2]) if r.url.startswith("http") else None
+    )
     try:
         page.goto(replicas.proxy + "/")
         wait_for_app_run(page)
@@ -155,8 +181,10 @@ def test_browser_session_goes_through_nginx_to_one_replica(replicas, browser):
 
         # nginx logs a WebSocket when it closes: the reload closed the first one, upgraded (101).
         deadline = time.time() + 20
-        while not re.search(r'"GET /_stcore/stream HTTP/1.1" 101 ', access := (
-                replicas.prefix / "access.log").read_text()):
+        while not re.search(
+            r'"GET /_stcore/stream HTTP/1.1" 101 ',
+            access := (replicas.prefix / "access.log").read_text(),
+        ):
             assert time.time() < deadline, access[-2000:]
             time.sleep(0.3)
     finally:

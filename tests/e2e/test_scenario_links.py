@@ -1,4 +1,5 @@
 """Real browser: every link on the scenarios page opens its page with the stated configuration."""
+
 import re
 from urllib.parse import parse_qsl, urlsplit
 
@@ -9,8 +10,14 @@ from core import scenarios as cs
 from tests.e2e.harness import wait_for_app_run, wait_for_charts
 
 pytestmark = pytest.mark.browser
-SCENARIOS = {"Size 70B": cs.size_70b, "DP scale-out": cs.scale_out, "3D placement": cs.placement,
-             "GPipe vs 1F1B": cs.gpipe_vs_1f1b, "DDP vs FSDP": cs.ddp_vs_fsdp, "The sentence": cs.sentence}
+SCENARIOS = {
+    "Size 70B": cs.size_70b,
+    "DP scale-out": cs.scale_out,
+    "3D placement": cs.placement,
+    "GPipe vs 1F1B": cs.gpipe_vs_1f1b,
+    "DDP vs FSDP": cs.ddp_vs_fsdp,
+    "The sentence": cs.sentence,
+}
 TIMEOUT = 120_000  # the machine is shared: generous waits, never a sleep
 
 
@@ -36,7 +43,9 @@ def widget_value(page, key: str) -> str:
 
 @pytest.mark.parametrize("label", SCENARIOS)
 def test_every_scenario_link_opens_its_page_preloaded(page, app_url, label):
-    page.goto(app_url)  # st.navigation must have run once in the server before deep links route by it
+    page.goto(
+        app_url
+    )  # st.navigation must have run once in the server before deep links route by it
     wait_for_app_run(page, TIMEOUT)
     expected = SCENARIOS[label]().links
     links = _open_scenario(page, app_url, label)

@@ -1,4 +1,5 @@
 """Plan vs trace in a real browser: the file uploader takes a broken file and the demo traces."""
+
 from pathlib import Path
 
 import pytest
@@ -17,10 +18,17 @@ def test_upload_a_broken_file_then_the_demo_traces(page, app_url, screenshots):
     wait_for_app_run(page)
     expect(page.get_by_text("Upload one trace per rank")).to_be_visible()
     picker = page.get_by_test_id("stFileUploader").locator("input[type=file]")
-    picker.set_input_files({"name": "broken.json", "mimeType": "application/json",
-                            "buffer": b'{"traceEvents": [{"ph": "X", "ts": 1'})
+    picker.set_input_files(
+        {
+            "name": "broken.json",
+            "mimeType": "application/json",
+            "buffer": b'{"traceEvents": [{"ph": "X", "ts": 1',
+        }
+    )
     wait_for_app_run(page)
-    expect(page.get_by_test_id("stAlertContentError")).to_contain_text("broken.json: the JSON ends early")
+    expect(page.get_by_test_id("stAlertContentError")).to_contain_text(
+        "broken.json: the JSON ends early"
+    )
     expect(page.get_by_test_id("stException")).to_have_count(0)
     # A multi-file uploader keeps adding files: start a fresh session for the good ones.
     page.goto(f"{app_url}/trace?demo=false")
@@ -29,6 +37,8 @@ def test_upload_a_broken_file_then_the_demo_traces(page, app_url, screenshots):
     wait_for_app_run(page)
     assert wait_for_charts(page) == 2
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
-    expect(page.get_by_test_id("stMetric").filter(has_text="Step time: trace")).to_contain_text("ms")
+    expect(page.get_by_test_id("stMetric").filter(has_text="Step time: trace")).to_contain_text(
+        "ms"
+    )
     full_screenshot(page, str(screenshots / "trace_upload.png"))
     assert all(Path(p).exists() for p in DEMO)
