@@ -65,7 +65,8 @@ PAGES = [
         "app_pages/reliability.py",
         "Reliability",
         "🛟",
-        "A week-long run on thousands of GPUs: what do failures cost, and how often should it checkpoint?",
+        "A week-long run on thousands of GPUs: what do failures cost, and how often should it "
+        "checkpoint?",
     ),
     (
         "app_pages/trace.py",
@@ -105,8 +106,10 @@ def landing() -> None:
         "in memory, communication and idle time."
     )
     st.markdown(
-        "Every chart here is computed live: the ring animation replays a real numpy all-reduce, the "
-        "Gantt charts come from a dependency-respecting schedule simulator, and the memory bars add "
+        "Every chart here is computed live: the ring animation replays a real numpy all-reduce, "
+        "the "
+        "Gantt charts come from a dependency-respecting schedule simulator, and the memory bars "
+        "add "
         "up exact parameter counts. Move a slider, copy the URL, and anyone who opens it sees the "
         "same view."
     )

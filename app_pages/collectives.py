@@ -26,7 +26,8 @@ ALGS = {name: a.label for name, a in coll.ALGORITHMS.items()}
 
 @st.cache_data(max_entries=64)
 def run(name, n, size, bw, alpha, cluster_args=None):
-    """One algorithm on N × timing_elements(N) small integers: every chunk split evenly, so the bytes and
+    """One algorithm on N × timing_elements(N) small integers: every chunk split evenly, so the
+    bytes and
     times scale exactly to S. Hierarchical: the cluster's node size, else 8 GPUs per node."""
     cluster = make_cluster(**dict(cluster_args)) if cluster_args else None
     return run_algorithm(
@@ -141,8 +142,10 @@ with common.explain_errors(), ring_slot:
     )
     t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
 st.caption(
-    f"Keys: ← / → step, Home resets (click the page first). ▶ plays on from the step shown. Colour = "
-    f"how many GPUs' inputs a chunk copy holds (1 … {n}); every chunk reaches {n} after {last} steps. "
+    "Keys: ← / → step, Home resets (click the page first). ▶ plays on from the step shown. Colour "
+    "= "
+    f"how many GPUs' inputs a chunk copy holds (1 … {n}); every chunk reaches {n} after {last} "
+    "steps. "
     f"Convention: {coll.RING_INDEXING}"
 )
 (sent_k, elapsed_k), sent, trace = ring.after(step), ring.max_bytes_sent, shown(n, elems)

@@ -1,4 +1,6 @@
-"""Shared page helpers: URL-bound widgets with invalid-value notices, errors, charts, self-checks."""
+"""Shared page helpers: URL-bound widgets with invalid-value notices, errors, charts,
+self-checks.
+"""
 
 from __future__ import annotations
 
@@ -35,7 +37,9 @@ def url_int(key: str) -> int | None:
 
 
 def _inert(raw: str, limit: int = 40) -> str:
-    """A URL value made safe to quote inside a markdown code span (no backticks, no control chars)."""
+    """A URL value made safe to quote inside a markdown code span (no backticks, no control
+    chars).
+    """
     return "".join(ch for ch in raw[:limit] if ch.isprintable() and ch != "`")
 
 
@@ -93,7 +97,10 @@ def number(
         for v in (lo, hi, default, step)
         if v is not None
     )
-    as_float = lambda v: None if v is None else float(v)
+
+    def as_float(v):
+        return None if v is None else float(v)
+
     value = where.number_input(
         label,
         min_value=as_float(lo),
@@ -213,7 +220,9 @@ def chart_config(image_format: str, name: str) -> dict:
 
 
 def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> None:
-    """Draw a Plotly figure (dict or go.Figure) full width; its toolbar saves PNG or SVG (sidebar)."""
+    """Draw a Plotly figure (dict or go.Figure) full width; its toolbar saves PNG or SVG
+    (sidebar).
+    """
     if st.session_state.get("present_value"):
         fig = presenter(fig)
         own = fig.get("layout", {}).get("height")  # e.g. a cluster map sized to its aspect ratio

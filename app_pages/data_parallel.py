@@ -106,8 +106,10 @@ uneq = common.toggle(
     "Unequal shards", False, key="uneq", where=c[2], help="e.g. variable-length sequences per rank"
 )
 st.caption(
-    "A 2-layer tanh MLP, gradient written out by hand. N × samples rows split over N ranks; each rank's mean "
-    "gradient goes through the numpy ring all-reduce simulator; the sum is divided by N, as PyTorch DDP does."
+    "A 2-layer tanh MLP, gradient written out by hand. N × samples rows split over N ranks; each "
+    "rank's mean "
+    "gradient goes through the numpy ring all-reduce simulator; the sum is divided by N, as "
+    "PyTorch DDP does."
 )
 pr = attempt(_proof, n, b, uneq)
 p = pr and pr["p"]
@@ -126,7 +128,8 @@ if p:
     )
     if not p.equal_shards:
         st.warning(
-            f"Unequal shards: the plain average of rank means is off by up to {p.ring_max_abs_diff:.2g} (a "
+            "Unequal shards: the plain average of rank means is off by up to "
+            f"{p.ring_max_abs_diff:.2g} (a "
             f"rank with few samples votes like one with many); weighted by sample count: "
             f"{p.weighted_max_abs_diff:.1e}.",
             icon="⚖️",
@@ -177,15 +180,18 @@ if out:
     m[1].metric(
         "Exposed all-reduce",
         format_seconds(s.exposed_comm_s),
-        help=f"{format_seconds(s.comm_s)} in all, {format_seconds(s.hidden_comm_s)} hidden behind backward",
+        help=f"{format_seconds(s.comm_s)} in all, {format_seconds(s.hidden_comm_s)} hidden behind "
+        "backward",
     )
     m[2].metric("Efficiency", f"{s.efficiency:.0%}", help="compute / step")
     m[3].metric(
         "Bottleneck", format_bandwidth(s.bottleneck_bytes_per_s, bw_units), help=s.bottleneck_link
     )
     st.caption(
-        f"{format_count(job.num_params)} parameters × {job.grad_bytes_per_param:g} B (fp32 gradients) = "
-        f"{format_bytes(job.grad_bytes, units)} all-reduced per step; at N={at_n}: {s.bottleneck_link}."
+        f"{format_count(job.num_params)} parameters × {job.grad_bytes_per_param:g} B (fp32 "
+        "gradients) = "
+        f"{format_bytes(job.grad_bytes, units)} all-reduced per step; at N={at_n}: "
+        f"{s.bottleneck_link}."
     )
     side_by_side((out["figs"][0], "steps"), (out["figs"][1], "eff"))
     common.chart(out["figs"][2], key="timeline")
@@ -206,8 +212,10 @@ common.chart(strag["fig"], key="stragglers")
 
 common.takeaway(
     "Averaging per-rank mean gradients is the full-batch gradient exactly (to float rounding) when "
-    "shards are equal; otherwise weight by sample count. Scaling stops when the all-reduce — about 2× "
-    "the gradient per rank, whatever N — outgrows the backward it can hide behind: once the ring leaves "
+    "shards are equal; otherwise weight by sample count. Scaling stops when the all-reduce — about "
+    "2× "
+    "the gradient per rank, whatever N — outgrows the backward it can hide behind: once the ring "
+    "leaves "
     "the node the NIC, not NVLink, sets the pace. More tokens per GPU is the fix that always works."
 )
 

@@ -52,7 +52,9 @@ def _model(spec: tuple):
 
 
 def _configs(dp, tp, pp, zero, mb, rc, sp, seq, recipe, flash):
-    """ParallelConfig and TrainingConfig of one layout; HSDP shards over the DP ranks of one 8-GPU node."""
+    """ParallelConfig and TrainingConfig of one layout; HSDP shards over the DP ranks of one 8-GPU
+    node.
+    """
     shard = cm.fsdp_to_zero("HYBRID_SHARD", dp, max(1, 8 // tp))[1] if zero == "hsdp" else None
     par = cm.ParallelConfig(
         dp=dp,
@@ -74,7 +76,9 @@ def _configs(dp, tp, pp, zero, mb, rc, sp, seq, recipe, flash):
 
 @st.cache_data(max_entries=64)
 def _compare(spec, a: tuple, b: tuple, seq, recipe, flash, gpu, reserve_pct, units) -> dict:
-    """Layouts A and B, each (dp, tp, pp, zero, mb, rc, sp), of one run: chart, B's metrics and verdict."""
+    """Layouts A and B, each (dp, tp, pp, zero, mb, rc, sp), of one run: chart, B's metrics and
+    verdict.
+    """
     model, cap = _model(spec), GPU_PRESETS[gpu].hbm_bytes
     ra, rb = (cm.memory_per_gpu(model, *_configs(*lay, seq, recipe, flash)) for lay in (a, b))
     return fm.compare_layouts(ra, rb, cap, cap * reserve_pct / 100, units, gpu)
@@ -130,7 +134,8 @@ zero = common.select(
     help="HSDP = HYBRID_SHARD: ZeRO-3 inside an 8-GPU node (8/TP ranks), replicated across.",
 )
 st.caption(
-    "ZeRO stage ↔ PyTorch: 0 = DDP / FSDP NO_SHARD · 1 = ZeroRedundancyOptimizer · 2 = SHARD_GRAD_OP"
+    "ZeRO stage ↔ PyTorch: 0 = DDP / FSDP NO_SHARD · 1 = ZeroRedundancyOptimizer · 2 = "
+    "SHARD_GRAD_OP"
     " · 3 = FULL_SHARD · HSDP = HYBRID_SHARD (ZeRO-3 inside a node, replicated across nodes)"
 )
 c = st.columns(4)
@@ -210,8 +215,10 @@ if common.toggle(
     )
     here = {**st.query_params.to_dict(), "cmp": "true", "b_dp": "4", "b_tp": "2", "b_zero": "1"}
     st.caption(
-        "B shares A's model, recipe, GPU, reserve, sequence length and flash attention: one run, two "
-        "layouts. B starts at DP 8 with ZeRO-1 (A's default layout, the other ZeRO stage): no weight "
+        "B shares A's model, recipe, GPU, reserve, sequence length and flash attention: one run, "
+        "two "
+        "layouts. B starts at DP 8 with ZeRO-1 (A's default layout, the other ZeRO stage): no "
+        "weight "
         "all-gathers, but every GPU keeps whole weights and gradients. "
         f"[Try B = TP 2 × DP 4, ZeRO-1 with this A](memory?{urlencode(here, quote_via=quote)}): TP "
         "halves the weights per GPU instead."
@@ -237,7 +244,8 @@ if pp > 1:
     common.chart(out["stages"], key="stages", height=440)
 else:
     st.info(
-        f"PP = 1: a single stage, the {label} bar above. Set PP > 1 to split the layers into stages."
+        f"PP = 1: a single stage, the {label} bar above. Set PP > 1 to split the layers into "
+        "stages."
     )
 
 st.subheader("What fits")
@@ -261,9 +269,12 @@ for (question, answer), q in zip(_seeds(units), SEEDS):
     st.markdown(f"**{question}** {answer} [Open this setting ↗]({url})")
 
 common.takeaway(
-    f"Sharding cuts the model states per GPU from {b(out['states'][0])} (DDP) to {b(out['states'][3])} "
-    f"(ZeRO-3 over {out['nd']:,}), and TP × PP divide them too. The {b(ch.activations_bytes)} of activations "
-    "do not shrink with DP at all: only TP + sequence parallel, PP, recompute, flash attention and a "
+    f"Sharding cuts the model states per GPU from {b(out['states'][0])} (DDP) to "
+    f"{b(out['states'][3])} "
+    f"(ZeRO-3 over {out['nd']:,}), and TP × PP divide them too. The {b(ch.activations_bytes)} of "
+    "activations "
+    "do not shrink with DP at all: only TP + sequence parallel, PP, recompute, flash attention and "
+    "a "
     "smaller micro-batch cut them."
 )
 with st.expander("How this is computed", expanded=False):

@@ -1,4 +1,6 @@
-"""Planner: which DP × TP × PP × ZeRO layout trains fastest on this cluster, why, and does it fit?"""
+"""Planner: which DP × TP × PP × ZeRO layout trains fastest on this cluster, why, and does it
+fit?
+"""
 
 from __future__ import annotations
 
@@ -56,7 +58,9 @@ ROWS, MAX_OPS = 60, 40_000
 
 
 def _setup(cfg: tuple):
-    """Model, cluster and training from the page's plain control values (hashable, for the caches)."""
+    """Model, cluster and training from the page's plain control values (hashable, for the
+    caches).
+    """
     nodes, gpn, gpu, intra, inter, nics, model, gb, seq, recipe, rc, sp, eff = cfg
     cluster = make_cluster(
         num_nodes=nodes,
@@ -95,7 +99,9 @@ def _eval(cfg: tuple, lay: Layout):
 
 @st.cache_data(max_entries=64)
 def _figs(cfg: tuple, lay: Layout, colour: str, units: str, other: Layout | None, labels: tuple):
-    """The cluster, where time and memory go, and (on request) the comparison with a second layout."""
+    """The cluster, where time and memory go, and (on request) the comparison with a second
+    layout.
+    """
     ev = _eval(cfg, lay)
     return (
         fp.cluster_figure(ev.placement, colour_by=colour),
@@ -110,7 +116,9 @@ def _gantt(cfg: tuple, lay: Layout) -> dict:
 
 
 def _apply_row_click() -> None:
-    """A clicked table row (dataframe selections are not URL-bound) is written into the layout widgets."""
+    """A clicked table row (dataframe selections are not URL-bound) is written into the layout
+    widgets.
+    """
     ss = st.session_state
     sel = tuple((ss.get("table") or {}).get("selection", {}).get("rows", ()))
     if (
@@ -122,7 +130,8 @@ def _apply_row_click() -> None:
     ss["_applied"], r = (ss["_tsig"], sel), ss["_trows"][sel[0]]
     if r["zero_stage"] is None or r["micro_batch"] is None:
         ss["_note"] = (
-            f"That row stands for every DP {r['dp']} × TP {r['tp']} × PP {r['pp']} layout: {r['reason']}"
+            f"That row stands for every DP {r['dp']} × TP {r['tp']} × PP {r['pp']} layout: "
+            f"{r['reason']}"
         )
         return
     ss.update(
@@ -274,7 +283,8 @@ if ev:
             delta_color="off" if label == "GPUs" else "normal" if ev.fits else "inverse",
         )
     st.caption(
-        f"Drawn: **{ev.layout.label}** · {len(res.ranked):,} layouts run, {len(res.rejected):,} rejected."
+        f"Drawn: **{ev.layout.label}** · {len(res.ranked):,} layouts run, {len(res.rejected):,} "
+        "rejected."
     )
     for w in ev.warnings:
         st.warning(w, icon="⚠️")
@@ -299,7 +309,8 @@ if ev:
         help=f"{ops:,} F and B operations; drawn up to {MAX_OPS:,}.",
     ):
         common.chart(_gantt(cfg, ev.layout), key="gantt_chart") if ops <= MAX_OPS else st.info(
-            f"{ops:,} operations: too many to draw; the step time above already uses the simulated makespan."
+            f"{ops:,} operations: too many to draw; the step time above already uses the simulated "
+            "makespan."
         )
 
 st.subheader(f"Every layout of {gpus:,} GPUs, fastest first")
@@ -332,7 +343,8 @@ st.dataframe(
     height=320,
 )
 st.caption(
-    f"Click a row to draw it. First {ROWS} rows of the filter; status is ok or the rule a layout breaks; a "
+    f"Click a row to draw it. First {ROWS} rows of the filter; status is ok or the rule a layout "
+    "breaks; a "
     "rejected row with blank ZeRO and mb stands for every value of them."
 )
 
@@ -350,7 +362,8 @@ if ev:
         st.markdown(fp.how_computed_markdown(ev, units))
 with st.expander("How well does this model predict?"):
     st.markdown(
-        "The same step-time model, one set of efficiencies, against Megatron-LM's published weak scaling "
+        "The same step-time model, one set of efficiencies, against Megatron-LM's published weak "
+        "scaling "
         "(Narayanan et al. 2021 Table 1, Selene A100s; TFLOP/s per GPU in their Eq. 3 convention)."
     )
     st.dataframe(
@@ -378,6 +391,7 @@ common.self_check(
     key="q2",
     rel_tol=0,
     explanation="PP stride 1 "
-    f"puts 8 stages on a node, so each TP group takes one GPU on each of {span.nodes_per_group} nodes.",
+    f"puts 8 stages on a node, so each TP group takes one GPU on each of {span.nodes_per_group} "
+    "nodes.",
 )
 common.show_url_notices()

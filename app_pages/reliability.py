@@ -235,7 +235,8 @@ rows = [
     rf"\tau_\text{{Young}} &= \sqrt{{2\delta M}} = \sqrt{{2 \times {t(ck.write_s)} \times "
     rf"{t(run.job_mtbf_s)}}} = {t(curve.young.interval_s)}",
     rf"\tau_\text{{Daly}} &= \sqrt{{2\delta M}}\left[1 + \tfrac13\sqrt{{\tfrac{{\delta}}{{2M}}}} + "
-    rf"\tfrac19\,\tfrac{{\delta}}{{2M}}\right] - \delta = {t(curve.daly.interval_s)}\ (\delta < 2M)",
+    rf"\tfrac19\,\tfrac{{\delta}}{{2M}}\right] - \delta"
+    rf" = {t(curve.daly.interval_s)}\ (\delta < 2M)",
     rf"\text{{goodput}}(\tau) &= \frac{{\tau}}{{M e^{{R/M}}\left(e^{{(\tau+\delta)/M}} - 1\right)}}"
     rf" = {t(f'{mine.goodput:.2%}')}\ \text{{at}}\ \tau = {t(mine.interval_s)}",
     rf"&\approx 1 - \frac{{\delta}}{{\tau}} - \frac{{\tau/2 + R}}{{M}} = "

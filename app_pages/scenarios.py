@@ -36,15 +36,19 @@ AT = {str(n): str(n) for n in (16, 32, 64, 128, 256, 512)}
 
 @st.cache_data(max_entries=64)
 def _scenario(kind: str, knob, units: str, bw_units: str) -> tuple:
-    """(walkthrough, figure, links) of one scenario at one knob setting; plain values in, plain data out."""
+    """(walkthrough, figure, links) of one scenario at one knob setting; plain values in, plain data
+    out.
+    """
     result = RUN[kind](knob)
     text, fig = fs.walkthrough(result, units, bw_units)
     return text, fig, result.links
 
 
 def _knob(kind: str, where):
-    """The one what-if control of each scenario, defaulting to the exercise as stated. Its key must not be
-    one the linked page uses: Streamlit 1.67 drops a page_link query value equal to a same-key widget's
+    """The one what-if control of each scenario, defaulting to the exercise as stated. Its key must
+    not be
+    one the linked page uses: Streamlit 1.67 drops a page_link query value equal to a same-key
+    widget's
     default on the page being left."""
     if kind == "size":
         return common.slider("GPUs sharding the states (N)", 1, 128, 16, key="nd", where=where)
@@ -61,7 +65,9 @@ def _knob(kind: str, where):
 
 
 def _open(link: cs.Link, query: dict[str, str]) -> None:
-    """A page link that preloads the target's widgets; a plain link when run outside app.py's navigation."""
+    """A page link that preloads the target's widgets; a plain link when run outside app.py's
+    navigation.
+    """
     try:
         st.page_link(link.page, label=link.label, query_params=query, icon="↗️")
     except StreamlitPageNotFoundError:

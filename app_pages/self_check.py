@@ -1,4 +1,6 @@
-"""Self-check: randomised questions on every learning goal, reproducible from the URL, working shown."""
+"""Self-check: randomised questions on every learning goal, reproducible from the URL, working
+shown.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +27,9 @@ def _gantt(schedule: str, p: int, m: int) -> dict:
 
 
 def _next_set() -> None:
-    """'New questions': the next seed, set before the slider renders (a bound widget takes session state)."""
+    """'New questions': the next seed, set before the slider renders (a bound widget takes session
+    state).
+    """
     st.session_state["seed"] = int(st.session_state.get("seed", 1)) % MAX_SEED + 1
 
 
@@ -41,7 +45,8 @@ def _shown(q: quiz.Question) -> str:
 common.start_page(
     "Self-check",
     "Can you derive the numbers yourself? Every question is drawn at random from "
-    "the set's seed, answered by the same cores the other pages use, and explained once you answer.",
+    "the set's seed, answered by the same cores the other pages use, and explained once you "
+    "answer.",
 )
 c = st.columns([2, 1.3, 2])
 seed = common.slider(
@@ -55,7 +60,8 @@ seed = common.slider(
 )
 c[1].button("New questions", on_click=_next_set, icon="🎲", width="stretch")
 c[2].caption(
-    "Numbers: type the value in the unit shown; within 2 % counts (±0.5 points for percentages, exact "
+    "Numbers: type the value in the unit shown; within 2 % counts (±0.5 points for percentages, "
+    "exact "
     "for counts). Memory units follow the sidebar."
 )
 if st.session_state.get("_quiz_seed") not in (None, seed):  # a new set: drop the old set's answers
@@ -112,11 +118,15 @@ common.takeaway(
 )
 with st.expander("How this is computed"):
     st.markdown(
-        "Each set draws its parameters from `numpy.random.default_rng(seed)` in `core.quiz`, and each answer "
-        "comes from a core: ring steps and bytes from the numpy ring simulator's trace, the data-parallel weights "
-        "checked against a full-batch gradient (`core.data_parallel`), TP message sizes and link times from "
+        "Each set draws its parameters from `numpy.random.default_rng(seed)` in `core.quiz`, and "
+        "each answer "
+        "comes from a core: ring steps and bytes from the numpy ring simulator's trace, the "
+        "data-parallel weights "
+        "checked against a full-batch gradient (`core.data_parallel`), TP message sizes and link "
+        "times from "
         "`core.tensor_parallel.comm`, bubbles from the pipeline event simulator, ZeRO savings from "
-        "`core.memory.model_state_bytes_per_gpu`. Your answers live in the URL like every control; the score "
+        "`core.memory.model_state_bytes_per_gpu`. Your answers live in the URL like every control; "
+        "the score "
         "counts each question's first answer in this browser session."
     )
 common.show_url_notices()

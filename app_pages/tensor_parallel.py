@@ -16,7 +16,7 @@ from figures import tensor_parallel as ft
 # heads) of dimension 1, FFN = 4h, 24 tokens (sequence parallelism splits them too).
 TOY = dict(hidden=24, heads=24, ffn=96, tokens=24)
 MODELS = {name: name.split(" (")[0] for name in MODEL_PRESETS}
-NICS = {n: n for n, l in LINK_PRESETS.items() if l.latency_s >= 1e-5}  # scale-out links only
+NICS = {n: n for n, link in LINK_PRESETS.items() if link.latency_s >= 1e-5}  # scale-out links only
 GPN = 8  # GPUs per node in the sweep's cluster (DGX/HGX)
 MFU = 0.5  # achieved fraction of dense peak for the layer's compute
 
@@ -123,10 +123,14 @@ units = common.memory_units().value
 
 st.subheader("1 · The split, proved with arrays")
 st.caption(
-    f"A toy layer: h = {TOY['hidden']}, {TOY['heads']} heads (whole heads for TP = 1, 2, 3, 4, 6, 8), "
-    f"FFN = {TOY['ffn']}, {TOY['tokens']} tokens. MLP: W1 split by columns, so GeLU runs locally; W2 by "
-    "rows, so each GPU holds a partial Y and one all-reduce (g) sums them. Attention: each GPU owns whole "
-    "heads (Wq, Wk, Wv by columns, Wo by rows). Partial sums go through the numpy ring all-reduce simulator."
+    f"A toy layer: h = {TOY['hidden']}, {TOY['heads']} heads (whole heads for TP = 1, 2, 3, 4, 6, "
+    "8), "
+    f"FFN = {TOY['ffn']}, {TOY['tokens']} tokens. MLP: W1 split by columns, so GeLU runs locally; "
+    "W2 by "
+    "rows, so each GPU holds a partial Y and one all-reduce (g) sums them. Attention: each GPU "
+    "owns whole "
+    "heads (Wq, Wk, Wv by columns, Wo by rows). Partial sums go through the numpy ring all-reduce "
+    "simulator."
 )
 pr = attempt(_proof, tp, sp)
 if pr:
@@ -148,9 +152,11 @@ if pr:
 st.subheader("2 · Where the communication goes")
 st.markdown(
     "| operator | forward | backward | where |\n|---|---|---|---|\n"
-    "| **f** | identity (X is already on every GPU) | all-reduce of dX | before attention and MLP |\n"
+    "| **f** | identity (X is already on every GPU) | all-reduce of dX | before attention and MLP "
+    "|\n"
     "| **g** | all-reduce of the partial Y | identity | after attention and MLP |\n"
-    "| **g**, sequence parallel | all-gather tokens in; reduce-scatter out | reduce-scatter; all-gather "
+    "| **g**, sequence parallel | all-gather tokens in; reduce-scatter out | reduce-scatter; "
+    "all-gather "
     "| the same places, same bytes; activations between blocks stay 1/t per GPU |"
 )
 cm = attempt(_comm, model, tp, mb, seq, gpu, nic, sp, units)
@@ -181,9 +187,12 @@ if sw:
     st.markdown(f"With {GPN} GPUs per node and {nics}× {nic} per node: {sw['note']}")
 
 common.takeaway(
-    "Column-then-row splitting makes each GPU's slice independent until one sum: the sharded layer equals "
-    "the unsharded one to float rounding. The price is 4 all-reduces of b·s·h activations per layer per "
-    "step, on the critical path and growing relative to compute as TP rises — affordable on NVLink, not "
+    "Column-then-row splitting makes each GPU's slice independent until one sum: the sharded layer "
+    "equals "
+    "the unsharded one to float rounding. The price is 4 all-reduces of b·s·h activations per "
+    "layer per "
+    "step, on the critical path and growing relative to compute as TP rises — affordable on "
+    "NVLink, not "
     "over PCIe or the network. So TP stays inside the node."
 )
 

@@ -217,22 +217,31 @@ st.text("Open the JSON in https://ui.perfetto.dev or chrome://tracing: one track
 
 gap = step.step_s / measured - 1
 common.takeaway(
-    f"Fitted to the trace's own compute and all-reduce rates, the plan's step is {fs(step.step_s)} against "
-    f"{fs(measured)} measured ({gap:+.0%}). The fit fixes the totals, so the real test is the schedule: "
-    f"the trace hid {hidden_t:.0%} of its communication behind compute, the plan {hidden_p:.0%}. What the "
-    "plan leaves out — idle gaps (Python, the optimizer) and compute and gloo threads sharing the same "
+    f"Fitted to the trace's own compute and all-reduce rates, the plan's step is {fs(step.step_s)} "
+    "against "
+    f"{fs(measured)} measured ({gap:+.0%}). The fit fixes the totals, so the real test is the "
+    "schedule: "
+    f"the trace hid {hidden_t:.0%} of its communication behind compute, the plan {hidden_p:.0%}. "
+    "What the "
+    "plan leaves out — idle gaps (Python, the optimizer) and compute and gloo threads sharing the "
+    "same "
     "cores — is the rest of the gap."
     if rates
-    else f"At hand-set rates the plan predicts {fs(step.step_s)} per step against {fs(measured)} measured "
-    f"({gap:+.0%}): fit the rates to the trace to test the schedule rather than the hardware numbers."
+    else f"At hand-set rates the plan predicts {fs(step.step_s)} per step against {fs(measured)} "
+    "measured "
+    f"({gap:+.0%}): fit the rates to the trace to test the schedule rather than the hardware "
+    "numbers."
 )
 
 with st.expander("How this is computed", expanded=True):
     r0 = an.ranks[0]
     st.markdown(
-        f"**Trace.** Per rank, *comm* = the union of intervals of collectives (names with nccl, gloo, "
-        f"c10d, all_reduce, all_gather, reduce_scatter, broadcast, send/recv, record_param_comms), and "
-        f"*compute* = the union of {r0.source} minus, on each thread, that thread's collectives (nested "
+        "**Trace.** Per rank, *comm* = the union of intervals of collectives (names with nccl, "
+        "gloo, "
+        "c10d, all_reduce, all_gather, reduce_scatter, broadcast, send/recv, record_param_comms), "
+        "and "
+        f"*compute* = the union of {r0.source} minus, on each thread, that thread's collectives "
+        "(nested "
         f"ops count once). With GPU kernels present only kernels count, as in HTA. Rank {r0.rank}: "
         f"span {fs(r0.span_s)}, compute {fs(r0.compute_s)}, comm {fs(r0.comm_s)}, overlap "
         f"{fs(r0.overlap_s)}, idle {fs(r0.idle_s)}."
@@ -244,7 +253,8 @@ with st.expander("How this is computed", expanded=True):
         f"2(p−1)/p · bytes / bus bandwidth. Rates used: {format_flops(flops)}/s per rank and "
         f"{format_bandwidth(bus, 'decimal')} bus bandwidth"
         + (
-            f", fitted from {fs(rates.compute_per_step_s)} of compute and {fs(rates.comm_per_step_s)} of "
+            f", fitted from {fs(rates.compute_per_step_s)} of compute and "
+            f"{fs(rates.comm_per_step_s)} of "
             f"collectives per step over {steps} steps."
             if rates
             else "."

@@ -85,7 +85,8 @@ def run_pages(reruns: int, moves: int, match: str) -> list[str]:
             rows.append(
                 f"| {Path(page).stem} | {label} | "
                 f"{_fmt_budget(rerun, budget.get('rerun_ms'), 'ms')} | "
-                f"{_fmt_budget(payload / 1000, (budget.get('payload') or 0) / 1000 or None, 'kB')} | "
+                f"{_fmt_budget(payload / 1000, (budget.get('payload') or 0) / 1000 or None, 'kB')} "
+                "| "
                 f"{_fmt_budget(latency, budget.get('latency_ms'), 'ms')} | "
                 f"{settled:,.0f} ms |"
             )

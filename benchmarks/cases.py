@@ -66,7 +66,9 @@ def _pipeline():
 
 
 def _search(num_nodes: int, model: str, global_batch: int, seq_len: int, recompute: str):
-    """A cold planner search over every layout of num_nodes x 8 H100 (the pipeline-makespan cache cleared)."""
+    """A cold planner search over every layout of num_nodes x 8 H100 (the pipeline-makespan cache
+    cleared).
+    """
     from core.hardware import make_cluster
     from core.model import preset
     from core.planner import Training, makespan_per_microbatch, search
@@ -88,7 +90,8 @@ def _search(num_nodes: int, model: str, global_batch: int, seq_len: int, recompu
 CORE_CASES = [
     ("ring_all_reduce N=256, 1,048,576 float32", _ring, 1.0),
     ('simulate("interleaved_1f1b", 64, 1024, num_chunks=2)', _pipeline, 1.0),
-    # GPT-3 175B as trained (B = 1,536, s = 2,048), full recompute: 1,417 layouts run, 1,330 rejected.
+    # GPT-3 175B as trained (B = 1,536, s = 2,048), full recompute: 1,417 layouts run, 1,330
+    # rejected.
     (
         "planner search, 1,024 GPUs (128 x 8 H100), GPT-3 175B, B=1536",
         lambda: _search(128, "GPT-3 175B", 1536, 2048, "full"),

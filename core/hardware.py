@@ -29,11 +29,12 @@ class LinkSpec:
 
 # Bandwidths per direction; NVIDIA's "NVLink GB/s" figures are bidirectional totals
 # (ref: shared/reference/collectives.md §1, §7; jax-ml/scaling-book gpus.md).
-# Latencies: NCCL's default per-step hwLat for the Simple protocol (NVIDIA/nccl src/graph/tuning.cc):
+# Latencies: NCCL's default per-step hwLat for the Simple protocol (NVIDIA/nccl
+# src/graph/tuning.cc):
 # NVLink ring 3.4 us, PCI 5.7 us, NET 14 us; used as alpha-slider defaults only.
 LINK_PRESETS: dict[str, LinkSpec] = {
-    l.name: l
-    for l in [
+    link.name: link
+    for link in [
         LinkSpec(
             name="NVLink 3",
             bandwidth_bytes_per_s=300e9,
@@ -129,7 +130,8 @@ GPU_PRESETS: dict[str, GpuSpec] = {
             hbm_bytes=80e9,
             hbm_bandwidth_bytes_per_s=3.35e12,
             scale_up_link="NVLink 4",
-            source="NVIDIA H100 datasheet: 1,979 sparse = 989.4 dense TFLOP/s, 80 GB HBM3, 3.35 TB/s",
+            source="NVIDIA H100 datasheet: 1,979 sparse = 989.4 dense TFLOP/s, 80 GB HBM3, 3.35 "
+            "TB/s",
         ),
         GpuSpec(
             name="H100 PCIe",

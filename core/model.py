@@ -32,7 +32,9 @@ def check_divides(what: str, k: int, n: int, noun: str, rule: str) -> None:
 
 @dataclass(frozen=True, kw_only=True)
 class ModelSpec:
-    """A decoder-only transformer: GPT-style (LayerNorm, biases, learned positions) or Llama-style."""
+    """A decoder-only transformer: GPT-style (LayerNorm, biases, learned positions) or
+    Llama-style.
+    """
 
     name: str
     num_layers: int
@@ -169,11 +171,15 @@ class ModelSpec:
         }
 
     def layer_params_per_gpu(self, tp: int) -> int:
-        """One layer's parameters on one TP rank (what FSDP all-gathers per layer, before sharding)."""
+        """One layer's parameters on one TP rank (what FSDP all-gathers per layer, before
+        sharding).
+        """
         return -(-self.layer_tp_sharded_params // tp) + self.layer_replicated_params
 
     def params_per_gpu(self, tp: int, pp: int, stage: int) -> int:
-        """Parameters on one GPU of a pipeline stage (Megatron: embedding first, norm + head last)."""
+        """Parameters on one GPU of a pipeline stage (Megatron: embedding first, norm + head
+        last).
+        """
         n = self.num_layers // pp * self.layer_params_per_gpu(tp)
         vocab = -(-self.word_embedding_params // tp)  # vocab-parallel, padded to a multiple of tp
         if stage == 0:
@@ -217,7 +223,8 @@ class ModelSpec:
     def flops_per_token(self, seq_len: int, full_recompute: bool = False) -> float:
         """Forward + backward FLOPs per token: 6N + 12 L (a d_head) s, N = matmul weights."""
         # For a GPT shape this is Korthikanti's 72 B s l h^2 (1 + s/6h + V/12lh) / (B s); with full
-        # recompute the layers run forward twice: Narayanan et al. 2021 Eq. 3, 96 (1 + s/6h + V/16lh).
+        # recompute the layers run forward twice: Narayanan et al. 2021 Eq. 3, 96 (1 + s/6h +
+        # V/16lh).
         seq_len = whole_number("seq_len", seq_len)
         attn = 12 * self.num_layers * self.q_width * seq_len  # QK^T and AV: 4 s a d_h fwd, x3
         flops = 6 * self.matmul_params + attn
@@ -226,7 +233,9 @@ class ModelSpec:
         return float(flops)
 
     def layer_forward_flops_per_token(self, seq_len: int) -> float:
-        """Forward FLOPs per token of all transformer layers (no logits): what full recompute repeats."""
+        """Forward FLOPs per token of all transformer layers (no logits): what full recompute
+        repeats.
+        """
         layer_matmul = self.matmul_params - self.vocab_size * self.hidden_size
         return float(2 * layer_matmul + 4 * self.num_layers * self.q_width * seq_len)
 

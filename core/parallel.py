@@ -1,4 +1,6 @@
-"""Rank grid: place DP x PP x TP on a cluster's nodes, list each kind of group, find node crossings."""
+"""Rank grid: place DP x PP x TP on a cluster's nodes, list each kind of group, find node
+crossings.
+"""
 
 from __future__ import annotations
 
@@ -29,7 +31,9 @@ def _whole(name: str, value) -> int:
 
 @dataclass(frozen=True, kw_only=True)
 class ParallelDims:
-    """DP x PP x TP degrees and the order ranks are laid out in (torchtitan's ParallelDims style)."""
+    """DP x PP x TP degrees and the order ranks are laid out in (torchtitan's ParallelDims
+    style).
+    """
 
     dp: int = 1
     pp: int = 1
@@ -220,7 +224,7 @@ class Layout:
             raise ValueError(
                 f"schedule={self.schedule!r} is unknown: use one of {', '.join(SCHEDULE_LABELS)}"
             )
-        self.dims  # validates the order
+        _ = self.dims  # validates the order
 
     @property
     def dims(self) -> ParallelDims:
@@ -242,7 +246,8 @@ class Layout:
             fix = (
                 f"use a micro-batch dividing {B // dp} ({B} / DP)"
                 if B % dp == 0
-                else f"use a DP degree dividing {B}, or a global batch that is a multiple of {dp * b}"
+                else f"use a DP degree dividing {B}, or a global batch that is a multiple of "
+                f"{dp * b}"
             )
             raise ValueError(
                 f"global batch {B} is not divisible by DP × micro-batch = {dp} × {b} = "

@@ -1,4 +1,6 @@
-"""Self-check questions: parameters drawn from a seed, answers computed by the cores, pure checking."""
+"""Self-check questions: parameters drawn from a seed, answers computed by the cores, pure
+checking.
+"""
 
 from __future__ import annotations
 
@@ -84,9 +86,12 @@ def _ring(rng: np.random.Generator, units: str) -> tuple[Question, Question]:
             goal=GOALS[0],
             answer=float(steps),
             rel_tol=0.0,
-            prompt=f"A ring all-reduce over **N = {n}** GPUs: how many communication steps, start to finish?",
-            explanation=f"**2(N−1) = {steps}.** Reduce-scatter takes N−1 = {n - 1} steps, after which every GPU owns "
-            f"one fully summed chunk; all-gather takes N−1 more to pass those chunks round. The numpy ring "
+            prompt=f"A ring all-reduce over **N = {n}** GPUs: how many communication steps, start "
+            "to finish?",
+            explanation=f"**2(N−1) = {steps}.** Reduce-scatter takes N−1 = {n - 1} steps, after "
+            "which every GPU owns "
+            "one fully summed chunk; all-gather takes N−1 more to pass those chunks round. The "
+            "numpy ring "
             f"simulator's trace has {steps} steps.",
         ),
         Question(
@@ -94,10 +99,13 @@ def _ring(rng: np.random.Generator, units: str) -> tuple[Question, Question]:
             goal=GOALS[0],
             answer=bytes_in(sent, name),
             unit=name,
-            prompt=f"Each of those {n} GPUs holds a **{s}** gradient. How many {name} does each GPU send during the "
+            prompt=f"Each of those {n} GPUs holds a **{s}** gradient. How many {name} does each "
+            "GPU send during the "
             "ring all-reduce?",
-            explanation=f"**2·S·(N−1)/N = 2 × {s} × {n - 1}/{n} = {format_bytes(sent, units)}.** Each of the "
-            "2(N−1) steps sends one chunk of S/N (measured by the simulator). Close to 2·S whatever N: "
+            explanation=f"**2·S·(N−1)/N = 2 × {s} × {n - 1}/{n} = {format_bytes(sent, units)}.** "
+            "Each of the "
+            "2(N−1) steps sends one chunk of S/N (measured by the simulator). Close to 2·S "
+            "whatever N: "
             "no GPU is a hotspot, which is why the ring scales.",
         ),
     )
@@ -118,14 +126,20 @@ def _data_parallel(rng: np.random.Generator, seed: int) -> Question:
         key="weight",
         goal=GOALS[1],
         answer=sizes[k] / total,
-        prompt=f"Data parallelism over {n} ranks: rank r holds n_r samples, **n = ({', '.join(map(str, sizes))})**, "
-        "and computes g_r, the gradient of the *mean* loss over its own samples. The all-reduce forms "
-        f"Σ_r w_r·g_r. Which weight **w_{k}** (rank {k}) makes that exactly the gradient of one big batch "
+        prompt=f"Data parallelism over {n} ranks: rank r holds n_r samples, **n = "
+        f"({', '.join(map(str, sizes))})**, "
+        "and computes g_r, the gradient of the *mean* loss over its own samples. The all-reduce "
+        "forms "
+        f"Σ_r w_r·g_r. Which weight **w_{k}** (rank {k}) makes that exactly the gradient of one "
+        "big batch "
         f"of {total} samples? (a fraction of 1)",
-        explanation=f"**w_r = n_r / B = {sizes[k]}/{total} = {sizes[k] / total:.4g}.** The batch loss is a mean "
+        explanation=f"**w_r = n_r / B = {sizes[k]}/{total} = {sizes[k] / total:.4g}.** The batch "
+        "loss is a mean "
         "over samples and the gradient is linear: ∇L = (1/B) Σ_i ∇ℓ_i = Σ_r (n_r/B)·g_r. With "
-        "equal shards every w_r = 1/N — DDP's sum, then divide by N — so averaging *is* one big batch. "
-        "Checked on a small MLP through the ring simulator: weights n_r/B match the full-batch gradient to "
+        "equal shards every w_r = 1/N — DDP's sum, then divide by N — so averaging *is* one big "
+        "batch. "
+        "Checked on a small MLP through the ring simulator: weights n_r/B match the full-batch "
+        "gradient to "
         f"{proof.weighted_max_abs_diff:.1e}; the plain 1/N average is {plain}.",
     )
 
@@ -136,8 +150,10 @@ def _tensor_parallel(rng: np.random.Generator, units: str) -> tuple[Question, Qu
     if forward:
         ask, answer = "forward pass, which matmul's output must be all-reduced", labels[1]
         why = (
-            "**Row-parallel B.** Splitting A by columns gives each GPU whole columns of X·A, so GeLU runs "
-            "locally. B split by rows makes each GPU's product a partial sum of Y: one all-reduce adds them "
+            "**Row-parallel B.** Splitting A by columns gives each GPU whole columns of X·A, so "
+            "GeLU runs "
+            "locally. B split by rows makes each GPU's product a partial sum of Y: one all-reduce "
+            "adds them "
             "(Megatron's g). Attention does the same with heads: 2 all-reduces per layer forward."
         )
     else:
@@ -146,8 +162,10 @@ def _tensor_parallel(rng: np.random.Generator, units: str) -> tuple[Question, Qu
             labels[0],
         )
         why = (
-            "**Column-parallel A.** Each GPU's slice of A yields only a partial dX = dZ_i·A_iᵀ: one all-reduce "
-            "sums them (Megatron's f). B's backward needs none, since dY is already on every GPU. With "
+            "**Column-parallel A.** Each GPU's slice of A yields only a partial dX = dZ_i·A_iᵀ: "
+            "one all-reduce "
+            "sums them (Megatron's f). B's backward needs none, since dY is already on every GPU. "
+            "With "
             "attention: 2 all-reduces per layer backward."
         )
     name = str(rng.choice(TP_MODELS))
@@ -172,7 +190,8 @@ def _tensor_parallel(rng: np.random.Generator, units: str) -> tuple[Question, Qu
             goal=GOALS[2],
             answer=answer,
             choices=_shuffled(rng, labels),
-            prompt=f"Megatron's MLP on t GPUs: **Y = GeLU(X·A)·B**, A split by columns, B by rows. In the **{ask}**?",
+            prompt="Megatron's MLP on t GPUs: **Y = GeLU(X·A)·B**, A split by columns, B by rows. "
+            f"In the **{ask}**?",
             explanation=why,
         ),
         Question(
@@ -180,10 +199,12 @@ def _tensor_parallel(rng: np.random.Generator, units: str) -> tuple[Question, Qu
             goal=GOALS[2],
             answer=bytes_in(plan.message_bytes, small),
             unit=small,
-            prompt=f"TP = 8 on {name} (hidden size h = {model.hidden_size:,}), micro-batch b = {b}, sequence s = {s:,}, "
+            prompt=f"TP = 8 on {name} (hidden size h = {model.hidden_size:,}), micro-batch b = "
+            f"{b}, sequence s = {s:,}, "
             f"bf16 activations. How many {small} is each TP all-reduce message?",
             explanation=f"**b·s·h × 2 B = {b} × {s:,} × {model.hidden_size:,} × 2 = "
-            f"{format_bytes(plan.message_bytes, units)}.** A layer runs {plan.collectives_per_layer} of them "
+            f"{format_bytes(plan.message_bytes, units)}.** A layer runs "
+            f"{plan.collectives_per_layer} of them "
             f"per micro-batch, on the critical path. Per layer on an H100: compute "
             f"{format_seconds(nv.compute_s)}; TP traffic over NVLink 4 "
             f"{format_seconds(nv.comm_s)}, over an InfiniBand NDR NIC {format_seconds(ib.comm_s)} "
@@ -223,10 +244,14 @@ def _pipeline(rng: np.random.Generator) -> tuple[Question, Question]:
             rel_tol=0.0,
             abs_tol=0.5,
             pipeline=(sched, p, m),
-            prompt=f"A **{SCHEDULE_NAMES[sched]}** pipeline with **P = {p}** stages and **M = {m}** micro-batches per "
-            "step (t_B = 2 t_F, no send latency). What share of the GPUs' time is bubble (idle), in %?",
-            explanation=f"**(P−1)/(M+P−1) = {p - 1}/{m + p - 1} = {100 * (p - 1) / (m + p - 1):.2f}%**; the event "
-            f"simulator measures {here:.2f}%. Each rank idles (P−1)(t_F + t_B) while the pipe fills and "
+            prompt=f"A **{SCHEDULE_NAMES[sched]}** pipeline with **P = {p}** stages and **M = "
+            f"{m}** micro-batches per "
+            "step (t_B = 2 t_F, no send latency). What share of the GPUs' time is bubble (idle), "
+            "in %?",
+            explanation=f"**(P−1)/(M+P−1) = {p - 1}/{m + p - 1} = "
+            f"{100 * (p - 1) / (m + p - 1):.2f}%**; the event "
+            f"simulator measures {here:.2f}%. Each rank idles (P−1)(t_F + t_B) while the pipe "
+            "fills and "
             "drains, against M(t_F + t_B) of work.",
         ),
         Question(
@@ -234,8 +259,10 @@ def _pipeline(rng: np.random.Generator) -> tuple[Question, Question]:
             goal=GOALS[3],
             answer="more micro-batches",
             choices=_shuffled(rng, list(options)),
-            prompt=f"For that pipeline ({here:.1f}% bubble), which change shrinks the bubble fraction?",
-            explanation=f"**More micro-batches**: the fill and drain stay (P−1) stage-times, the work grows. Simulated: "
+            prompt=f"For that pipeline ({here:.1f}% bubble), which change shrinks the bubble "
+            "fraction?",
+            explanation="**More micro-batches**: the fill and drain stay (P−1) stage-times, the "
+            "work grows. Simulated: "
             f"{lines}. 1F1B has GPipe's bubble; it cuts the activations held from M to P.",
         ),
     )
@@ -264,16 +291,22 @@ def _zero(rng: np.random.Generator, units: str) -> Question:
         goal=GOALS[4],
         answer=bytes_in(per[0] - per[k], name),
         unit=name,
-        prompt=f"Mixed-precision Adam keeps {get_recipe('mixed_adam').bytes_per_param} bytes per parameter (2 weights "
-        f"+ 2 gradients + 12 optimizer). A **{billions:g}B**-parameter model trains data-parallel on "
-        f"**N_d = {nd}** GPUs. How many {name} of model states per GPU does **ZeRO-{k}** save versus DDP?",
-        explanation=f"Per GPU (`core.memory`): {rows}. Stage 1 shards the 12Ψ of optimizer state, stage 2 adds the "
+        prompt=f"Mixed-precision Adam keeps {get_recipe('mixed_adam').bytes_per_param} bytes per "
+        "parameter (2 weights "
+        f"+ 2 gradients + 12 optimizer). A **{billions:g}B**-parameter model trains data-parallel "
+        "on "
+        f"**N_d = {nd}** GPUs. How many {name} of model states per GPU does **ZeRO-{k}** save "
+        "versus DDP?",
+        explanation=f"Per GPU (`core.memory`): {rows}. Stage 1 shards the 12Ψ of optimizer state, "
+        "stage 2 adds the "
         "gradients, stage 3 the weights.",
     )
 
 
 def questions(seed: int, units: str = "binary") -> tuple[Question, ...]:
-    """The question set of one seed: every learning goal, parameters drawn by numpy's default_rng(seed)."""
+    """The question set of one seed: every learning goal, parameters drawn by numpy's
+    default_rng(seed).
+    """
     if isinstance(seed, bool) or int(seed) != seed or seed < 0:
         raise ValueError(f"seed={seed!r} must be a whole number ≥ 0; use e.g. 1")
     rng = np.random.default_rng(int(seed))

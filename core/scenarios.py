@@ -1,4 +1,6 @@
-"""Six guided design exercises, composed from the other cores: their numbers and a preloaded page link."""
+"""Six guided design exercises, composed from the other cores: their numbers and a preloaded page
+link.
+"""
 
 from __future__ import annotations
 
@@ -47,7 +49,9 @@ def _link(page: str, label: str, **params: str | int) -> Link:
 
 
 def _memory(model: str, dp: int, zero: int, recompute: str = "none"):
-    """The memory page's per-GPU result for one setting (its defaults: mb 1, s 4096, flash, 1F1B)."""
+    """The memory page's per-GPU result for one setting (its defaults: mb 1, s 4096, flash,
+    1F1B).
+    """
     return memory_per_gpu(
         preset(model),
         ParallelConfig(dp=dp, zero_stage=zero),
@@ -83,7 +87,9 @@ class Sizing:
 def size_70b(
     shard_degree: int = 16, num_params: int = 70 * 10**9, model: str = "Llama-2 70B"
 ) -> Sizing:
-    """States = 16 Ψ (ZeRO paper Sec. 3.1); ZeRO-3 divides all of them by N; activations do not shrink."""
+    """States = 16 Ψ (ZeRO paper Sec. 3.1); ZeRO-3 divides all of them by N; activations do not
+    shrink.
+    """
     modes = ("none", "selective", "full")
     runs = {m: _memory(model, shard_degree, 3, m) for m in modes}
     cap, spec = GPU_PRESETS[GPU].hbm_bytes, preset(model)
@@ -125,7 +131,9 @@ class ScaleOut:
 
 
 def scale_out(large_gpus: int = 64, nics_fix: int = 8) -> ScaleOut:
-    """core.data_parallel.scenario's job and cluster, plus the fix that attacks the cause: more NIC bandwidth."""
+    """core.data_parallel.scenario's job and cluster, plus the fix that attacks the cause: more NIC
+    bandwidth.
+    """
     run = dsc.slower_at_scale(large_gpus=large_gpus)
     base, job = dsc.scenario_cluster(), run.job
     nic_fix = dsc.Fix(
@@ -144,7 +152,8 @@ def scale_out(large_gpus: int = 64, nics_fix: int = 8) -> ScaleOut:
         ovl="false",
         at=large_gpus,
     )
-    # One bucket after backward hides nothing; its "hidden" time is float rounding (~1e-17 s): zero it.
+    # One bucket after backward hides nothing; its "hidden" time is float rounding (~1e-17 s): zero
+    # it.
     effects = tuple(
         replace(e, hidden_s=0.0) if e.hidden_s < 1e-9 else e for e in dsc.fix_effects(run)
     )
@@ -167,7 +176,9 @@ def scale_out(large_gpus: int = 64, nics_fix: int = 8) -> ScaleOut:
 
 @dataclass(frozen=True, kw_only=True)
 class Outcome:
-    """One layout as the planner evaluates it: step time, its parts, where TP and PP traffic runs."""
+    """One layout as the planner evaluates it: step time, its parts, where TP and PP traffic
+    runs.
+    """
 
     label: str
     order: str
@@ -206,7 +217,8 @@ def _tp_across(lay: Layout, cluster) -> Layout:
 
 
 def _pair(model, cluster, lay: Layout, training: Training) -> dict:
-    """The layout and its TP-across twin evaluated, and the bytes per micro-batch a PP hop carries vs
+    """The layout and its TP-across twin evaluated, and the bytes per micro-batch a PP hop carries
+    vs
     what TP sends per GPU (Megatron: b·s·h·2 per hop; ring 2(t−1)/t of it per TP all-reduce)."""
     plan = tp_comm_plan(
         model,
@@ -242,7 +254,9 @@ class Placement:
 def placement(
     inter: str = "InfiniBand NDR", model: str = "GPT-3 175B", nodes: int = 8
 ) -> Placement:
-    """The planner page's exercise: GPT-3 175B, s = 2048, B = 64, full recompute, both rank orders."""
+    """The planner page's exercise: GPT-3 175B, s = 2048, B = 64, full recompute, both rank
+    orders.
+    """
     cluster, spec = make_cluster(num_nodes=nodes, inter_link_name=inter), preset(model)
     training = Training(global_batch=64, seq_len=2048, recompute="full")
     lay = Layout(dp=1, tp=cluster.gpus_per_node, pp=nodes)
@@ -383,7 +397,9 @@ class Sentence(Placement):
 
 
 def sentence(model: str = "Llama-2 70B", nodes: int = 8, pp: int = 2) -> Sentence:
-    """The planner page's default run (B = 1152, s = 4096, selective recompute) with TP = 8, PP = pp."""
+    """The planner page's default run (B = 1152, s = 4096, selective recompute) with TP = 8, PP =
+    pp.
+    """
     cluster, spec = make_cluster(num_nodes=nodes), preset(model)
     training = Training(global_batch=1152, seq_len=4096, recompute="selective")
     tp = cluster.gpus_per_node

@@ -1,4 +1,6 @@
-"""Plotly figure builders (plain dict specs) for the collectives page: the animated ring and the models."""
+"""Plotly figure builders (plain dict specs) for the collectives page: the animated ring and the
+models.
+"""
 
 from __future__ import annotations
 
@@ -56,7 +58,9 @@ def _arc_points(n: int) -> int:
 
 
 def _arcs(step, n: int, radii: np.ndarray) -> tuple[dict, dict]:
-    """Clockwise arcs from each sender's chunk cell to the receiver's, and an arrowhead at each end."""
+    """Clockwise arcs from each sender's chunk cell to the receiver's, and an arrowhead at each
+    end.
+    """
     xs, ys, hx, hy, angle = [], [], [], [], []
     for s, d, c in zip(step.src.tolist(), step.dst.tolist(), step.chunk.tolist()):
         a0, a1 = math.pi / 2 - 2 * math.pi * s / n, math.pi / 2 - 2 * math.pi * d / n
@@ -95,13 +99,17 @@ def ring_animation_figure(
     start_step: int = 0,
     timing: CollectiveTrace | None = None,
 ) -> dict:
-    """Ranks on a circle, each tensor as N chunk cells coloured by contributions held; one frame per step.
+    """Ranks on a circle, each tensor as N chunk cells coloured by contributions held; one frame per
+    step.
 
-    message_bytes (default: the simulated tensor's size) scales the running bytes and time, so a small
-    simulated tensor can stand for e.g. 1 GB; exact when message_bytes splits like the simulated one.
+    message_bytes (default: the simulated tensor's size) scales the running bytes and time, so a
+    small
+    simulated tensor can stand for e.g. 1 GB; exact when message_bytes splits like the simulated
+    one.
     show_values (default: N ≤ 8 and ≤ 2 elements per chunk) writes each chunk's numbers in its cell.
     start_step opens the figure at that frame (see open_at_step). timing: a ring trace of the same N
-    whose chunks split evenly (core.collectives.compare.timing_elements) for the bytes and time readouts,
+    whose chunks split evenly (core.collectives.compare.timing_elements) for the bytes and time
+    readouts,
     when the drawn tensor's few elements split unevenly (e.g. 8 elements on 32 GPUs).
     """
     n = trace.num_ranks
@@ -324,7 +332,9 @@ def ring_animation_figure(
 
 
 def _merged(base: dict, update: dict) -> dict:
-    """base with update's keys applied, nested dicts merged: what Plotly.animate does with frame data."""
+    """base with update's keys applied, nested dicts merged: what Plotly.animate does with frame
+    data.
+    """
     out = dict(base)
     for k, v in update.items():
         out[k] = _merged(base[k], v) if isinstance(v, dict) and isinstance(base.get(k), dict) else v
@@ -335,7 +345,8 @@ def open_at_step(fig: dict, step: int) -> dict:
     """A copy of an animated figure that opens showing frame `step`, its slider set there.
 
     Play then runs on from that step (Plotly's fromcurrent only knows frames it has animated itself,
-    so Play's frame list starts at `step`). The frames and the caller's figure are shared, not copied.
+    so Play's frame list starts at `step`). The frames and the caller's figure are shared, not
+    copied.
     """
     frames = fig["frames"]
     if (
@@ -425,7 +436,9 @@ def _ranks_axis(counts) -> dict:
 
 
 def bytes_per_rank_figure(scan: BytesScan, *, byte_system: str = "binary") -> dict:
-    """Left: ring bytes sent per rank (simulated points on 2·S·(N−1)/N). Right: naive root traffic."""
+    """Left: ring bytes sent per rank (simulated points on 2·S·(N−1)/N). Right: naive root
+    traffic.
+    """
     unit, size = gib_or_gb(byte_system)
     s = scan.message_bytes
     n = scan.num_ranks
@@ -496,7 +509,8 @@ def bytes_per_rank_figure(scan: BytesScan, *, byte_system: str = "binary") -> di
         "data": data,
         "layout": {
             "title": {
-                "text": f"Bytes each GPU sends in one all-reduce of S = {format_bytes(s, byte_system)}"
+                "text": "Bytes each GPU sends in one all-reduce of S = "
+                f"{format_bytes(s, byte_system)}"
             },
             "xaxis": {**ticks, "domain": [0, 0.46]},
             "xaxis2": {**ticks, "domain": [0.56, 1], "anchor": "y2"},
@@ -530,7 +544,9 @@ def time_vs_ranks_figure(
     byte_system: str = "binary",
     bandwidth_system: str = "decimal",
 ) -> dict:
-    """All-reduce time vs N for each algorithm on one link (log-log); two-level curves on a cluster."""
+    """All-reduce time vs N for each algorithm on one link (log-log); two-level curves on a
+    cluster.
+    """
     counts = [int(c) for c in rank_counts]
     data = [
         {
@@ -556,7 +572,8 @@ def time_vs_ranks_figure(
                 "text": "All-reduce time vs N",  # the parameters below: a half-width title must fit
                 "subtitle": {
                     "text": f"S = {format_bytes(message_bytes, byte_system)}, "
-                    f"B = {format_bandwidth(bandwidth_bytes_per_s, bandwidth_system)}, α = {format_seconds(latency_s)}"
+                    f"B = {format_bandwidth(bandwidth_bytes_per_s, bandwidth_system)}, α = "
+                    f"{format_seconds(latency_s)}"
                 },
             },
             "xaxis": _ranks_axis(counts),
@@ -599,7 +616,9 @@ def time_vs_size_figure(
     byte_system: str = "binary",
     bandwidth_system: str = "decimal",
 ) -> dict:
-    """All-reduce time vs message size (log-log), shading where ring latency exceeds its bandwidth term."""
+    """All-reduce time vs message size (log-log), shading where ring latency exceeds its bandwidth
+    term.
+    """
     sizes = (
         np.geomspace(1024, 16 * 2**30, 61)
         if sizes_bytes is None
@@ -663,7 +682,8 @@ def time_vs_size_figure(
             "title": {
                 "text": "All-reduce time vs message size",
                 "subtitle": {
-                    "text": f"N = {num_ranks}, B = {format_bandwidth(bandwidth_bytes_per_s, bandwidth_system)}, "
+                    "text": f"N = {num_ranks}, B = "
+                    f"{format_bandwidth(bandwidth_bytes_per_s, bandwidth_system)}, "
                     f"α = {format_seconds(latency_s)}"
                     + (
                         f"; ring turns bandwidth-bound at n = p·α·B = "
@@ -696,7 +716,9 @@ def bandwidth_figure(
     rank_counts=tuple(2**k for k in range(1, 11)),
     byte_system: str = "decimal",
 ) -> dict:
-    """nccl-tests algbw = S/t and busbw = algbw × factor vs N for the ring model, beside link speed B."""
+    """nccl-tests algbw = S/t and busbw = algbw × factor vs N for the ring model, beside link speed
+    B.
+    """
     times = {
         "all_reduce": lambda p: all_reduce_time_s(
             "ring", p, message_bytes, bandwidth_bytes_per_s, latency_s
@@ -777,8 +799,9 @@ def how_computed_markdown(
   measured: **{format_bytes(simulated_bytes, byte_system)}** (chunks split as `np.array_split`, so
   uneven sizes differ slightly).
 - **Time** (Thakur, Rabenseifner & Gropp 2005): t = 2(N−1)·α + 2(N−1)/N·S/B
-  = {format_seconds(cost.latency_s)} + {format_seconds(cost.bandwidth_s)} = **{format_seconds(cost.time_s)}**
-  on {link_name} (B = {format_bandwidth(bw, bandwidth_system)} per direction, α = {format_seconds(latency_s)}).
+  = {format_seconds(cost.latency_s)} + {format_seconds(cost.bandwidth_s)}
+  = **{format_seconds(cost.time_s)}** on {link_name}
+  (B = {format_bandwidth(bw, bandwidth_system)} per direction, α = {format_seconds(latency_s)}).
 - **nccl-tests**: algbw = S/t; busbw = algbw × 2(N−1)/N, comparable with the link speed B.
 - **A vs B** runs both simulators on the same integer inputs and times each step as α + (its largest
   message)/B, since a step's transfers run at once on separate links; bytes scale from the simulated

@@ -1,4 +1,6 @@
-"""A vs B: two all-reduce algorithms on the same tensor, as side-by-side heatmaps, a table and a verdict."""
+"""A vs B: two all-reduce algorithms on the same tensor, as side-by-side heatmaps, a table and a
+verdict.
+"""
 
 from __future__ import annotations
 
@@ -30,7 +32,9 @@ def _subtitle(side: str, run: AlgorithmRun | None, byte_system: str) -> str:
 def versus_figure(
     a: AlgorithmRun | None, b: AlgorithmRun | None, *, byte_system: str = "binary"
 ) -> dict:
-    """Bytes each GPU sends in each step (rank × step heatmap) for A and for B, on one colour scale."""
+    """Bytes each GPU sends in each step (rank × step heatmap) for A and for B, on one colour
+    scale.
+    """
     runs = [r for r in (a, b) if r is not None]
     unit = _unit(runs, byte_system)
     zmax = max(
@@ -172,7 +176,8 @@ def versus_takeaway(a: AlgorithmRun, b: AlgorithmRun, *, byte_system: str = "bin
             f"It wins on both terms, or ties one: latency ({steps}) and bytes ({volume}); "
             "no message size reverses that."
         )
-    # The bytes part grows in proportion to S and the latency part does not, so the two break even at
+    # The bytes part grows in proportion to S and the latency part does not, so the two break even
+    # at
     # S' = S · (latency difference) / (bytes difference) with everything else fixed.
     cross = format_bytes(fast.message_bytes * abs(d_lat) / abs(d_bw), byte_system)
     if d_bw > 0:
@@ -188,15 +193,22 @@ def versus_takeaway(a: AlgorithmRun, b: AlgorithmRun, *, byte_system: str = "bin
 
 def timing_note(link_name: str, cluster_args: dict | None) -> str:
     """How the A-vs-B times were taken: which link, and the hierarchical algorithm's node layout."""
-    note = f"Same N, inputs and S as above; each step takes α + its largest message / B on {link_name}. "
+    note = (
+        "Same N, inputs and S as above; each step takes α + its largest message / B on "
+        f"{link_name}. "
+    )
     if cluster_args is None:
         return (
             note
             + "Hierarchical assumes 8 GPUs per node: turn on the two-tier cluster to change it."
         )
     return (
-        f"Same N, inputs and S as above, on the two-tier cluster ({cluster_args['gpus_per_node']} GPUs per "
-        f"node): every message inside a node takes α + bytes / B on {link_name}; every message leaving "
-        f"a node shares its {cluster_args['nics_per_node']} × {cluster_args['inter_link_name']} with the "
-        "step's other leaving messages and pays the network α. A step lasts as long as its slowest message."
+        f"Same N, inputs and S as above, on the two-tier cluster ({cluster_args['gpus_per_node']} "
+        "GPUs per "
+        f"node): every message inside a node takes α + bytes / B on {link_name}; every message "
+        "leaving "
+        f"a node shares its {cluster_args['nics_per_node']} × {cluster_args['inter_link_name']} "
+        "with the "
+        "step's other leaving messages and pays the network α. A step lasts as long as its slowest "
+        "message."
     )

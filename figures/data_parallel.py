@@ -161,7 +161,9 @@ def loss_curves_figure(curves: SgdCurves, shard_sizes: tuple[int, ...]) -> dict:
 
 
 def straggler_figure(curve: StragglerCurve) -> dict:
-    """Expected step (ms) vs ranks: closed form line, Monte Carlo points, P(step slow) on the right."""
+    """Expected step (ms) vs ranks: closed form line, Monte Carlo points, P(step slow) on the
+    right.
+    """
     p = list(curve.rank_counts)
     mc = np.asarray(curve.mc_step_s) * 1e3
     traces = [
@@ -249,7 +251,8 @@ def step_time_figure(curve: ScalingCurve, *, title: str | None = None) -> dict:
             "y": _ms(curve.column("exposed_comm_s")),
             "marker": {"color": EXPOSED_COLOR},
             "customdata": [s.bottleneck_link for s in curve.steps],
-            "hovertemplate": "N=%{x}: %{y:.3g} ms exposed<br>bottleneck %{customdata}<extra></extra>",
+            "hovertemplate": "N=%{x}: %{y:.3g} ms exposed<br>bottleneck "
+            "%{customdata}<extra></extra>",
         },
         {
             "type": "scatter",
@@ -369,7 +372,9 @@ def _comm_intervals(step: DpStep, max_bars: int) -> list[tuple[float, float, int
 
 
 def bucket_timeline_figure(step: DpStep, *, max_bars: int = 400) -> dict:
-    """Compute stream (forward, backward) above the all-reduce stream; red = exposed after backward."""
+    """Compute stream (forward, backward) above the all-reduce stream; red = exposed after
+    backward.
+    """
     end = step.compute_s
     traces = [
         {
@@ -449,7 +454,9 @@ def bucket_timeline_figure(step: DpStep, *, max_bars: int = 400) -> dict:
 
 
 def scenario_figure(s: SlowerAtScale) -> dict:
-    """Small run, large run and each fix at scale: compute + exposed all-reduce, tokens/s as text."""
+    """Small run, large run and each fix at scale: compute + exposed all-reduce, tokens/s as
+    text.
+    """
     rows = [(f"{s.small.num_gpus} GPUs", s.small), (f"{s.large.num_gpus} GPUs", s.large)] + [
         (f"{s.large.num_gpus} GPUs + {f.label}", f.step) for f in s.fixes
     ]
@@ -553,9 +560,12 @@ def how_computed_lines(
         []
         if proof is None
         else [
-            r"**Gradient.** $\nabla L = \frac{1}{B}\sum_{i=1}^{B} \nabla\ell_i = \sum_r \frac{n_r}{B}\,g_r"
-            r"\;\overset{n_r = B/N}{=}\;\frac{1}{N}\sum_r g_r$, with $g_r$ rank $r$'s mean gradient over "
-            f"its $n_r$ samples. Measured: max |ring ÷ N − full| = {proof.ring_max_abs_diff:.1e} over "
+            r"**Gradient.** $\nabla L = \frac{1}{B}\sum_{i=1}^{B} \nabla\ell_i = \sum_r "
+            r"\frac{n_r}{B}\,g_r"
+            r"\;\overset{n_r = B/N}{=}\;\frac{1}{N}\sum_r g_r$, with $g_r$ rank $r$'s mean "
+            r"gradient over "
+            f"its $n_r$ samples. Measured: max |ring ÷ N − full| = {proof.ring_max_abs_diff:.1e} "
+            "over "
             rf"{proof.full_grad.size} parameters; weighted $\sum_r n_r g_r / \sum_r n_r$: "
             f"{proof.weighted_max_abs_diff:.1e} (shards {'/'.join(map(str, proof.shard_sizes))})."
         ]
@@ -567,22 +577,29 @@ def how_computed_lines(
             "link per rank)"
             if job.all_reduce is AllReduceKind.FLAT_RING
             else r"$t_i = \text{RS}_\text{node}(n_i) + \text{AR}_\text{nodes}(n_i/g) + "
-            r"\text{AG}_\text{node}(n_i)$ (hierarchical: only $1/g$ of each bucket crosses the NICs)"
+            r"\text{AG}_\text{node}(n_i)$ (hierarchical: only $1/g$ of each bucket crosses the "
+            r"NICs)"
         )
         lines += [
             rf"**Bytes.** Each rank of a ring sends $2\frac{{p-1}}{{p}}\,n$: at p = {p}, n = "
-            f"{format_bytes(step.grad_bytes, units)} → {format_bytes(step.bytes_sent_per_rank, units)}.",
-            f"**All-reduce time**, per bucket: {ring}, α the latency charged per step by the cost model. "
-            f"Measured at p = {p}: {nb} bucket{'s' * (nb > 1)}, {format_seconds(step.comm_s)} in all = "
+            f"{format_bytes(step.grad_bytes, units)} → "
+            f"{format_bytes(step.bytes_sent_per_rank, units)}.",
+            f"**All-reduce time**, per bucket: {ring}, α the latency charged per step by the cost "
+            "model. "
+            f"Measured at p = {p}: {nb} bucket{'s' * (nb > 1)}, {format_seconds(step.comm_s)} in "
+            "all = "
             f"{format_seconds(step.comm_latency_s)} latency + "
             f"{format_seconds(step.comm_s - step.comm_latency_s)} bytes over "
             f"{format_bandwidth(step.bottleneck_bytes_per_s, bw_units)} ({step.bottleneck_link}).",
             r"**Compute.** $t = \frac{6\,\Psi\,T}{\text{peak} \times \text{MFU}}$, forward ⅓ and "
-            f"backward ⅔: Ψ = {format_count(job.num_params)}, T = {step.tokens_per_gpu:,.0f} tokens, MFU "
+            f"backward ⅔: Ψ = {format_count(job.num_params)}, T = {step.tokens_per_gpu:,.0f} "
+            "tokens, MFU "
             f"{job.mfu:.0%} → {format_seconds(step.compute_s)} ({format_seconds(step.forward_s)} + "
             f"{format_seconds(step.backward_s)}).",
-            r"**Overlap.** Bucket $i$ is ready at $r_i$ (gradients arrive evenly through backward); "
-            r"$\text{finish}_i = \max(r_i, \text{finish}_{i-1}) + t_i$; exposed = finish of the last "
+            r"**Overlap.** Bucket $i$ is ready at $r_i$ (gradients arrive evenly through "
+            r"backward); "
+            r"$\text{finish}_i = \max(r_i, \text{finish}_{i-1}) + t_i$; exposed = finish of the "
+            r"last "
             f"bucket − end of backward = {format_seconds(step.exposed_comm_s)} "
             f"({format_seconds(step.hidden_comm_s)} hidden). Step = compute + exposed = "
             f"{format_seconds(step.step_s)}; efficiency = compute / step = {step.efficiency:.1%}.",
@@ -638,20 +655,26 @@ def scenario_rows(s: SlowerAtScale, units: str, bw_units: str) -> list[tuple[str
 
 
 def scenario_markdown(s: SlowerAtScale, cluster: Cluster, units: str, bw_units: str) -> str:
-    """The scenario in numbers: setup, small vs large run side by side, the link that changed, each fix."""
+    """The scenario in numbers: setup, small vs large run side by side, the link that changed, each
+    fix.
+    """
     small, large, j = s.small, s.large, s.job
     table = [f"| | {small.num_gpus} GPUs | {large.num_gpus} GPUs |", "|---|---|---|"]
     table += [f"| {a} | {b} | {c} |" for a, b, c in scenario_rows(s, units, bw_units)]
     return "\n\n".join(
         [
-            f"{format_count(j.num_params)} parameters, fp32 gradients ({format_bytes(j.grad_bytes, units)}), "
+            f"{format_count(j.num_params)} parameters, fp32 gradients "
+            f"({format_bytes(j.grad_bytes, units)}), "
             f"{j.tokens_per_gpu:,.0f} tokens per GPU, one all-reduce after backward, on nodes of "
             f"{cluster.gpus_per_node}× {cluster.gpu.name} ({cluster.intra_link.name}) with "
             f"{cluster.nics_per_node}× {cluster.inter_link.name} per node.",
             "\n".join(table),
-            f"The ring leaves {small.bottleneck_link} for **{large.bottleneck_link}**: every rank still sends "
-            f"about twice the gradient, through a link {s.bandwidth_drop:.3g}× slower. Each fix, applied at "
-            f"{large.num_gpus} GPUs (the setup is fixed; the bucketing fix uses the page's bucket size):",
+            f"The ring leaves {small.bottleneck_link} for **{large.bottleneck_link}**: every rank "
+            "still sends "
+            f"about twice the gradient, through a link {s.bandwidth_drop:.3g}× slower. Each fix, "
+            "applied at "
+            f"{large.num_gpus} GPUs (the setup is fixed; the bucketing fix uses the page's bucket "
+            "size):",
             "\n".join(fix_notes(fix_effects(s))),
         ]
     )

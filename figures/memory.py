@@ -1,4 +1,6 @@
-"""Plotly figure specs (plain dicts) for the memory page: per-GPU stacks, pipeline stages, recompute."""
+"""Plotly figure specs (plain dicts) for the memory page: per-GPU stacks, pipeline stages,
+recompute.
+"""
 
 from __future__ import annotations
 
@@ -191,7 +193,9 @@ def pipeline_stages_figure(
 
 
 def layout_label(result: MemoryResult) -> str:
-    """One layout in a line, e.g. 'DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1' (+ recompute and SP when on)."""
+    """One layout in a line, e.g. 'DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1' (+ recompute and SP when
+    on).
+    """
     par, tr = result.parallel, result.training
     zero = "HSDP" if par.shard_degree is not None else ZERO_STAGE_LABELS[par.zero_stage]
     extra = (
@@ -208,7 +212,9 @@ def compare_layouts_figure(
     units: str = "binary",
     capacity_label: str = "capacity",
 ) -> dict:
-    """Layout A beside layout B: the fullest GPU of each, stacked, with the capacity line and verdicts."""
+    """Layout A beside layout B: the fullest GPU of each, stacked, with the capacity line and
+    verdicts.
+    """
     cols = [
         (f"{name}: {layout_label(r)}", r, r) for name, r in (("A", a), ("B", b))
     ]  # "A:"/"B:" keep 2 bars
@@ -230,7 +236,9 @@ def compare_layouts(
     units: str = "binary",
     gpu: str = "the GPU",
 ) -> dict:
-    """Everything the page shows for A vs B: the chart, B's metrics with deltas, the verdict sentence."""
+    """Everything the page shows for A vs B: the chart, B's metrics with deltas, the verdict
+    sentence.
+    """
     metrics, sentence = compare_summary(a, b, capacity_bytes, reserve_bytes, units, gpu)
     return {
         "fig": compare_layouts_figure(a, b, capacity_bytes, reserve_bytes, units, gpu),
@@ -247,7 +255,9 @@ def compare_summary(
     units: str = "binary",
     capacity_label: str = "the GPU",
 ) -> tuple[list[dict], str]:
-    """B's st.metric arguments with deltas against A, and one sentence: which layout fits, by how much."""
+    """B's st.metric arguments with deltas against A, and one sentence: which layout fits, by how
+    much.
+    """
 
     def gpus(r):
         return r.parallel.dp * r.parallel.tp * r.parallel.pp
@@ -269,7 +279,8 @@ def compare_summary(
     def verdict(name, r):
         used, ok = r.total_bytes + reserve_bytes, fits(r.total_bytes, capacity_bytes, reserve_bytes)
         return (
-            f"**{name}** ({layout_label(r)}) {'fits' if ok else '**does not fit (OOM)**'}: {b_(used)}, "
+            f"**{name}** ({layout_label(r)}) {'fits' if ok else '**does not fit (OOM)**'}: "
+            f"{b_(used)}, "
             f"{b_(abs(capacity_bytes - used))} {'to spare' if ok else 'over'}"
         )
 
@@ -410,7 +421,9 @@ def headline_metrics(
     gpu: str,
     units: str = "binary",
 ) -> list[dict]:
-    """st.metric arguments for the fullest GPU: total with headroom, verdict, states, activations, whole model."""
+    """st.metric arguments for the fullest GPU: total with headroom, verdict, states, activations,
+    whole model.
+    """
 
     def b(x):
         return format_bytes(x, units)
@@ -453,11 +466,15 @@ def headline_metrics(
 def run_caption(
     dp: int, tp: int, pp: int, num_params: int, recipe: str, units: str = "binary"
 ) -> str:
-    """The line under the headline metrics: GPU count, model size, recipe and the unit convention."""
+    """The line under the headline metrics: GPU count, model size, recipe and the unit
+    convention.
+    """
     return (
-        f"{dp * tp * pp:,} GPUs = DP {dp} × TP {tp} × PP {pp} · {format_count(num_params)} parameters · "
+        f"{dp * tp * pp:,} GPUs = DP {dp} × TP {tp} × PP {pp} · {format_count(num_params)} "
+        "parameters · "
         f"recipe **{RECIPE_LABELS[recipe]}** · sizes in "
-        f"{'GiB (2³⁰ B)' if units == 'binary' else 'GB (10⁹ B)'} (switch in the sidebar) · hover a bar "
+        f"{'GiB (2³⁰ B)' if units == 'binary' else 'GB (10⁹ B)'} (switch in the sidebar) · hover a "
+        "bar "
         "for its formula and exact bytes."
     )
 
@@ -497,7 +514,9 @@ def fits_rows(
 
 
 def activation_formula(recompute: str, flash_attention: bool, sequence_parallel: bool) -> str:
-    """LaTeX of the Korthikanti et al. (2022) Table 2 row that the core applies to these settings."""
+    """LaTeX of the Korthikanti et al. (2022) Table 2 row that the core applies to these
+    settings.
+    """
     if recompute == "full":
         return r"2\,sbh/t" if sequence_parallel else r"2\,sbh"
     score = r" + \frac{5as}{ht}" if recompute == "none" and not flash_attention else ""
@@ -517,7 +536,9 @@ def how_computed_markdown(
     units: str = "binary",
     model=None,
 ) -> str:
-    """The formulas behind the bars, each with this run's numbers beside it (markdown with KaTeX)."""
+    """The formulas behind the bars, each with this run's numbers beside it (markdown with
+    KaTeX).
+    """
     return "\n\n".join(
         how_computed_blocks(results, chosen, comm, gather_bytes, label, units, model)
     )
@@ -532,8 +553,10 @@ def how_computed_blocks(
     units: str = "binary",
     model=None,
 ) -> list[str]:
-    """`how_computed_markdown` as separate markdown blocks: the KaTeX formula gets a block of its own,
-    so a control it does not depend on (DP, ZeRO) leaves it, and its costly browser render, untouched."""
+    """`how_computed_markdown` as separate markdown blocks: the KaTeX formula gets a block of its
+    own,
+    so a control it does not depend on (DP, ZeRO) leaves it, and its costly browser render,
+    untouched."""
 
     def b(x):
         return format_bytes(x, units)
@@ -548,9 +571,12 @@ def how_computed_blocks(
     }
     n_d = chosen.parallel.shard_degree or chosen.parallel.dp
     text = [
-        f"**Model states** (ZeRO paper, Sec. 5; recipe {RECIPE_LABELS[rec.name]} = {w} weights + {g} "
-        f"gradients + {o} optimizer bytes per parameter). Ψ = parameters on the fullest GPU after TP and PP "
-        "(Megatron: layers / PP, weight matrices / TP, embedding on the first stage, head on the last); "
+        f"**Model states** (ZeRO paper, Sec. 5; recipe {RECIPE_LABELS[rec.name]} = {w} weights + "
+        f"{g} "
+        f"gradients + {o} optimizer bytes per parameter). Ψ = parameters on the fullest GPU after "
+        "TP and PP "
+        "(Megatron: layers / PP, weight matrices / TP, embedding on the first stage, head on the "
+        "last); "
         f"N_d = sharding degree = {n_d:,}.",
         "",
         "| stage | PyTorch | model states per GPU | Ψ | = this run |",
@@ -568,14 +594,18 @@ def how_computed_blocks(
         tr, par = chosen.training, chosen.parallel
         form = activation_formula(tr.recompute, tr.flash_attention, par.sequence_parallel)
         blocks += [
-            "**Activations** per layer and micro-batch (Korthikanti et al. 2022, Table 2: 2-byte values, "
+            "**Activations** per layer and micro-batch (Korthikanti et al. 2022, Table 2: 2-byte "
+            "values, "
             f"1-byte dropout masks; s = {tr.seq_len:,}, b = {tr.micro_batch}, "
             + (f"h = {model.hidden_size:,}, a = {model.num_heads}, " if model is not None else "")
             + f"t = {par.tp}"
             f"{', flash attention drops 5as/ht' if tr.flash_attention else ''}):",
-            f"$$ {form} = {f'{chosen.layer_activation_bytes:,.0f}'.replace(',', '{,}')}\\ \\text{{B}} $$",
-            f"× {chosen.layers_in_flight:g} layers in flight on stage {chosen.stage} (1F1B: (PP − r) "
-            f"micro-batches × L / PP layers) + {chosen.extra_activation_bytes:,.0f} B of embedding / logits "
+            f"$$ {form} = {f'{chosen.layer_activation_bytes:,.0f}'.replace(',', '{,}')}\\ "
+            f"\\text{{B}} $$",
+            f"× {chosen.layers_in_flight:g} layers in flight on stage {chosen.stage} (1F1B: (PP − "
+            "r) "
+            f"micro-batches × L / PP layers) + {chosen.extra_activation_bytes:,.0f} B of embedding "
+            "/ logits "
             f"= **{b(chosen.activations_bytes)}**.",
         ]
     d, z3 = comm
@@ -587,7 +617,8 @@ def how_computed_blocks(
     )
     if gather_bytes:
         traffic += (
-            f"\nZeRO-3 / FULL_SHARD pays by all-gathering each layer's weights ({b(gather_bytes)}) before "
+            f"\nZeRO-3 / FULL_SHARD pays by all-gathering each layer's weights ({b(gather_bytes)}) "
+            "before "
             "its forward and again before its backward (3Ψ elements per step)."
         )
     return blocks + [traffic]
@@ -627,23 +658,31 @@ def sizing_questions(
     return [
         (
             "How much memory do a 70B model's states need at 16 bytes/param?",
-            f"70e9 × 16 B = **{both(model_state_bytes_per_gpu(70e9, 1, 0).total_bytes)}**; Llama-2 70B's "
+            f"70e9 × 16 B = **{both(model_state_bytes_per_gpu(70e9, 1, 0).total_bytes)}**; Llama-2 "
+            "70B's "
             f"exact {m70.num_params:,} parameters × 16 B = "
-            f"**{both(model_state_bytes_per_gpu(m70.num_params, 1, 0).total_bytes)}**, before activations, "
+            f"**{both(model_state_bytes_per_gpu(m70.num_params, 1, 0).total_bytes)}**, before "
+            "activations, "
             "buffers and fragmentation.",
         ),
         (
             f"Does ZeRO-3 over 16 × {card} fit Llama-2 70B?",
-            f"16 Ψ / 16 = Ψ bytes = **{b(r70.states_bytes)}** of model states per GPU. Full recompute at {seq_len:,} "
-            f"tokens adds {b(r70.activations_bytes)} of activations, the reserve {b(reserve)}: {verdict(r70)}. "
+            f"16 Ψ / 16 = Ψ bytes = **{b(r70.states_bytes)}** of model states per GPU. Full "
+            f"recompute at {seq_len:,} "
+            f"tokens adds {b(r70.activations_bytes)} of activations, the reserve {b(reserve)}: "
+            f"{verdict(r70)}. "
             f"Without recompute (flash attention still on): {verdict(r70_none)}.",
         ),
         (
             f"Does a 13B model train on {card} cards under DDP, and under FULL_SHARD?",
-            f"DDP: 16 Ψ = {b(ddp13.states_bytes)} of states per GPU → {verdict(ddp13)}. FULL_SHARD over 8: "
-            f"{b(z3_13.states_bytes)} of states → {verdict(z3_13)}. The price: before each of the {m13.num_layers} "
-            f"layers' forward, and again before its backward, every GPU all-gathers that layer's weights "
-            f"({b(layer_allgather_bytes(m13))}), so each GPU sends {b(c3.total_bytes)} per step instead of DDP's "
+            f"DDP: 16 Ψ = {b(ddp13.states_bytes)} of states per GPU → {verdict(ddp13)}. FULL_SHARD "
+            "over 8: "
+            f"{b(z3_13.states_bytes)} of states → {verdict(z3_13)}. The price: before each of the "
+            f"{m13.num_layers} "
+            "layers' forward, and again before its backward, every GPU all-gathers that layer's "
+            "weights "
+            f"({b(layer_allgather_bytes(m13))}), so each GPU sends {b(c3.total_bytes)} per step "
+            "instead of DDP's "
             f"{b(c0.total_bytes)} ({c3.total_bytes / c0.total_bytes:.2g}×).",
         ),
     ]

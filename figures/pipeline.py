@@ -120,7 +120,8 @@ def gantt_figure(
                     "y": ops.rank[sel].astype(np.int16),
                     "base": np.round(start, 6).tolist(),
                     "x": (end - start).astype(np.float32),
-                    # An overlapped pair shares one slot: F on the upper half of the row, B the lower.
+                    # An overlapped pair shares one slot: F on the upper half of the row, B the
+                    # lower.
                     "width": np.where(pair, 0.4, 0.8).astype(np.float32) if pair.any() else 0.8,
                     "offset": (
                         np.where(pair, -0.4 if kind == "F" else 0.0, -0.4).astype(np.float32)

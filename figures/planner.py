@@ -1,4 +1,6 @@
-"""Planner figures (plain dict specs): the cluster with its groups, memory, step-time breakdown, comparison."""
+"""Planner figures (plain dict specs): the cluster with its groups, memory, step-time breakdown,
+comparison.
+"""
 
 from __future__ import annotations
 
@@ -35,7 +37,9 @@ CROSSING_COLOUR = "#C62828"
 
 
 def _ink(fill: str) -> str:
-    """Black or white text, whichever reads on `fill` (higher WCAG contrast: luminance above 0.179 takes black)."""
+    """Black or white text, whichever reads on `fill` (higher WCAG contrast: luminance above 0.179
+    takes black).
+    """
     lin = [
         (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
         for c in (int(fill[i : i + 2], 16) / 255 for i in (1, 3, 5))
@@ -131,7 +135,8 @@ def cluster_figure(
             ys.append(y0 - g // cols - 0.5)
     spans = placement.spans
     hover = [
-        f"rank {r} · node {r // gpn}, GPU {r % gpn}<br>dp {coords['dp'][r]} · pp {coords['pp'][r]} · "
+        f"rank {r} · node {r // gpn}, GPU {r % gpn}<br>dp {coords['dp'][r]} · pp {coords['pp'][r]} "
+        "· "
         f"tp {coords['tp'][r]}<br>{COLOUR_BY[colour_by]} {ids[r]}"
         f"{' — crosses a node boundary' if crossing[r] else ''}"
         for r in range(n)
@@ -164,11 +169,13 @@ def cluster_figure(
     span = spans[colour_by]
     more = f" (nodes 0–{shown - 1} of {c.num_nodes} drawn)" if shown < c.num_nodes else ""
     title = (
-        f"{c.num_nodes} nodes × {gpn} {c.gpu.name} · DP {d.dp} × PP {d.pp} × TP {d.tp}, order {d.order}"
+        f"{c.num_nodes} nodes × {gpn} {c.gpu.name} · DP {d.dp} × PP {d.pp} × TP {d.tp}, order "
+        f"{d.order}"
         f" · coloured by {COLOUR_BY[colour_by]}{more}"
     )
     sub = (
-        f"{span.crossing_groups} of {span.num_groups} {colour_by.upper()} groups cross a node boundary<br>"
+        f"{span.crossing_groups} of {span.num_groups} {colour_by.upper()} groups cross a node "
+        "boundary<br>"
         + " · ".join(
             f"{k.upper()} on {spans[k].link}" for k in ("tp", "pp", "dp") if spans[k].size > 1
         )
@@ -211,7 +218,8 @@ def memory_figure(ev: Evaluation, units: str = "binary") -> dict:
         "text": "Memory per GPU, by pipeline stage",
         "subtitle": {
             "text": (
-                f"{_label(ev)}<br>{ev.model.name} · {t.recipe}, recompute {t.recompute} · reserve = "
+                f"{_label(ev)}<br>{ev.model.name} · {t.recipe}, recompute {t.recompute} · reserve "
+                "= "
                 f"{t.memory_headroom:.0%} headroom · {'fits' if ev.fits else 'does NOT fit'}"
             )
         },
@@ -259,7 +267,9 @@ def _headline(ev: Evaluation) -> str:
 def breakdown_figure(
     evals: Evaluation | Sequence[Evaluation], labels: Sequence[str] | None = None
 ) -> dict:
-    """Step time stacked by component (compute, memory-bound, recompute, TP, PP, ZeRO, DP, optimizer)."""
+    """Step time stacked by component (compute, memory-bound, recompute, TP, PP, ZeRO, DP,
+    optimizer).
+    """
     evals = [evals] if isinstance(evals, Evaluation) else list(evals)
     x = list(labels) if labels else [_label(e) for e in evals]
     one = evals[0]
@@ -417,7 +427,9 @@ def table_rows(result: SearchResult, limit: int | None = None) -> list[dict]:
 
 # --- Text and rows for the planner page (strings and dicts; no Streamlit here) ---
 def tp_flipped(ev: Evaluation) -> Layout | None:
-    """The same layout with TP moved across nodes (or back inside); None when no order changes it."""
+    """The same layout with TP moved across nodes (or back inside); None when no order changes
+    it.
+    """
     inside = not ev.spans["tp"].crosses_node
     for order in ORDERS if inside else (DEFAULT_ORDER,):
         lay = replace(ev.layout, order=order)
@@ -431,26 +443,34 @@ def _row(label: str, formula: str, seconds: float, ev: Evaluation) -> str:
 
 
 def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
-    """FLOP conventions, MFU vs HFU and every breakdown term, with this layout's numbers beside them."""
+    """FLOP conventions, MFU vs HFU and every breakdown term, with this layout's numbers beside
+    them.
+    """
     m, c, t, lay, st, bd = ev.model, ev.cluster, ev.training, ev.layout, ev.stage, ev.breakdown
     s, B, n, mb, M = t.seq_len, t.global_batch, c.num_gpus, lay.micro_batch, ev.num_microbatches
     peak, L = c.gpu.bf16_flops_per_s, m.num_layers
     attn = 12 * L * m.q_width * s
     spans = ev.spans
     lines = [
-        "**FLOPs (PaLM App. B; planner.md §1).** Model FLOPs per token = 6N + 12·L·(a·d_head)·s, N = "
+        "**FLOPs (PaLM App. B; planner.md §1).** Model FLOPs per token = 6N + 12·L·(a·d_head)·s, N "
+        "= "
         f"{m.matmul_params:,} matmul weights: 6N = {format_flops(6 * m.matmul_params)}, attention "
         f"12·{L}·{m.q_width}·{s:,} = {format_flops(attn)}; × B·s = {B:,} × {s:,} tokens → "
         f"**F_model = {format_flops(ev.model_flops)}** per step.",
-        f"Hardware FLOPs add the recompute ({t.recompute}): **F_hw = {format_flops(ev.hardware_flops)}** "
-        f"(×{ev.hardware_flops / ev.model_flops:.3f}; full recompute of a GPT shape is Narayanan et al. "
+        f"Hardware FLOPs add the recompute ({t.recompute}): **F_hw = "
+        f"{format_flops(ev.hardware_flops)}** "
+        f"(×{ev.hardware_flops / ev.model_flops:.3f}; full recompute of a GPT shape is Narayanan "
+        "et al. "
         "2021 Eq. 3, the 96 B s l h² form, versus 72 without).",
         "",
-        f"**MFU** = F_model / (GPUs × dense peak × step) = {format_flops(ev.model_flops)} / ({n:,} × "
-        f"{format_flops(peak)}/s × {format_seconds(ev.step_time_s)}) = **{ev.mfu:.1%}**; **HFU** uses F_hw: "
+        f"**MFU** = F_model / (GPUs × dense peak × step) = {format_flops(ev.model_flops)} / ({n:,} "
+        "× "
+        f"{format_flops(peak)}/s × {format_seconds(ev.step_time_s)}) = **{ev.mfu:.1%}**; **HFU** "
+        "uses F_hw: "
         f"**{ev.hfu:.1%}**. MFU does not reward recomputation; HFU does.",
         "",
-        f"**Step time** = simulated pipeline makespan of {M} micro-batches (B / (DP × mb) = {B:,} / ({lay.dp} × "
+        f"**Step time** = simulated pipeline makespan of {M} micro-batches (B / (DP × mb) = {B:,} "
+        f"/ ({lay.dp} × "
         f"{mb})) on the slowest stage + exposed DP sync + optimizer. Per micro-batch t_F = "
         f"{format_seconds(st.forward_s)}, t_B = {format_seconds(st.backward_s)}.",
         "",
@@ -478,7 +498,8 @@ def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
         _row(
             "exposed TP",
             f"{M} × {L // lay.pp} layers × all-reduces of b·s·h·2 B = "
-            f"{format_bytes(mb * s * m.hidden_size * 2, units)} over TP={lay.tp} on {spans['tp'].link} "
+            f"{format_bytes(mb * s * m.hidden_size * 2, units)} over TP={lay.tp} on "
+            f"{spans['tp'].link} "
             f"(ring: 2(t−1)/t × bytes / bw)",
             bd.tp_s,
             ev,
@@ -541,29 +562,40 @@ def calibration_rows(rows: Sequence[CalibrationRow] | None = None) -> list[dict]
 
 
 def exercise_markdown(good: Evaluation, bad: Evaluation, link: str) -> str:
-    """The seeds' 8 x 8 exercise: TP inside NVLink vs across nodes, with both computed step times."""
+    """The seeds' 8 x 8 exercise: TP inside NVLink vs across nodes, with both computed step
+    times.
+    """
     t = good.training
     return (
-        f"{good.model.name}, batch {t.global_batch}, {t.recompute} recompute, {good.cluster.gpu.name}. "
-        f"[**TP = {good.layout.tp} inside each node's {good.spans['tp'].link}, PP = {good.layout.pp} "
+        f"{good.model.name}, batch {t.global_batch}, {t.recompute} recompute, "
+        f"{good.cluster.gpu.name}. "
+        f"[**TP = {good.layout.tp} inside each node's {good.spans['tp'].link}, PP = "
+        f"{good.layout.pp} "
         f"across**]({link}): step {format_seconds(good.step_time_s)}, exposed TP "
         f"{format_seconds(good.breakdown.tp_s)}. [**Same layout, TP across nodes** (order "
-        f"{bad.layout.order})]({link}&order={bad.layout.order}): step {format_seconds(bad.step_time_s)}, "
-        f"exposed TP {format_seconds(bad.breakdown.tp_s)} — {bad.step_time_s / good.step_time_s:.2f}× the "
-        f"step, because every layer's all-reduces now cross {bad.spans['tp'].link}. Each link opens both "
+        f"{bad.layout.order})]({link}&order={bad.layout.order}): step "
+        f"{format_seconds(bad.step_time_s)}, "
+        f"exposed TP {format_seconds(bad.breakdown.tp_s)} — "
+        f"{bad.step_time_s / good.step_time_s:.2f}× the "
+        f"step, because every layer's all-reduces now cross {bad.spans['tp'].link}. Each link "
+        "opens both "
         "breakdowns side by side."
     )
 
 
 def pick_layout(result: SearchResult, which: str) -> Layout | None:
-    """The layout a page pick names: "fastest", "#k" (k-th fastest, clamped) or "boring"; None if none fits."""
+    """The layout a page pick names: "fastest", "#k" (k-th fastest, clamped) or "boring"; None if
+    none
+    fits.
+    """
     if which == "boring" or not result.ranked:
         return result.boring and result.boring.layout
     k = 1 if which == "fastest" else int(which.lstrip("#"))
     return result.ranked[min(k, len(result.ranked)) - 1].layout
 
 
-# Table column -> (header, printf or Streamlit number format (None: shown as is), column width), in order.
+# Table column -> (header, printf or Streamlit number format (None: shown as is), column width), in
+# order.
 TABLE_COLUMNS = {
     "rank": ("#", None, "small"),
     "dp": ("DP", None, "small"),
@@ -585,7 +617,10 @@ TABLE_COLUMNS = {
 
 
 def table_columns(rule: str) -> list[str]:
-    """Columns worth showing for a filter: timings for ranked layouts, the rule and reason for rejected ones."""
+    """Columns worth showing for a filter: timings for ranked layouts, the rule and reason for
+    rejected
+    ones.
+    """
     timing, why = (
         {"rank", "step_time_s", "vs_fastest", "mfu", "tokens_per_s", "memory", "boring"},
         {"status", "reason"},
@@ -595,7 +630,9 @@ def table_columns(rule: str) -> list[str]:
 
 
 def filter_rows(rows: list[dict], rule: str, limit: int, units: str = "binary") -> list[dict]:
-    """Table rows whose status is the rule ("all", "ranked" = ok, or a rejection rule), memory in GiB/GB."""
+    """Table rows whose status is the rule ("all", "ranked" = ok, or a rejection rule), memory in
+    GiB/GB.
+    """
     unit = gib_or_gb(units)[1]
     keep = [
         r for r in rows if rule == "all" or r["status"] == ("ok" if rule == "ranked" else rule)
@@ -606,7 +643,9 @@ def filter_rows(rows: list[dict], rule: str, limit: int, units: str = "binary") 
 def headline_metrics(
     ev: Evaluation, units: str = "binary"
 ) -> list[tuple[str, str, str | None, str | None]]:
-    """(label, value, delta, help) of the drawn layout: step, tokens/s, MFU, GPUs, fullest-GPU memory."""
+    """(label, value, delta, help) of the drawn layout: step, tokens/s, MFU, GPUs, fullest-GPU
+    memory.
+    """
     b, lay = (lambda x: format_bytes(x, units)), ev.layout
     return [
         (
@@ -634,7 +673,9 @@ def headline_metrics(
 
 
 def bare_cluster_figure(cluster: Cluster, why: str) -> dict:
-    """The cluster's nodes and GPUs in grey, for when no layout can be drawn on it (why = the rule)."""
+    """The cluster's nodes and GPUs in grey, for when no layout can be drawn on it (why = the
+    rule).
+    """
     fig = cluster_figure(
         Placement(dims=ParallelDims(dp=cluster.num_gpus), cluster=cluster), colour_by="dp"
     )
@@ -651,18 +692,25 @@ def bare_cluster_figure(cluster: Cluster, why: str) -> dict:
 
 
 def no_layout_message(result: SearchResult, num_gpus: int, model_name: str) -> str:
-    """Why the search found nothing to run: how many layouts each rule rejected, and the usual fixes."""
+    """Why the search found nothing to run: how many layouts each rule rejected, and the usual
+    fixes.
+    """
     counts = Counter(r.rule for r in result.rejected)
     rules = ", ".join(f"{rule} ({n:,})" for rule, n in counts.most_common())
     return (
-        f"No layout of {num_gpus:,} GPUs runs {model_name}: every one breaks a rule — {rules}; the table "
-        "below gives each reason. Memory: add nodes, recompute, shard with ZeRO or shrink the micro-batch. "
-        "Splits: choose a GPU count whose DP × TP × PP factors divide the batch, the heads and the layers."
+        f"No layout of {num_gpus:,} GPUs runs {model_name}: every one breaks a rule — {rules}; the "
+        "table "
+        "below gives each reason. Memory: add nodes, recompute, shard with ZeRO or shrink the "
+        "micro-batch. "
+        "Splits: choose a GPU count whose DP × TP × PP factors divide the batch, the heads and the "
+        "layers."
     )
 
 
 def takeaway_text(result: SearchResult) -> str:
-    """The placement rule of thumb, and how far its "boring" layout lands from the search's fastest."""
+    """The placement rule of thumb, and how far its "boring" layout lands from the search's
+    fastest.
+    """
     rule, best, boring = (
         "Minimum TP/PP that fits, then DP; TP in the node, PP across, DP outermost. ",
         result.fastest,
@@ -673,13 +721,16 @@ def takeaway_text(result: SearchResult) -> str:
     if boring is best:
         return rule + f"Here that rule gives **{boring.layout.label}**, which is also the fastest."
     return rule + (
-        f"Here that rule gives **{boring.layout.label}**, {result.boring_slowdown:.0%} slower than the "
+        f"Here that rule gives **{boring.layout.label}**, {result.boring_slowdown:.0%} slower than "
+        "the "
         f"fastest, **{best.layout.label}**: the search earns its keep."
     )
 
 
 def _on_axes(item: dict, x: str, y: str) -> dict:
-    """A trace, annotation or shape moved onto axes x/y ("paper" references become that subplot's domain)."""
+    """A trace, annotation or shape moved onto axes x/y ("paper" references become that subplot's
+    domain).
+    """
     item = dict(item)
     if "type" in item and item["type"] not in ("line", "rect"):  # a trace
         return item | {"xaxis": x, "yaxis": y}
@@ -691,7 +742,9 @@ def _on_axes(item: dict, x: str, y: str) -> dict:
 
 
 def layout_figure(ev: Evaluation, units: str = "binary") -> dict:
-    """One figure, two panels: the step-time breakdown (left) and per-GPU memory of each stage (right)."""
+    """One figure, two panels: the step-time breakdown (left) and per-GPU memory of each stage
+    (right).
+    """
     bd, mem = breakdown_figure(ev), memory_figure(ev, units)
     data = bd["data"] + [
         _on_axes(t, "x2", "y2")

@@ -13,7 +13,9 @@ def scoreboard_figure(
     session: tuple[int, int] = (0, 0),
     seed: int | None = None,
 ) -> dict:
-    """Horizontal stacked bars, one per goal: this set's right / wrong / unanswered question counts."""
+    """Horizontal stacked bars, one per goal: this set's right / wrong / unanswered question
+    counts.
+    """
     counts = {k: [0] * len(GOALS) for k in COLOURS}
     for q in questions:
         v = verdicts.get(q.key)
@@ -41,7 +43,8 @@ def scoreboard_figure(
         "data": data,
         "layout": {
             "title": {
-                "text": f"{'This set' if seed is None else f'Set {seed}'}: {right} right of {len(questions)} "
+                "text": f"{'This set' if seed is None else f'Set {seed}'}: {right} right of "
+                f"{len(questions)} "
                 f"({answered} answered)",
                 "subtitle": {"text": sub},
             },

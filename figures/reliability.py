@@ -1,4 +1,6 @@
-"""Reliability figures: goodput vs checkpoint interval, waste breakdown, interruptions, stragglers."""
+"""Reliability figures: goodput vs checkpoint interval, waste breakdown, interruptions,
+stragglers.
+"""
 
 from __future__ import annotations
 
@@ -92,7 +94,9 @@ def _params(curve: GoodputCurve) -> str:
 def goodput_figure(
     curve: GoodputCurve, monte_carlo: Sequence[MonteCarloGoodput] = (), chosen: Waste | None = None
 ) -> dict:
-    """Goodput vs interval (exact and first-order), Young/Daly/optimum marked, Monte Carlo on top."""
+    """Goodput vs interval (exact and first-order), Young/Daly/optimum marked, Monte Carlo on
+    top.
+    """
     xs = [p.interval_s for p in curve.points]
     hover = [format_seconds(x) for x in xs]
     data = [

@@ -27,7 +27,9 @@ OK, BAD = "#2E7D32", "#C62828"
 
 @dataclass(frozen=True, kw_only=True)
 class Walkthrough:
-    """What the page prints for one scenario: the setting, numbered steps, the lesson, a question."""
+    """What the page prints for one scenario: the setting, numbered steps, the lesson, a
+    question.
+    """
 
     title: str
     intro: str
@@ -45,7 +47,9 @@ def _pct(x: float) -> str:
 
 
 def _sec(seconds: float) -> str:
-    """Seconds as seconds from 1 s up (a step of 74 s reads better beside 124 s than as 1.24 min)."""
+    """Seconds as seconds from 1 s up (a step of 74 s reads better beside 124 s than as 1.24
+    min).
+    """
     return f"{seconds:.3g} s" if seconds >= 1 else format_seconds(seconds)
 
 
@@ -70,39 +74,54 @@ def sizing_text(s: Sizing, units: str) -> Walkthrough:
             f"Mixed-precision Adam, the activations sized for {s.model}."
         ),
         steps=(
-            f"**Model states.** Training keeps {s.bytes_per_param} bytes per parameter: 2 (bf16 weights) + 2 "
-            f"(gradients) + 12 (fp32 master copy, momentum, variance). {format_count(s.num_params)} × "
-            f"{s.bytes_per_param} B = **{b(s.states_bytes)}**, {s.states_bytes / cap:.3g}× one GPU's HBM — "
+            f"**Model states.** Training keeps {s.bytes_per_param} bytes per parameter: 2 (bf16 "
+            "weights) + 2 "
+            "(gradients) + 12 (fp32 master copy, momentum, variance). "
+            f"{format_count(s.num_params)} × "
+            f"{s.bytes_per_param} B = **{b(s.states_bytes)}**, {s.states_bytes / cap:.3g}× one "
+            "GPU's HBM — "
             "before a single activation is stored.",
-            f"**Shard them: ZeRO-3 over {n} GPUs.** FULL_SHARD splits weights, gradients and optimizer state "
-            f"alike: 16 Ψ / {n} = **{b(s.states_per_gpu_bytes)} per GPU** of {b(cap)}. {s.model} has "
+            f"**Shard them: ZeRO-3 over {n} GPUs.** FULL_SHARD splits weights, gradients and "
+            "optimizer state "
+            f"alike: 16 Ψ / {n} = **{b(s.states_per_gpu_bytes)} per GPU** of {b(cap)}. {s.model} "
+            "has "
             f"{s.model_params:,} parameters exactly: {b(s.model_states_per_gpu_bytes)}.",
-            f"**Activations come on top.** One sequence of {SEQ:,} tokens, flash attention, every layer's "
+            f"**Activations come on top.** One sequence of {SEQ:,} tokens, flash attention, every "
+            "layer's "
             f"activations stored: **+{b(none)}**, {b(s.used_bytes('none'))} per GPU with the "
-            f"{b(s.reserve_bytes)} reserve — {_verdict(s.fits('none'))}. Selective recompute saves nothing "
+            f"{b(s.reserve_bytes)} reserve — {_verdict(s.fits('none'))}. Selective recompute saves "
+            "nothing "
             "here: it drops the s² attention scores, which flash attention never stores."
             if acts["selective"] == none
-            else f"**Activations come on top.** +{b(none)} with every layer stored, {same} with selective recompute.",
-            f"**Activation checkpointing.** Full recompute keeps only each layer's input ({b(acts['full'])}) "
+            else f"**Activations come on top.** +{b(none)} with every layer stored, {same} with "
+            "selective recompute.",
+            "**Activation checkpointing.** Full recompute keeps only each layer's input "
+            f"({b(acts['full'])}) "
             f"and recomputes the rest during backward: {b(s.used_bytes('full'))} per GPU — "
             f"{_verdict(s.fits('full'))}"
             + (f", {b(margin)} to spare" if margin >= 0 else "")
             + f" — for **+{_pct(s.extra_compute['full'])} compute** per step (one extra forward).",
         ),
         takeaway=(
-            f"16 bytes per parameter turns {format_count(s.num_params)} parameters into {b(s.states_bytes)}. "
+            f"16 bytes per parameter turns {format_count(s.num_params)} parameters into "
+            f"{b(s.states_bytes)}. "
             f"ZeRO-3 over {n} GPUs brings the states to {b(s.states_per_gpu_bytes)} per GPU; the "
             "activations are what sharding does not touch, and checkpointing trades them for "
             f"{_pct(s.extra_compute['full'])} more compute."
         ),
         how=(
-            "States: `core.memory.model_state_bytes_per_gpu` (ZeRO paper Sec. 3.1 and 5: 2Ψ + 2Ψ + 12Ψ, "
+            "States: `core.memory.model_state_bytes_per_gpu` (ZeRO paper Sec. 3.1 and 5: 2Ψ + 2Ψ + "
+            "12Ψ, "
             "each sharded from stage 3, 2, 1 on). Activations: `core.memory.memory_per_gpu` with "
-            f"Korthikanti et al. 2022 Table 2 per layer × layers in flight (micro-batch 1, s = {SEQ}, flash "
-            "attention; full recompute keeps 2·s·b·h per layer). Extra compute: a second forward of every "
-            "layer over 6N + attention FLOPs per token. Reserve: 5 % of HBM, the memory page's default."
+            "Korthikanti et al. 2022 Table 2 per layer × layers in flight (micro-batch 1, s = "
+            f"{SEQ}, flash "
+            "attention; full recompute keeps 2·s·b·h per layer). Extra compute: a second forward "
+            "of every "
+            "layer over 6N + attention FLOPs per token. Reserve: 5 % of HBM, the memory page's "
+            "default."
         ),
-        question=f"ZeRO-3 over {n2} GPUs instead: model states per GPU of the {format_count(s.num_params)} model",
+        question=f"ZeRO-3 over {n2} GPUs instead: model states per GPU of the "
+        f"{format_count(s.num_params)} model",
         answer=bytes_in(answer, unit),
         unit=unit,
         explanation=f"16 Ψ / N = 16 × {s.num_params:,} / {n2} bytes.",
@@ -207,57 +226,79 @@ def scale_out_text(s: ScaleOut, units: str, bw_units: str) -> Walkthrough:
     hurts = [e.label for e in s.effects if not e.helps]
     unit = gib_or_gb(units)[0]
     return Walkthrough(
-        title=f"2 · A data-parallel job that is fine on {small.num_gpus} GPUs and slow on {large.num_gpus}",
+        title=f"2 · A data-parallel job that is fine on {small.num_gpus} GPUs and slow on "
+        f"{large.num_gpus}",
         intro=(
-            f"{format_count(job.num_params)} parameters, DDP with {job.grad_bytes_per_param:g}-byte gradients, "
-            f"{job.tokens_per_gpu:,.0f} tokens per GPU, {sync}; nodes of {c.gpus_per_node}× {c.gpu.name} "
+            f"{format_count(job.num_params)} parameters, DDP with "
+            f"{job.grad_bytes_per_param:g}-byte gradients, "
+            f"{job.tokens_per_gpu:,.0f} tokens per GPU, {sync}; nodes of {c.gpus_per_node}× "
+            f"{c.gpu.name} "
             f"({c.intra_link.name}) with {c.nics_per_node}× {c.inter_link.name} each. From "
-            f"{small.num_gpus} to {large.num_gpus} GPUs every step takes **{r.step_ratio:.3g}× longer**."
+            f"{small.num_gpus} to {large.num_gpus} GPUs every step takes **{r.step_ratio:.3g}× "
+            "longer**."
         ),
         steps=(
-            f"**Bytes per rank.** The gradient is {b(job.grad_bytes)}. A ring all-reduce sends 2(N−1)/N of it per "
+            f"**Bytes per rank.** The gradient is {b(job.grad_bytes)}. A ring all-reduce sends "
+            "2(N−1)/N of it per "
             f"rank: {b(r.sim_bytes_sent_per_rank_small)} at N = {small.num_gpus}, "
-            f"{b(r.sim_bytes_sent_per_rank_large)} at N = {large.num_gpus} (counted by the ring simulator). "
+            f"{b(r.sim_bytes_sent_per_rank_large)} at N = {large.num_gpus} (counted by the ring "
+            "simulator). "
             "The bytes barely grew.",
-            f"**The bottleneck link.** On {small.num_gpus} GPUs the ring never leaves {small.bottleneck_link}, "
-            f"{format_bandwidth(small.bottleneck_bytes_per_s, bw_units)}; on {large.num_gpus} it crosses nodes "
-            f"through **{large.bottleneck_link}**, {format_bandwidth(large.bottleneck_bytes_per_s, bw_units)}: "
-            f"{r.bandwidth_drop:.3g}× less. The all-reduce goes from {format_seconds(small.comm_s)} to "
-            f"{format_seconds(large.comm_s)} while compute stays {format_seconds(large.compute_s)}.",
-            f"**The bill.** Step {format_seconds(small.step_s)} → {format_seconds(large.step_s)}; tokens/s "
+            f"**The bottleneck link.** On {small.num_gpus} GPUs the ring never leaves "
+            f"{small.bottleneck_link}, "
+            f"{format_bandwidth(small.bottleneck_bytes_per_s, bw_units)}; on {large.num_gpus} it "
+            "crosses nodes "
+            f"through **{large.bottleneck_link}**, "
+            f"{format_bandwidth(large.bottleneck_bytes_per_s, bw_units)}: "
+            f"{r.bandwidth_drop:.3g}× less. The all-reduce goes from "
+            f"{format_seconds(small.comm_s)} to "
+            f"{format_seconds(large.comm_s)} while compute stays "
+            f"{format_seconds(large.compute_s)}.",
+            f"**The bill.** Step {format_seconds(small.step_s)} → {format_seconds(large.step_s)}; "
+            "tokens/s "
             f"×{r.throughput_ratio:.3g} for {r.gpu_ratio:g}× the GPUs (scaling efficiency "
             f"{r.throughput_ratio / r.gpu_ratio:.0%}).",
             f"**Each fix, applied at {large.num_gpus} GPUs:**\n"
             + "\n".join("   " + x for x in fix_notes(s.effects)),
-            "**Honest verdict.** What works changes the ratio of compute to bytes on the slow link: "
+            "**Honest verdict.** What works changes the ratio of compute to bytes on the slow "
+            "link: "
             + ", ".join(f"{e.label} (×{e.tokens_per_s_gain:.3g})" for e in helps)
             + "."
             + (
-                f" Not worth it here: {', '.join(hurts)} — overlap can hide at most one backward pass, and each "
+                f" Not worth it here: {', '.join(hurts)} — overlap can hide at most one backward "
+                "pass, and each "
                 "extra bucket pays the network latency again."
                 if hurts
                 else ""
             ),
         ),
         takeaway=(
-            f"The GPUs did not get slower — the wire did: the all-reduce left {small.bottleneck_link} for "
-            f"{large.bottleneck_link}, {r.bandwidth_drop:.3g}× less bandwidth for the same ≈2× gradient "
+            "The GPUs did not get slower — the wire did: the all-reduce left "
+            f"{small.bottleneck_link} for "
+            f"{large.bottleneck_link}, {r.bandwidth_drop:.3g}× less bandwidth for the same ≈2× "
+            "gradient "
             "bytes per rank. More tokens per GPU or more NIC bandwidth fix it; more GPUs do not."
         ),
         how=(
-            "`core.data_parallel.slower_at_scale` prices each run with `core.data_parallel.dp_step`: compute = "
-            "6·N·tokens / (peak × MFU 0.4), the all-reduce from the collectives cost model on the cluster's "
-            "links (α + bytes / bandwidth per ring step), buckets overlapped with backward. Bytes per rank come "
-            "from `core.collectives.scan_bytes_per_rank` (the numpy ring). The NIC fix reruns the same step "
+            "`core.data_parallel.slower_at_scale` prices each run with "
+            "`core.data_parallel.dp_step`: compute = "
+            "6·N·tokens / (peak × MFU 0.4), the all-reduce from the collectives cost model on the "
+            "cluster's "
+            "links (α + bytes / bandwidth per ring step), buckets overlapped with backward. Bytes "
+            "per rank come "
+            "from `core.collectives.scan_bytes_per_rank` (the numpy ring). The NIC fix reruns the "
+            "same step "
             "with one 100 GbE NIC per GPU."
         ),
         question=(
-            f"Ring all-reduce of this {b(job.grad_bytes)} gradient over N = {large.num_gpus}: bytes each "
+            f"Ring all-reduce of this {b(job.grad_bytes)} gradient over N = {large.num_gpus}: "
+            "bytes each "
             "rank sends"
         ),
         answer=bytes_in(r.sim_bytes_sent_per_rank_large, unit),
         unit=unit,
-        explanation=f"2(N−1)/N × S = 2 × {large.num_gpus - 1}/{large.num_gpus} × {b(job.grad_bytes)}.",
+        explanation=f"2(N−1)/N × S = 2 × {large.num_gpus - 1}/{large.num_gpus} × "
+        f"{b(job.grad_bytes)}.",
     )
 
 
@@ -316,31 +357,45 @@ def placement_text(p: Placement, units: str) -> Walkthrough:
     return Walkthrough(
         title=f"3 · Place 3D parallelism on {p.nodes} nodes × {p.gpus_per_node} GPUs",
         intro=(
-            f"{p.model}, {_setting(p)}, on {p.nodes} × {p.gpus_per_node} {p.gpu} with {i.tp_link} inside "
+            f"{p.model}, {_setting(p)}, on {p.nodes} × {p.gpus_per_node} {p.gpu} with {i.tp_link} "
+            "inside "
             f"a node and {i.pp_link} between nodes. Layout: **{i.label}**."
         ),
         steps=(
-            f"**Why these degrees.** TP × PP = {p.gpus_per_node} × {p.nodes} uses every GPU, so DP = 1. "
-            f"Memory per GPU {b(i.memory_bytes)} of {b(i.usable_bytes)} usable: {_verdict(i.fits)}.",
-            f"**TP inside the node** (rank order {i.order}, TP innermost): each TP group is one node and its "
-            f"all-reduces run on {i.tp_link}. Per micro-batch every GPU sends **{b(p.tp_bytes_per_microbatch)}** "
+            f"**Why these degrees.** TP × PP = {p.gpus_per_node} × {p.nodes} uses every GPU, so DP "
+            "= 1. "
+            f"Memory per GPU {b(i.memory_bytes)} of {b(i.usable_bytes)} usable: "
+            f"{_verdict(i.fits)}.",
+            f"**TP inside the node** (rank order {i.order}, TP innermost): each TP group is one "
+            "node and its "
+            f"all-reduces run on {i.tp_link}. Per micro-batch every GPU sends "
+            f"**{b(p.tp_bytes_per_microbatch)}** "
             "of TP traffic, on the critical path of every layer.",
-            f"**PP across nodes.** A stage boundary carries one micro-batch's activations, b·s·h·2 = "
-            f"**{b(p.pp_hop_bytes)}** ({ratio:.3g}× less than TP), over {i.pp_link}: exposed pipeline sends "
+            "**PP across nodes.** A stage boundary carries one micro-batch's activations, b·s·h·2 "
+            "= "
+            f"**{b(p.pp_hop_bytes)}** ({ratio:.3g}× less than TP), over {i.pp_link}: exposed "
+            "pipeline sends "
             f"{_sec(i.breakdown.pp_p2p_s)} of a {_sec(i.step_s)} step.",
-            f"**Flip it** (order {a.order}): each TP group now spans nodes and its all-reduces run on "
+            f"**Flip it** (order {a.order}): each TP group now spans nodes and its all-reduces run "
+            "on "
             f"{a.tp_link}. Exposed TP {_sec(i.breakdown.tp_s)} → **{_sec(a.breakdown.tp_s)}**, "
             f"step {_sec(i.step_s)} → **{_sec(a.step_s)}** ({a.step_s / i.step_s:.3g}×); "
-            f"moving PP onto NVLink saves only {_sec(i.breakdown.pp_p2p_s - a.breakdown.pp_p2p_s)}.",
+            "moving PP onto NVLink saves only "
+            f"{_sec(i.breakdown.pp_p2p_s - a.breakdown.pp_p2p_s)}.",
         ),
         takeaway=(
-            f"TP sends {ratio:.3g}× more bytes per micro-batch than a pipeline hop, inside every layer: "
-            "give it the fastest link, the NVLink inside a node. PP's few small messages survive the network."
+            f"TP sends {ratio:.3g}× more bytes per micro-batch than a pipeline hop, inside every "
+            "layer: "
+            "give it the fastest link, the NVLink inside a node. PP's few small messages survive "
+            "the network."
         ),
         how=(
-            "`core.planner.evaluate` for both rank orders (`core.parallel.group_span` finds which link each "
-            "group uses; TP time from `core.tensor_parallel.comm`'s b·s·h·2 messages, 2(t−1)/t of each per GPU; pipeline "
-            "from the schedule simulator). TP bytes per micro-batch = layers per stage × all-reduces per layer "
+            "`core.planner.evaluate` for both rank orders (`core.parallel.group_span` finds which "
+            "link each "
+            "group uses; TP time from `core.tensor_parallel.comm`'s b·s·h·2 messages, 2(t−1)/t of "
+            "each per GPU; pipeline "
+            "from the schedule simulator). TP bytes per micro-batch = layers per stage × "
+            "all-reduces per layer "
             "(6 with full recompute) × 2(t−1)/t × b·s·h·2."
         ),
         question="How many times longer is the step when TP crosses nodes?",
@@ -368,20 +423,27 @@ def schedules_text(s: Schedules) -> Walkthrough:
     q_m = 4 * p
     return Walkthrough(
         title=f"4 · GPipe vs 1F1B at P = {p}",
-        intro=f"A pipeline of {p} stages, t_B = 2 t_F, at M = {lo} and M = {hi} micro-batches per step.",
+        intro=f"A pipeline of {p} stages, t_B = 2 t_F, at M = {lo} and M = {hi} micro-batches per "
+        "step.",
         steps=(
-            f"**The bubble.** Both schedules idle (P−1)(t_F + t_B) per rank while the pipe fills and drains, so "
+            "**The bubble.** Both schedules idle (P−1)(t_F + t_B) per rank while the pipe fills "
+            "and drains, so "
             f"the idle share is (P−1)/(M+P−1): {bub}.",
-            f"**GPipe's memory.** All M forwards run before the first backward, so the first rank holds M "
+            "**GPipe's memory.** All M forwards run before the first backward, so the first rank "
+            "holds M "
             f"micro-batches of activations: **{r['gpipe', lo].peak_activations}** at M = {lo}, "
             f"**{r['gpipe', hi].peak_activations}** at M = {hi}.",
-            f"**1F1B's memory.** Backward starts as soon as each micro-batch returns: rank r holds at most P − r, "
+            "**1F1B's memory.** Backward starts as soon as each micro-batch returns: rank r holds "
+            "at most P − r, "
             f"so the fullest holds **{r['1f1b', hi].peak_activations}** at M = {hi} "
-            f"({r['gpipe', hi].peak_activations / r['1f1b', hi].peak_activations:.3g}× less than GPipe, same "
+            f"({r['gpipe', hi].peak_activations / r['1f1b', hi].peak_activations:.3g}× less than "
+            "GPipe, same "
             f"bubble). At M = {lo} they hold {r['gpipe', lo].peak_activations} and "
-            f"{r['1f1b', lo].peak_activations}: 1F1B's saving grows with M, exactly when M is raised to shrink "
+            f"{r['1f1b', lo].peak_activations}: 1F1B's saving grows with M, exactly when M is "
+            "raised to shrink "
             "the bubble.",
-            "**So:** shrink the bubble with more micro-batches, and run 1F1B so that more micro-batches do not "
+            "**So:** shrink the bubble with more micro-batches, and run 1F1B so that more "
+            "micro-batches do not "
             "mean more memory. More stages make the bubble bigger, not smaller.",
         ),
         takeaway=(
@@ -391,9 +453,11 @@ def schedules_text(s: Schedules) -> Walkthrough:
             f"{r['gpipe', hi].peak_activations}."
         ),
         how=(
-            "`core.pipeline.simulate` runs each rank's op list under the stage dependencies (t_F = 1 s, "
+            "`core.pipeline.simulate` runs each rank's op list under the stage dependencies (t_F = "
+            "1 s, "
             "t_B = 2 s, no p2p latency); bubble fraction = Σ idle / (P · makespan). Closed form: "
-            "`closed_form_bubble_share`, GPipe's (P−1)/(M+P−1). Peak activations: the most micro-batches "
+            "`closed_form_bubble_share`, GPipe's (P−1)/(M+P−1). Peak activations: the most "
+            "micro-batches "
             "whose forward has started and backward not finished, on any rank."
         ),
         question=f"1F1B at P = {p}, M = {q_m}: bubble fraction",
@@ -468,34 +532,45 @@ def sharding_text(s: Sharding, units: str) -> Walkthrough:
     return Walkthrough(
         title=f"5 · DDP vs FSDP for {s.model}",
         intro=(
-            f"{s.num_params:,} parameters on {s.dp} × {GPU} ({format_bytes(s.capacity_bytes, 'decimal')}), "
+            f"{s.num_params:,} parameters on {s.dp} × {GPU} "
+            f"({format_bytes(s.capacity_bytes, 'decimal')}), "
             f"mixed-precision Adam, one sequence of {SEQ:,} tokens per GPU, flash attention."
         ),
         steps=(
-            f"**DDP replicates everything.** 16 B × Ψ = {b(d.states_bytes)} of model states on every GPU, + "
-            f"{b(d.activations_bytes)} activations = **{b(d.total_bytes + s.reserve_bytes)}** with the reserve: "
+            f"**DDP replicates everything.** 16 B × Ψ = {b(d.states_bytes)} of model states on "
+            "every GPU, + "
+            f"{b(d.activations_bytes)} activations = **{b(d.total_bytes + s.reserve_bytes)}** with "
+            "the reserve: "
             f"{_verdict(s.fits(d))} — on any number of GPUs, since DDP adds replicas, not room.",
-            f"**FSDP FULL_SHARD (= ZeRO-3) over {s.dp}.** Each GPU keeps 1/{s.dp} of weights, gradients and "
+            f"**FSDP FULL_SHARD (= ZeRO-3) over {s.dp}.** Each GPU keeps 1/{s.dp} of weights, "
+            "gradients and "
             f"optimizer state: {b(f.states_bytes)}, + {b(f.activations_bytes)} activations = "
             f"**{b(f.total_bytes + s.reserve_bytes)}**: {_verdict(s.fits(f))}.",
-            f"**The price: an all-gather per layer.** Before each layer's forward, and again before its "
-            f"backward, FSDP gathers that layer's full bf16 weights, {b(s.layer_gather_bytes)}; each GPU "
+            "**The price: an all-gather per layer.** Before each layer's forward, and again "
+            "before its "
+            f"backward, FSDP gathers that layer's full bf16 weights, {b(s.layer_gather_bytes)}; "
+            "each GPU "
             f"receives {(s.dp - 1)}/{s.dp} of it, {b(got)}, × {s.num_layers} layers × 2 passes.",
             f"**Per step**, each GPU sends {b(s.fsdp_comm.total_bytes)} under FULL_SHARD vs "
-            f"{b(s.ddp_comm.total_bytes)} under DDP ({s.fsdp_comm.total_bytes / s.ddp_comm.total_bytes:.3g}×): "
-            "the gradient reduce-scatter plus two weight all-gathers, against one all-reduce. FSDP prefetches "
+            f"{b(s.ddp_comm.total_bytes)} under DDP "
+            f"({s.fsdp_comm.total_bytes / s.ddp_comm.total_bytes:.3g}×): "
+            "the gradient reduce-scatter plus two weight all-gathers, against one all-reduce. FSDP "
+            "prefetches "
             "the next layer's gather during the current layer's compute to hide it.",
         ),
         takeaway=(
             f"Sharding takes {s.model} from {b(d.total_bytes + s.reserve_bytes)} to "
             f"{b(f.total_bytes + s.reserve_bytes)} per GPU; the bill is "
-            f"{s.fsdp_comm.total_bytes / s.ddp_comm.total_bytes:.3g}× the communication, paid layer by "
+            f"{s.fsdp_comm.total_bytes / s.ddp_comm.total_bytes:.3g}× the communication, paid "
+            "layer by "
             "layer as all-gathers."
         ),
         how=(
             "`core.memory.memory_per_gpu` at ZeRO stage 0 and 3 (FSDP NO_SHARD and FULL_SHARD, "
-            "`core.memory.FSDP_STRATEGIES`); `layer_allgather_bytes` = one layer's parameters × 2 B; "
-            "`zero_comm_bytes_per_gpu`: ZeRO paper Sec. 7, 2Ψ for DDP and 3Ψ for stage 3 (× (N−1)/N × bytes "
+            "`core.memory.FSDP_STRATEGIES`); `layer_allgather_bytes` = one layer's parameters × 2 "
+            "B; "
+            "`zero_comm_bytes_per_gpu`: ZeRO paper Sec. 7, 2Ψ for DDP and 3Ψ for stage 3 (× "
+            "(N−1)/N × bytes "
             "per element)."
         ),
         question=f"FULL_SHARD over {n2} GPUs instead: model states per GPU",
@@ -524,44 +599,61 @@ def sentence_text(s: Sentence, units: str) -> Walkthrough:
     return Walkthrough(
         title="6 · “The sentence”, backed by numbers",
         intro=(
-            "*“TP = 8 inside the node because the in-layer all-reduce needs NVLink, PP across nodes because "
-            "activations tolerate InfiniBand, and ZeRO on top because the optimizer state won't fit.”* "
-            f"For {s.model} on the planner's default cluster ({s.nodes} × {s.gpus_per_node} {s.gpu}, "
+            "*“TP = 8 inside the node because the in-layer all-reduce needs NVLink, PP across "
+            "nodes because "
+            "activations tolerate InfiniBand, and ZeRO on top because the optimizer state won't "
+            "fit.”* "
+            f"For {s.model} on the planner's default cluster ({s.nodes} × {s.gpus_per_node} "
+            f"{s.gpu}, "
             f"{_setting(s)}): **{i.label}**."
         ),
         steps=(
-            f"**TP = {s.gpus_per_node} inside the node, because the in-layer all-reduce needs NVLink.** Exposed "
-            f"TP time is {_sec(i.breakdown.tp_s)} on {i.tp_link}; ordered so that TP groups span nodes "
+            f"**TP = {s.gpus_per_node} inside the node, because the in-layer all-reduce needs "
+            "NVLink.** Exposed "
+            f"TP time is {_sec(i.breakdown.tp_s)} on {i.tp_link}; ordered so that TP groups span "
+            "nodes "
             f"({a.order}, {a.tp_link}) it is **{_sec(a.breakdown.tp_s)}** "
             f"({a.breakdown.tp_s / i.breakdown.tp_s:.3g}×) and the step {_sec(i.step_s)} → "
             f"{_sec(a.step_s)}.",
             f"**PP across nodes, because activations tolerate InfiniBand.** A pipeline hop carries "
-            f"{b(s.pp_hop_bytes)} per micro-batch while each GPU sends {b(s.tp_bytes_per_microbatch)} of TP "
+            f"{b(s.pp_hop_bytes)} per micro-batch while each GPU sends "
+            f"{b(s.tp_bytes_per_microbatch)} of TP "
             f"traffic ({ratio:.3g}× more); the pipeline's sends over {i.pp_link} cost "
             f"{_sec(i.breakdown.pp_p2p_s)}, {i.breakdown.pp_p2p_s / i.step_s:.2%} of the step.",
             f"**ZeRO on top, because the optimizer state won't fit.** Without it each GPU holds "
-            f"{b(d.memory_bytes)}, {b(d.optimizer_bytes)} of it Adam state, against {b(d.usable_bytes)} usable: "
-            f"{_verdict(d.fits)}. {zero} shards it over the DP ranks: optimizer {b(i.optimizer_bytes)}, total "
+            f"{b(d.memory_bytes)}, {b(d.optimizer_bytes)} of it Adam state, against "
+            f"{b(d.usable_bytes)} usable: "
+            f"{_verdict(d.fits)}. {zero} shards it over the DP ranks: optimizer "
+            f"{b(i.optimizer_bytes)}, total "
             f"**{b(i.memory_bytes)}**: {_verdict(i.fits)}. ({zero} is the lowest stage that fits.)",
-            f"**Not the last word.** The planner's search over every layout finds **{s.fastest_label}** at "
-            f"{_sec(s.fastest_step_s)} per step, {faster:.0%} less time than {_sec(i.step_s)}: the sentence "
+            "**Not the last word.** The planner's search over every layout finds "
+            f"**{s.fastest_label}** at "
+            f"{_sec(s.fastest_step_s)} per step, {faster:.0%} less time than {_sec(i.step_s)}: the "
+            "sentence "
             "places the axes right; the degrees are worth a search.",
         ),
         takeaway=(
-            f"Each clause is a measured number: TP off NVLink costs {a.breakdown.tp_s / i.breakdown.tp_s:.3g}× "
-            f"the TP time, PP's sends are {i.breakdown.pp_p2p_s / i.step_s:.2%} of the step on InfiniBand, "
+            "Each clause is a measured number: TP off NVLink costs "
+            f"{a.breakdown.tp_s / i.breakdown.tp_s:.3g}× "
+            f"the TP time, PP's sends are {i.breakdown.pp_p2p_s / i.step_s:.2%} of the step on "
+            "InfiniBand, "
             f"and without ZeRO the GPU needs {b(d.memory_bytes)}."
         ),
         how=(
-            "Every number is `core.planner.evaluate` of one layout on the cluster (step-time breakdown, spans, "
-            "memory with the planner's 10 % headroom), plus `core.tensor_parallel.tp_comm_plan` for bytes per "
-            "micro-batch; the last step is `core.planner.search` over every DP × TP × PP × ZeRO × micro-batch "
+            "Every number is `core.planner.evaluate` of one layout on the cluster (step-time "
+            "breakdown, spans, "
+            "memory with the planner's 10 % headroom), plus `core.tensor_parallel.tp_comm_plan` "
+            "for bytes per "
+            "micro-batch; the last step is `core.planner.search` over every DP × TP × PP × ZeRO × "
+            "micro-batch "
             "× schedule."
         ),
-        question="How many times more bytes per micro-batch does a GPU send for TP than one pipeline hop carries?",
+        question="How many times more bytes per micro-batch does a GPU send for TP than one "
+        "pipeline hop carries?",
         answer=ratio,
         unit="×",
-        explanation=f"{ratio:.4g} = layers per stage × all-reduces per layer × 2(t−1)/t: each all-reduce and each "
+        explanation=f"{ratio:.4g} = layers per stage × all-reduces per layer × 2(t−1)/t: each "
+        "all-reduce and each "
         "hop moves b·s·h·2 bytes.",
     )
 

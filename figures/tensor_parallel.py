@@ -64,7 +64,8 @@ def ownership_figure(
         for j, (name, z) in enumerate(row.items()):
             z, ax, x0 = np.asarray(z), "" if i == 0 else str(i + 1), (first + j) * (width + gap)
             i += 1
-            # Small integer arrays go out as base64 typed arrays; a tensor is either replicated whole
+            # Small integer arrays go out as base64 typed arrays; a tensor is either replicated
+            # whole
             # or split element by element, so one hover text per tensor suffices.
             who = "all GPUs" if (z == REPLICATED).all() else "GPU %{customdata}"
             traces.append(
@@ -141,7 +142,8 @@ def ownership_figure(
 
 def proof_sweep_figure(proofs: dict[int, list[TpProof]], *, skipped: tuple[int, ...] = ()) -> dict:
     """Max |sharded − unsharded| of the output (forward) and the worst gradient (backward) at every
-    TP degree: one chart that does not change with the TP slider, so moving it never redraws this."""
+    TP degree: one chart that does not change with the TP slider, so moving it never redraws
+    this."""
     if not proofs:
         raise ValueError("no proofs to draw: pass at least one TP degree's proofs")
     degrees = sorted(proofs)
@@ -222,7 +224,9 @@ def comm_vs_compute_figure(times: tuple[LinkTime, ...], *, tp: int) -> dict:
             "text": [f"{t.comm_to_compute:.2g}× compute" for t in times],
             "textposition": "outside",
             "customdata": [t.link.bandwidth_bytes_per_s / 1e9 for t in times],
-            "hovertemplate": "%{x} (%{customdata:g} GB/s per direction): %{y:.3g} ms<extra></extra>",
+            "hovertemplate": (
+                "%{x} (%{customdata:g} GB/s per direction): %{y:.3g} ms<extra></extra>"
+            ),
         },
         {
             "type": "bar",
@@ -252,7 +256,9 @@ def comm_vs_compute_figure(times: tuple[LinkTime, ...], *, tp: int) -> dict:
 
 
 def tp_sweep_figure(points: tuple[TpPoint, ...], *, gpus_per_node: int) -> dict:
-    """Comm and compute per layer vs TP degree (log y), comm/compute on the right, node boundary marked."""
+    """Comm and compute per layer vs TP degree (log y), comm/compute on the right, node boundary
+    marked.
+    """
     x = [f"TP={p.tp}" for p in points]
     ok = [p.valid for p in points]
 
@@ -386,7 +392,9 @@ def comm_plan_rows(plans: list[TpCommPlan], units: str) -> list[dict]:
 
 
 def node_boundary_note(points: tuple[TpPoint, ...], gpus_per_node: int) -> str:
-    """'Inside the node … ; across nodes …': comm/compute on both sides of the boundary, in numbers."""
+    """'Inside the node … ; across nodes …': comm/compute on both sides of the boundary, in
+    numbers.
+    """
     inside = [p for p in points if p.valid and p.tp <= gpus_per_node and p.tp > 1]
     outside = [p for p in points if p.valid and p.tp > gpus_per_node]
     parts = []
@@ -419,13 +427,17 @@ def how_computed_lines(
     KaTeX render of it is reused across reruns; only the plain measured line is redrawn."""
     pairs = [
         (
-            r"**MLP.** $Y = \mathrm{GeLU}(X W_1)\,W_2$ with $W_1 = [W_1^{(1)} \cdots W_1^{(t)}]$ (columns) "
-            r"and $W_2 = [W_2^{(1)}; \cdots; W_2^{(t)}]$ (rows): $Y = \sum_i \mathrm{GeLU}(X W_1^{(i)})"
-            r"\,W_2^{(i)}$, one all-reduce (g). Backward: $dX = \sum_i dA^{(i)} W_1^{(i)\top}$, one "
+            r"**MLP.** $Y = \mathrm{GeLU}(X W_1)\,W_2$ with $W_1 = [W_1^{(1)} \cdots W_1^{(t)}]$ "
+            r"(columns) "
+            r"and $W_2 = [W_2^{(1)}; \cdots; W_2^{(t)}]$ (rows): $Y = \sum_i \mathrm{GeLU}(X "
+            r"W_1^{(i)})"
+            r"\,W_2^{(i)}$, one all-reduce (g). Backward: $dX = \sum_i dA^{(i)} W_1^{(i)\top}$, "
+            r"one "
             r"all-reduce (f). Attention: the same, each GPU owning whole heads.",
             ""
             if proof_diffs is None
-            else f"Measured max |sharded − unsharded|: forward {proof_diffs[0]:.1e}, backward {proof_diffs[1]:.1e}.",
+            else f"Measured max |sharded − unsharded|: forward {proof_diffs[0]:.1e}, backward "
+            f"{proof_diffs[1]:.1e}.",
         )
     ]
     if plan is not None:
@@ -434,8 +446,10 @@ def how_computed_lines(
             (
                 r"**Bytes.** $M = b\,s\,h \times 2$ B per collective; a ring all-reduce sends "
                 r"$2\frac{t-1}{t}M$ per GPU (a reduce-scatter or an all-gather half of that).",
-                f"This run: M = {format_bytes(plan.message_bytes, units)}; per layer per step ({kinds}): "
-                f"{format_bytes(plan.bytes_sent_per_gpu_per_layer, units)}; × {plan.num_layers} layers "
+                f"This run: M = {format_bytes(plan.message_bytes, units)}; per layer per step "
+                f"({kinds}): "
+                f"{format_bytes(plan.bytes_sent_per_gpu_per_layer, units)}; × {plan.num_layers} "
+                "layers "
                 f"= {format_bytes(plan.bytes_sent_per_gpu_per_step, units)}.",
             )
         )
@@ -443,9 +457,11 @@ def how_computed_lines(
         pairs.append(
             (
                 r"**Time.** $t_{AR} = 2(t-1)\,\alpha + 2\frac{t-1}{t}\frac{M}{B}$ per all-reduce "
-                r"($B$, $\alpha$ of the link); compute $= 3 \times$ one layer's forward FLOPs $/\,t$ "
+                r"($B$, $\alpha$ of the link); compute $= 3 \times$ one layer's forward FLOPs "
+                r"$/\,t$ "
                 r"at the assumed MFU.",
-                f"This run: compute at an assumed {mfu:.0%} MFU = {format_seconds(times[0].compute_s)}; "
+                f"This run: compute at an assumed {mfu:.0%} MFU = "
+                f"{format_seconds(times[0].compute_s)}; "
                 "communication per layer: "
                 + ", ".join(
                     f"{x.link.name} {format_seconds(x.comm_s)} ({x.comm_to_compute:.2g}× compute)"

@@ -19,7 +19,9 @@ def _as_dict(fig: Any) -> dict:
 
 
 def _is_grey(v: str) -> bool:
-    """#rrggbb with r = g = b: a neutral (idle, replicated, background) that every viewer tells apart."""
+    """#rrggbb with r = g = b: a neutral (idle, replicated, background) that every viewer tells
+    apart.
+    """
     if len(v) == 4 and v.startswith("#"):  # #abc = #aabbcc
         v = "#" + "".join(ch * 2 for ch in v[1:])
     return len(v) == 7 and v.startswith("#") and v[1:3].lower() == v[3:5].lower() == v[5:7].lower()
@@ -34,7 +36,9 @@ def _new_colour(v: str, mapping: dict[str, str]) -> str:
 
 
 def _is_steps(scale: Any) -> bool:
-    """A discrete colour scale: [[p0, c], [p1, c], [p1, d], [p2, d], ...] (each colour as a flat step)."""
+    """A discrete colour scale: [[p0, c], [p1, c], [p1, d], [p2, d], ...] (each colour as a flat
+    step).
+    """
     return (
         isinstance(scale, list)
         and len(scale) >= 2

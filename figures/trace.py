@@ -106,7 +106,8 @@ def _bars(rows: list[str], starts, ends, states, axis: str, legend: bool) -> lis
                 "base": np.round(starts[sel] * MS, 4).tolist(),
                 "x": np.round((ends[sel] - starts[sel]) * MS, 4).tolist(),
                 "marker": {"color": COLORS[k], "line": {"width": 0}},
-                "hovertemplate": f"%{{y}}: {NAMES[k]}<br>%{{base:.3f}} ms + %{{x:.3f}} ms<extra></extra>",
+                "hovertemplate": f"%{{y}}: {NAMES[k]}<br>%{{base:.3f}} ms + %{{x:.3f}} "
+                "ms<extra></extra>",
             }
         )
     return out
@@ -195,7 +196,8 @@ def timeline_figure(analysis: TraceAnalysis, plan: PlanTimeline | None = None) -
         }
         layout["annotations"].append(
             {
-                "text": f"<b>Simulated plan</b> ({plan.label}, {plan.steps} × {format_seconds(plan.step_s)})",
+                "text": f"<b>Simulated plan</b> ({plan.label}, {plan.steps} × "
+                f"{format_seconds(plan.step_s)})",
                 "showarrow": False,
                 "xref": "paper",
                 "yref": "paper",

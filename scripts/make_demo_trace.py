@@ -28,7 +28,9 @@ def _free_port() -> int:
 
 
 def _worker(rank: int, port: int, steps: int, width: int, tmp: str) -> None:
-    """One DDP rank: a few SGD steps of a 4-layer MLP; the profiler records only the last `steps`."""
+    """One DDP rank: a few SGD steps of a 4-layer MLP; the profiler records only the last
+    `steps`.
+    """
     import torch
     import torch.distributed as dist
     from torch import nn

@@ -1,4 +1,5 @@
-"""A-vs-B runs: bytes per GPU and times against hand-derived counts and the Thakur et al. closed forms.
+"""A-vs-B runs: bytes per GPU and times against hand-derived counts and the Thakur et al. closed
+forms.
 
 Expected values are worked by hand from the schedules (ring: 2(N−1) steps of S/N; binomial tree:
 lg N reduce steps then lg N broadcast steps of the whole S), not read back from the simulators.
@@ -80,7 +81,8 @@ def test_hierarchical_inter_node_steps_use_the_cluster_network():
         nics_per_node=8,
     )
     r = run("hierarchical", n=16, elems=16, cluster=cluster)
-    # 7 intra RS steps of S/8, 2 inter steps (RS + AG over 2 nodes) of S/16, 7 intra AG steps of S/8.
+    # 7 intra RS steps of S/8, 2 inter steps (RS + AG over 2 nodes) of S/16, 7 intra AG steps of
+    # S/8.
     intra = 14 * (ALPHA + S / 8 / B)
     inter = 2 * (14e-6 + S / 16 / 50e9)
     assert r.num_steps == 16
@@ -136,7 +138,8 @@ def test_bytes_are_conserved_and_every_sum_is_exact(case, size, alpha):
 
 
 def test_timing_elements_split_evenly_for_every_algorithm():
-    # multiples of N and of the largest power of two ≤ N: lcm(8, 8), lcm(6, 4), lcm(12, 8), lcm(5, 4)
+    # multiples of N and of the largest power of two ≤ N: lcm(8, 8), lcm(6, 4), lcm(12, 8), lcm(5,
+    # 4)
     assert [timing_elements(n) for n in (8, 6, 12, 5, 32, 1)] == [8, 12, 24, 20, 32, 1]
     s, bw = 1e9, 450e9
     for n in (5, 6, 12, 16, 32):
@@ -167,8 +170,10 @@ def test_on_a_cluster_every_algorithm_pays_the_network_it_crosses():
     assert ring.time_s == pytest.approx(62 * (14e-6 + s / 32 / 50e9))
     assert ring.bandwidth_s == pytest.approx(62 * s / 32 / 50e9)
     hier = run_algorithm("hierarchical", example_inputs(n, timing_elements(n)), **kw)
-    # Two-level: 7 intra reduce-scatter steps of S/8 on NVLink, an inter-node ring on S/8 across 4 nodes
-    # (3 + 3 steps of S/32, 8 GPUs of a node leaving at once: 50/8 GB/s each), 7 intra all-gather steps.
+    # Two-level: 7 intra reduce-scatter steps of S/8 on NVLink, an inter-node ring on S/8 across 4
+    # nodes
+    # (3 + 3 steps of S/32, 8 GPUs of a node leaving at once: 50/8 GB/s each), 7 intra all-gather
+    # steps.
     by_hand = 14 * (3.4e-6 + s / 8 / 450e9) + 6 * (14e-6 + s / 32 / (50e9 / 8))
     assert hier.time_s == pytest.approx(by_hand)
     assert hier.time_s < ring.time_s  # one NIC per node: the flat ring crosses it 62 times

@@ -32,7 +32,9 @@ GIB = 2**30
 
 
 def slow_ring_states(x: np.ndarray) -> list[np.ndarray]:
-    """Second, deliberately naive ring: one transfer at a time, indexing copied from the reference §4."""
+    """Second, deliberately naive ring: one transfer at a time, indexing copied from the reference
+    §4.
+    """
     n, e = x.shape
     bounds = np.cumsum([0] + [len(a) for a in np.array_split(np.arange(e), n)])
     buf = x.copy()
@@ -96,7 +98,8 @@ def test_reference_chunk_indexing_p5():
 
 
 def test_bytes_per_rank_are_two_s_n_minus_one_over_n():
-    # 8 ranks x 64 float32 = S = 256 B per rank; each sends 2 * 256 * 7/8 = 448 B, 14 messages of 32 B.
+    # 8 ranks x 64 float32 = S = 256 B per rank; each sends 2 * 256 * 7/8 = 448 B, 14 messages of 32
+    # B.
     t = ring_all_reduce(np.ones((8, 64), dtype=np.float32))
     assert t.message_bytes == 256
     assert t.bytes_sent.tolist() == [448] * 8 and t.bytes_received.tolist() == [448] * 8
@@ -128,7 +131,9 @@ def test_contributions_agree_with_the_data():
 
 @pytest.mark.parametrize("n,e", [(80, 200), (100, 300), (64, 512)])
 def test_large_ring_skips_tracking_but_still_sums(n, e):
-    """Beyond animation sizes the even case runs without the up-front copy: same answer, same bytes."""
+    """Beyond animation sizes the even case runs without the up-front copy: same answer, same
+    bytes.
+    """
     x = np.random.default_rng(0).integers(-100, 100, size=(n, e))
     t = ring_all_reduce(x)
     assert t.states is None and (t.contributions is None) == (n > 64)
@@ -186,7 +191,8 @@ def test_tree_and_naive_root_traffic():
 
 
 def test_hierarchical_steps_and_bytes():
-    # 2 nodes x 4 GPUs, S = 64 float32 = 256 B: intra 2(3)/4 * 256 = 384 B, inter 2(1)/2 * 64 = 64 B.
+    # 2 nodes x 4 GPUs, S = 64 float32 = 256 B: intra 2(3)/4 * 256 = 384 B, inter 2(1)/2 * 64 = 64
+    # B.
     t = hierarchical_all_reduce(np.ones((8, 64), dtype=np.float32), gpus_per_node=4)
     assert t.num_steps == 2 * 3 + 2 * 1
     assert [s.tier for s in t.steps] == ["intra"] * 3 + ["inter"] * 2 + ["intra"] * 3
@@ -231,7 +237,9 @@ def test_ring_vs_recursive_doubling_crossover():
 )
 @pytest.mark.parametrize("p", [1, 2, 3, 5, 6, 8, 12, 16])
 def test_cost_model_equals_the_simulated_schedule(name, p):
-    """Sum over simulated steps of alpha + max message*beta + max reduction*gamma = the closed form."""
+    """Sum over simulated steps of alpha + max message*beta + max reduction*gamma = the closed
+    form.
+    """
     x = np.ones((p, 480), dtype=np.float32)  # 480 = 2 lcm(1..16 used here): chunks split evenly
     t = simulate_all_reduce(name, x)
     kw = dict(gamma_s_per_byte=3e-12)

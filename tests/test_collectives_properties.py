@@ -1,4 +1,6 @@
-"""Hypothesis properties of the collective simulators: exact sums, conserved bytes, one message per port."""
+"""Hypothesis properties of the collective simulators: exact sums, conserved bytes, one message per
+port.
+"""
 
 import numpy as np
 from hypothesis import given, settings
@@ -69,7 +71,9 @@ def test_every_algorithm_sums_and_conserves_bytes(name, x, g):
 @settings(max_examples=25, deadline=None)
 @given(st.integers(1, 90), st.integers(1, 4), st.integers(0, 2**32 - 1))
 def test_ring_without_snapshots_gives_the_same_sum(n, per_chunk, seed):
-    """Past animation sizes (N > 64 or big tensors) the ring skips snapshots and the up-front copy."""
+    """Past animation sizes (N > 64 or big tensors) the ring skips snapshots and the up-front
+    copy.
+    """
     x = np.random.default_rng(seed).integers(-(10**6), 10**6, size=(n, n * per_chunk * 60))
     t = ring_all_reduce(x)
     assert (t.outputs == x.sum(axis=0)).all()

@@ -87,7 +87,8 @@ def test_problem_is_seeded_and_deterministic():
 def test_ring_average_of_equal_shards_is_the_full_batch_gradient(num_ranks):
     problem = make_problem(num_samples=96, seed=1)
     proof = prove_data_parallel(problem, equal_shards(96, num_ranks))
-    # compare with the finite-difference gradient of the whole batch, not with the code's own full_grad
+    # compare with the finite-difference gradient of the whole batch, not with the code's own
+    # full_grad
     assert np.max(np.abs(proof.ring_grad - _fd_grad(problem, problem.params))) < 1e-8
     assert proof.ring_max_abs_diff < 1e-14
     assert proof.ring_copies_max_abs_diff < 1e-14  # every rank ends with the same sum
@@ -153,7 +154,8 @@ def test_expected_max_matches_reference_values(p, expected):
 
 
 def test_expected_max_exact_small_cases():
-    # E[max of 2] = 1/√π, E[max of 3] = 3/(2√π) (order statistics of normals, exact), E[max of 1] = 0
+    # E[max of 2] = 1/√π, E[max of 3] = 3/(2√π) (order statistics of normals, exact), E[max of 1] =
+    # 0
     assert expected_max_std_normal(1) == pytest.approx(0.0, abs=1e-12)
     assert expected_max_std_normal(2) == pytest.approx(1 / math.sqrt(math.pi), abs=1e-10)
     assert expected_max_std_normal(3) == pytest.approx(1.5 / math.sqrt(math.pi), abs=1e-10)
@@ -270,7 +272,8 @@ def test_bucketing_exposes_only_the_tail_when_the_link_is_fast():
     c_last = 2 * 7 * NVLINK_A + 2 * 7 / 8 * tail / NVLINK3
     backward = 2 * COMPUTE / 3
     # a 25 MiB bucket fills in 0.43 ms of backward but reduces in 0.20 ms: the stream is idle when
-    # the second-to-last bucket is ready, so it starts then; the tail is ready at the end of backward
+    # the second-to-last bucket is ready, so it starts then; the tail is ready at the end of
+    # backward
     # (0.14 ms later) and waits for it.
     ready_prev = COMPUTE - backward * tail / GRAD
     assert backward * 25 * MIB / GRAD > c_full

@@ -163,7 +163,8 @@ def test_start_step_opens_at_that_frame_with_the_slider_there(k):
     frame = fig["frames"][k]
     assert fig["layout"]["sliders"][0]["active"] == k
     assert fig["layout"]["title"]["text"] == frame["layout"]["title"]["text"]
-    # The drawn traces hold frame k's data: cell colours = contributions after k steps (from the trace),
+    # The drawn traces hold frame k's data: cell colours = contributions after k steps (from the
+    # trace),
     # arrows = frame k's arcs, and the untouched GPU labels stay.
     assert fig["data"][0]["marker"]["color"] == trace.contribution_counts[k].ravel().tolist()
     assert fig["data"][0]["marker"]["colorscale"] == "Viridis"  # merged, not replaced

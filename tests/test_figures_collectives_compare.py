@@ -25,7 +25,8 @@ def test_heatmaps_show_each_gpus_sends_per_step_on_one_colour_scale():
     assert "GiB" in fig["layout"]["coloraxis"]["colorbar"]["title"]["text"]
     assert fig["layout"]["coloraxis"]["cmax"] == pytest.approx(1.0)
     assert ring["z"] == [[0.125] * 14 for _ in range(8)]
-    # Binomial tree on 8 GPUs, by hand: reduce at distance 1, 2, 4 (senders r with lowest bit = mask),
+    # Binomial tree on 8 GPUs, by hand: reduce at distance 1, 2, 4 (senders r with lowest bit =
+    # mask),
     # then broadcast at distance 4, 2, 1 (senders: multiples of 2·mask).
     senders = [{1, 3, 5, 7}, {2, 6}, {4}, {0}, {0, 4}, {0, 2, 4, 6}]
     assert tree["z"] == [[1.0 if r in s else 0.0 for s in senders] for r in range(8)]
@@ -93,7 +94,8 @@ def test_timing_note_says_which_link_times_the_hierarchical_steps():
 
 
 def test_equal_bytes_give_no_crossover_from_float_noise():
-    # Ring and halving-doubling on 8 GPUs move the same 2·S·7/8 bytes per GPU; halving-doubling needs
+    # Ring and halving-doubling on 8 GPUs move the same 2·S·7/8 bytes per GPU; halving-doubling
+    # needs
     # 6 α-steps instead of 14, so it wins at every size: no "above S ≈ <huge>" sentence.
     text = versus_takeaway(run("ring"), run("halving_doubling"), byte_system="binary")
     assert text.startswith("**Halving-doubling** is") and "no message size reverses that" in text

@@ -97,7 +97,8 @@ def test_bucket_timeline_splits_hidden_and_exposed():
     _valid(spec)
     assert _title(spec) == f"Bucket timeline · N=64 · {len(step.bucket_bytes)} buckets"
     hidden, exposed = spec["data"][2], spec["data"][3]
-    # after backward every bucket is ready, so the stream never idles: exposed bars sum to the exposure
+    # after backward every bucket is ready, so the stream never idles: exposed bars sum to the
+    # exposure
     assert sum(exposed["x"]) == pytest.approx(step.exposed_comm_s * 1e3, rel=1e-6)
     assert sum(hidden["x"]) + sum(exposed["x"]) <= step.comm_s * 1e3 + 1e-6
     assert spec["layout"]["shapes"][0]["x0"] == pytest.approx(step.compute_s * 1e3)

@@ -35,7 +35,8 @@ def test_zero_stages_figure_13b_on_80gb():
     go.Figure(fig)  # a valid Plotly spec
     assert fig["layout"]["barmode"] == "stack"
     assert _trace(fig, "Parameters")["x"] == ["DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3"]
-    # By hand, GB: params 26, 26, 26, 3.25; grads 26, 26, 3.25, 3.25; optimizer 156, 19.5, 19.5, 19.5.
+    # By hand, GB: params 26, 26, 26, 3.25; grads 26, 26, 3.25, 3.25; optimizer 156, 19.5, 19.5,
+    # 19.5.
     assert _trace(fig, "Parameters")["y"] == pytest.approx([26, 26, 26, 3.25])
     assert _trace(fig, "Gradients")["y"] == pytest.approx([26, 26, 3.25, 3.25])
     assert _trace(fig, "Optimizer states")["y"] == pytest.approx([156, 19.5, 19.5, 19.5])
@@ -48,7 +49,8 @@ def test_zero_stages_figure_13b_on_80gb():
 
 
 def test_zero1_verdict_by_hand():
-    # ZeRO-1 at dp = 8: 26 + 26 + 19.5 = 71.5 GB: OOM with a 9 GB reserve (80.5), fits with 8 (79.5).
+    # ZeRO-1 at dp = 8: 26 + 26 + 19.5 = 71.5 GB: OOM with a 9 GB reserve (80.5), fits with 8
+    # (79.5).
     results = _13b_at_dp8()
     fig = zero_stages_figure(results, 80 * GB, reserve_bytes=9 * GB, units="decimal")
     verdicts = [a["text"].split(" · ")[0] for a in fig["layout"]["annotations"][:4]]
@@ -174,7 +176,8 @@ def test_how_computed_keeps_the_katex_formula_in_a_block_dp_does_not_touch():
     assert f"{s * h * (10 + 24) + 5 * a * s * s:,.0f}".replace(",", "{,}") in at8[formulas[0]]
 
 
-# --- Layout A vs layout B ---------------------------------------------------------------------------
+# --- Layout A vs layout B
+# ---------------------------------------------------------------------------
 P13 = (
     40 * (2 * 5120**2 * 2 + 3 * 5120 * 13824 + 2 * 5120) + 5120 + 2 * 32000 * 5120
 )  # Llama-2 13B by hand
@@ -205,12 +208,14 @@ def test_compare_layouts_figure_two_bars_with_hand_segments():
         "A: DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1",
         "B: DP 8 · TP 1 · PP 1 · ZeRO-1 · mb 2",
     ]
-    # ZeRO paper: ZeRO-3 over 8 keeps 2Ψ/8, 2Ψ/8, 12Ψ/8; ZeRO-1 keeps 2Ψ, 2Ψ, 12Ψ/8 (8 divides Ψ exactly).
+    # ZeRO paper: ZeRO-3 over 8 keeps 2Ψ/8, 2Ψ/8, 12Ψ/8; ZeRO-1 keeps 2Ψ, 2Ψ, 12Ψ/8 (8 divides Ψ
+    # exactly).
     assert P13 % 8 == 0
     assert _trace(fig, "Parameters")["y"] == pytest.approx([2 * P13 / 8 / GIB, 2 * P13 / GIB])
     assert _trace(fig, "Gradients")["y"] == pytest.approx([2 * P13 / 8 / GIB, 2 * P13 / GIB])
     assert _trace(fig, "Optimizer states")["y"] == pytest.approx([12 * P13 / 8 / GIB] * 2)
-    # Korthikanti et al. 2022 with flash attention, t = 1: 34 sbh per layer, + 5 sbh (embedding mask, final
+    # Korthikanti et al. 2022 with flash attention, t = 1: 34 sbh per layer, + 5 sbh (embedding
+    # mask, final
     # norm, head input) + 4 sbV fp32 logits; every term scales with the micro-batch b.
     s, h, v = 4096, 5120, 32000
     acts = 40 * 34 * s * h + 5 * s * h + 4 * s * v
@@ -253,7 +258,8 @@ def test_compare_summary_metrics_and_verdict_by_hand():
     from figures.memory import compare_summary
 
     # B = TP 2 × DP 4, ZeRO-1: Ψ' = Ψ on one TP rank (Megatron: attention 4h²/2, MLP 3hf/2, norms 2h
-    # replicated; vocab-parallel embedding and head Vh/2 each; final norm h); states 2Ψ' + 2Ψ' + 12Ψ'/4.
+    # replicated; vocab-parallel embedding and head Vh/2 each; final norm h); states 2Ψ' + 2Ψ' +
+    # 12Ψ'/4.
     h, f, v = 5120, 13824, 32000
     psi_b = 40 * (4 * h * h // 2 + 3 * h * f // 2 + 2 * h) + h + 2 * v * h // 2
     a, b = _ab(ParallelConfig(dp=4, tp=2, zero_stage=1))

@@ -125,7 +125,8 @@ def test_table_rows_ranked_then_rejected():
     assert all(r["reason"] for r in rows[len(res.ranked) :])
 
 
-# --- page helpers: the two-panel figure, flipped TP, picks, filters and text, each checked by hand ---
+# --- page helpers: the two-panel figure, flipped TP, picks, filters and text, each checked by hand
+# ---
 def test_layout_figure_time_left_memory_right(pair):
     good, _ = pair
     fig = layout_figure(good, units="decimal")

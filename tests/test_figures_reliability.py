@@ -1,4 +1,6 @@
-"""Reliability figure specs carry the core's numbers, the optima, the Monte Carlo and the parameters."""
+"""Reliability figure specs carry the core's numbers, the optima, the Monte Carlo and the
+parameters.
+"""
 
 import math
 
@@ -43,7 +45,8 @@ def test_goodput_figure_marks_young_daly_optimum_and_monte_carlo():
     ]
     fig = goodput_figure(curve, mcs)
     go.Figure(fig)  # a valid Plotly spec
-    # Young by hand: sqrt(2 x 300 x 10800) = 1800 sqrt(2) s = 42.4 min; Daly by hand 2349.51 s = 39.2 min.
+    # Young by hand: sqrt(2 x 300 x 10800) = 1800 sqrt(2) s = 42.4 min; Daly by hand 2349.51 s =
+    # 39.2 min.
     young, daly = _trace(fig, "Young"), _trace(fig, "Daly")
     assert young["x"] == [pytest.approx(1800 * math.sqrt(2))]
     assert daly["x"] == [pytest.approx(2349.51278, abs=1e-3)]

@@ -157,7 +157,8 @@ def test_seed_70b_zero3_on_16_cards_fits_only_with_full_recompute():
     assert not fits(none.total_bytes, 80 * GB)
 
 
-# --- activations: Korthikanti et al. 2022, Table 2, GPT-3 175B shape (s 2048, h 12288, a 96, t 8) ---
+# --- activations: Korthikanti et al. 2022, Table 2, GPT-3 175B shape (s 2048, h 12288, a 96, t 8)
+# ---
 
 S, H, A, T = 2048, 12288, 96, 8
 SBH = S * H  # b = 1: 25,165,824; 5as/h = 5 x 96 x 2048 / 12288 = 80
@@ -307,14 +308,16 @@ def test_what_fits_model_states_only():
         80 * GB,
         max_dp=199,
     )
-    # By hand: DDP 208 GB never; ZeRO-1 52 + 156/N <= 80 -> N = 6; ZeRO-2 26 + 182/N -> 4; ZeRO-3 208/N -> 3.
+    # By hand: DDP 208 GB never; ZeRO-1 52 + 156/N <= 80 -> N = 6; ZeRO-2 26 + 182/N -> 4; ZeRO-3
+    # 208/N -> 3.
     assert [r.min_dp for r in rows] == [None, 6, 4, 3]
     assert [r.min_dp for r in rows] == [_brute_min_dp(13e9, z, 80 * GB) for z in range(4)]
     rows = what_fits(
         ParamsOnly(num_params=70_000_000_000), ParallelConfig(tp=2), TrainingConfig(), 80 * GB
     )
     # Psi = 35e9 per TP rank. ZeRO-2: 70e9 + 490e9/N <= 80e9 needs N >= 49, but at 49 the padded
-    # shard ceil(35e9/49) = 714,285,715 puts 14 x that at 10 B over the line: 50. ZeRO-3: 560e9/N -> 7.
+    # shard ceil(35e9/49) = 714,285,715 puts 14 x that at 10 B over the line: 50. ZeRO-3: 560e9/N ->
+    # 7.
     assert [r.min_dp for r in rows] == [None, None, 50, 7]
     assert rows[3].min_gpus == 14 and rows[3].max_micro_batch is None
 
@@ -436,7 +439,8 @@ def test_activations_module_is_reexported_and_sized_by_hand():
 
     assert memory.activation_bytes_per_layer is activations.activation_bytes_per_layer
     assert memory.RECOMPUTE_MODES == activations.RECOMPUTE_MODES == ("none", "selective", "full")
-    # 1F1B, p = 4, m = 8, L = 32: stage r holds (4 - r) micro-batches of 8 layers; GPipe holds all 8.
+    # 1F1B, p = 4, m = 8, L = 32: stage r holds (4 - r) micro-batches of 8 layers; GPipe holds all
+    # 8.
     assert [activations.layers_in_flight(r, 32, 4, 8) for r in range(4)] == [32, 24, 16, 8]
     assert activations.layers_in_flight(3, 32, 4, 8, "gpipe") == 64
     assert activations.layers_in_flight(0, 32, 4, 2) == 16  # fewer micro-batches than stages

@@ -93,7 +93,8 @@ def test_totals_are_sums_of_parts(run):
         r.total_bytes
         == r.parameters_bytes + r.gradients_bytes + r.optimizer_bytes + r.activations_bytes
     )
-    # Summing the TP-rank shards over stages recovers the model (+ the tied copy, + TP-replicated norms).
+    # Summing the TP-rank shards over stages recovers the model (+ the tied copy, + TP-replicated
+    # norms).
     t, p = par.tp, par.pp
     total = t * sum(s.params_on_gpu for s in r.stages)
     replicated = (

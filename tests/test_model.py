@@ -141,7 +141,8 @@ def test_flops_per_token_matches_korthikanti_and_narayanan_forms():
 
 
 def test_flops_per_token_matches_megatron_general_form_for_gqa_swiglu():
-    # Megatron training.py: 12 s l h^2 [(1 + g/a + s/h)(a d/h) + (f/h)(3/2) + V/(2 l h)] per sequence.
+    # Megatron training.py: 12 s l h^2 [(1 + g/a + s/h)(a d/h) + (f/h)(3/2) + V/(2 l h)] per
+    # sequence.
     m = preset("Llama-3.1 70B")
     l, h, a, g, f, V, s = 80, 8192, 64, 8, 28672, 128256, 8192
     per_token = 12 * l * h * h * ((1 + g / a + s / h) + (f / h) * 1.5 + V / (2 * l * h))

@@ -1,4 +1,5 @@
-"""AppTest for the collectives page: keyboard-step buttons, the URL-bound step, and the A-vs-B section.
+"""AppTest for the collectives page: keyboard-step buttons, the URL-bound step, and the A-vs-B
+section.
 
 Numbers by hand: a ring step on N = 8 sends S/8 per GPU and takes α + (S/8)/B (NVLink 4 preset:
 450 GB/s, 3.4 µs); S = 1 GB by default, shown in binary units (MiB / GiB).
@@ -144,7 +145,8 @@ def test_two_tier_toggle_sets_the_hierarchical_node_size():
 
 
 def test_few_elements_on_many_gpus_still_time_a_whole_tensor():
-    # 8 drawn elements on 32 GPUs: most drawn chunks are empty, but bytes and times are those of S = 1 GB
+    # 8 drawn elements on 32 GPUs: most drawn chunks are empty, but bytes and times are those of S =
+    # 1 GB
     # split in 32: t = 2·31·3.4 µs + 2·31/32 · 1e9 / 450e9 = 4.52 ms, every GPU sends 2·31/32 GB.
     at = run(n="32", elems="8", step="62")
     assert not at.exception and not at.error

@@ -1,6 +1,7 @@
 """AppTest for the data-parallel page: the proof's displayed difference, deep links, broken rules.
 
-Expected numbers are derived here, independently of the page: gradients by central finite differences
+Expected numbers are derived here, independently of the page: gradients by central finite
+differences
 of a loss written out in numpy, step times by hand from 6·Ψ·T FLOPs and the ring's 2(p−1)/p·n bytes
 over the bottleneck link, straggler values from collectives.md §6.
 """
@@ -26,7 +27,9 @@ def metric(at: AppTest, prefix: str) -> str:
 
 
 def number(text: str) -> float:
-    """The first number in a display string ('948 ms' → 948, '5.6e-17' → 5.6e-17, '12.5 GB/s' → 12.5)."""
+    """The first number in a display string ('948 ms' → 948, '5.6e-17' → 5.6e-17, '12.5 GB/s' →
+    12.5).
+    """
     return float(re.search(r"[-+]?\d[\d,]*\.?\d*(?:e[-+]?\d+)?", text).group().replace(",", ""))
 
 
@@ -217,7 +220,8 @@ def test_step_splits_the_all_reduce_into_latency_and_bandwidth():
 
     node = make_cluster(num_nodes=1)  # 8 × H100, NVLink 4: 450 GB/s, α = 3.4 µs
     job = DpJob(num_params=2.5e8, tokens_per_gpu=4096)  # 1e9 B of fp32 gradients, 25 MiB buckets
-    # 1 MiB first bucket, then (1e9 − 2^20) / 25 MiB = 38.1 → 38 full buckets and a tail: 40 buckets.
+    # 1 MiB first bucket, then (1e9 − 2^20) / 25 MiB = 38.1 → 38 full buckets and a tail: 40
+    # buckets.
     step = dp_step(job, node)
     assert len(step.bucket_bytes) == 40
     assert step.comm_latency_s == pytest.approx(40 * 2 * 7 * 3.4e-6, rel=1e-9)

@@ -1,4 +1,6 @@
-"""AppTest for the memory page: deep links reproduce the seeds' sizing numbers, rules show, units switch."""
+"""AppTest for the memory page: deep links reproduce the seeds' sizing numbers, rules show, units
+switch.
+"""
 
 import json
 import re
@@ -48,7 +50,10 @@ def verdicts(spec: dict) -> list[str]:
 
 
 def seed_links(at: AppTest) -> list[dict]:
-    """The query of every 'Open this setting' link in the sizing questions, as the browser would read it."""
+    """The query of every 'Open this setting' link in the sizing questions, as the browser would
+    read
+    it.
+    """
     hrefs = [h for md in at.markdown for h in re.findall(r"\]\((memory\?[^)]+)\)", md.value)]
     return [dict(parse_qsl(urlsplit(h).query)) for h in hrefs]
 
@@ -177,7 +182,8 @@ def test_self_check_accepts_the_independent_answer():
     assert any("Correct" in s.value for s in at.success)
 
 
-# --- Layout A vs layout B (cmp=true) ---------------------------------------------------------------
+# --- Layout A vs layout B (cmp=true)
+# ---------------------------------------------------------------
 def b_keys(at: AppTest) -> set[str]:
     return {
         w.key
@@ -211,7 +217,8 @@ def test_compare_defaults_zero1_states_by_hand_and_the_oom():
         "B: DP 8 · TP 1 · PP 1 · ZeRO-1 · mb 1",
     ]
     assert trace(chart, "Optimizer states")["y"] == pytest.approx([12 * P13 / 8 / GIB] * 2)
-    # 5.5Ψ = 71.6 GB of states + 29.2 GB of activations + the 4 GB reserve > 80 GB: B is OOM, A fits.
+    # 5.5Ψ = 71.6 GB of states + 29.2 GB of activations + the 4 GB reserve > 80 GB: B is OOM, A
+    # fits.
     assert verdicts(chart)[:2] == ["fits", "OOM"]
     text = " ".join(md.value for md in at.markdown)
     assert "**B** (DP 8 · TP 1 · PP 1 · ZeRO-1 · mb 1) **does not fit (OOM)**" in text
@@ -219,7 +226,8 @@ def test_compare_defaults_zero1_states_by_hand_and_the_oom():
 
 def test_compare_deep_link_tp2_dp4_zero1():
     at = run({"cmp": "true", "b_dp": 4, "b_tp": 2, "b_zero": 1})
-    # One TP rank of Llama-2 13B (Megatron: attention 4h²/2, MLP 3hf/2, norms 2h replicated, vocab-parallel
+    # One TP rank of Llama-2 13B (Megatron: attention 4h²/2, MLP 3hf/2, norms 2h replicated,
+    # vocab-parallel
     # embedding and head Vh/2 each, final norm h); ZeRO-1 over 4: 2Ψ' + 2Ψ' + 12Ψ'/4 = 7Ψ'.
     h, f, v = 5120, 13824, 32000
     psi = 40 * (4 * h * h // 2 + 3 * h * f // 2 + 2 * h) + h + 2 * v * h // 2
@@ -247,7 +255,8 @@ def test_compare_b_shares_a_model_and_recipe():
     at = run(
         {"cmp": "true", "model": "Llama-2 7B", "recipe": "16 B fp32 Adam", "b_zero": 0, "b_dp": 2}
     )
-    # DDP keeps all 16 B/param (4 + 4 + 8, fp32 Adam) of Llama-2 7B on every GPU, whatever the DP degree.
+    # DDP keeps all 16 B/param (4 + 4 + 8, fp32 Adam) of Llama-2 7B on every GPU, whatever the DP
+    # degree.
     assert metrics(at)["B states / GPU"] == f"{16 * P7 / GB:.3g} GB"
     assert metrics(at)["B GPUs"] == "2" and "-6 vs A" in [m.proto.delta for m in at.metric]
 

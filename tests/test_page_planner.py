@@ -44,7 +44,9 @@ def metric(at: AppTest, label: str):
 
 @pytest.fixture(scope="module")
 def exercise():
-    """The seeds' exercise via the core API: GPT-3 175B, 8 x 8 H100, TP 8 in NVLink vs across nodes."""
+    """The seeds' exercise via the core API: GPT-3 175B, 8 x 8 H100, TP 8 in NVLink vs across
+    nodes.
+    """
     model, cluster = preset("GPT-3 175B"), make_cluster(num_nodes=8, gpus_per_node=8)
     tr = Training(global_batch=64, seq_len=2048, recompute="full")
     return (
@@ -71,7 +73,8 @@ def test_defaults_draw_the_searchs_fastest_layout_and_the_ranked_table():
         in cluster["layout"]["title"]["text"]
     )
     assert len(cluster["data"][0]["x"]) == 64
-    # Left panel: the step-time stack sums to the step; right panel: one memory stack per pipeline stage.
+    # Left panel: the step-time stack sums to the step; right panel: one memory stack per pipeline
+    # stage.
     time_bars = [t for t in overview["data"] if t.get("xaxis", "x") == "x"]
     assert sum(t["y"][0] for t in time_bars) == pytest.approx(best.step_time_s)
     memory = [t for t in overview["data"] if t.get("xaxis") == "x2" and t["name"] != "Reserve"]
@@ -106,7 +109,8 @@ def test_exercise_deep_link_shows_tp_inside_vs_tp_crossing(exercise):
     assert cluster["layout"]["title"]["subtitle"]["text"].startswith("0 of 8 TP groups cross")
     cmp = next(s for s in specs(at) if "vs" in s["layout"]["title"]["text"])
     assert cmp["layout"]["title"]["text"].startswith(
-        f"TP in node vs TP across nodes: TP across nodes takes {bad.step_time_s / good.step_time_s:.2f}×"
+        "TP in node vs TP across nodes: TP across nodes takes "
+        f"{bad.step_time_s / good.step_time_s:.2f}×"
     )
     tp = next(t for t in cmp["data"] if t["name"] == "exposed TP")
     assert tp["x"] == ["TP in node", "TP across nodes"]

@@ -1,4 +1,6 @@
-"""Reliability page: deep links show hand-computed numbers; broken rules show messages, not tracebacks."""
+"""Reliability page: deep links show hand-computed numbers; broken rules show messages, not
+tracebacks.
+"""
 
 import json
 import math
@@ -54,7 +56,8 @@ def test_deep_link_shows_job_mtbf_interruptions_and_checkpoint_by_hand():
     at = run(gpus="8192", mtbf="20000", days="14", model="Llama-2 7B", wbw="10")
     clean(at)
     assert not at.error
-    # Job MTBF = 20,000 h / 8,192 GPUs = 2.4414 h; 14 d = 336 h -> 336 / 2.4414 = 137.6 interruptions.
+    # Job MTBF = 20,000 h / 8,192 GPUs = 2.4414 h; 14 d = 336 h -> 336 / 2.4414 = 137.6
+    # interruptions.
     assert metric(at, "Job MTBF").value == "2.44 h"
     assert metric(at, "Interruptions in 14 d").value == "138"
     # Weights + optimizer = 2 + 12 = 14 B/param (mixed-precision Adam, ZeRO paper) at 10 GB/s.
@@ -195,8 +198,10 @@ def test_goodput_figure_marks_the_chosen_interval_with_its_closed_form_goodput()
 
 
 def test_ready_figures_revalidate_to_what_plotlys_validating_path_sends():
-    # st.plotly_chart builds go.Figure(spec) (validating, template embedded) from a dict; common.chart
-    # passes figures.theme.ready(spec) to send the spec as it is. Validated again, both are the same.
+    # st.plotly_chart builds go.Figure(spec) (validating, template embedded) from a dict;
+    # common.chart
+    # passes figures.theme.ready(spec) to send the spec as it is. Validated again, both are the
+    # same.
     from figures.theme import ready
 
     kw = dict(checkpoint_s=56.8, restart_s=600, mtbf_s=11_135)

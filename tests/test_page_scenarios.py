@@ -1,4 +1,5 @@
-"""AppTest for the scenarios page: every scenario renders its computed numbers, and every link it offers
+"""AppTest for the scenarios page: every scenario renders its computed numbers, and every link it
+offers
 opens its target page with exactly the stated widgets and the same headline number."""
 
 from urllib.parse import parse_qsl

@@ -1,4 +1,5 @@
-"""AppTest for the self-check page: the URL seed reproduces the set, answers are URL-bound, a right answer
+"""AppTest for the self-check page: the URL seed reproduces the set, answers are URL-bound, a right
+answer
 scores, a wrong one shows the answer and the working, and a new set clears the old answers."""
 
 import pytest

@@ -1,4 +1,5 @@
-"""AppTest for the tensor-parallel page: the proof's displayed differences, deep links, broken rules.
+"""AppTest for the tensor-parallel page: the proof's displayed differences, deep links, broken
+rules.
 
 Expected numbers are worked by hand: bytes per all-reduce b·s·h·2, ring bytes 2(t−1)/t per
 all-reduce, the α-β ring time with the NVLink 4 preset (450 GB/s, 3.4 µs), a layer's forward FLOPs
@@ -89,7 +90,8 @@ def test_deep_link_llama2_7b_tp8_bytes_and_times_by_hand():
     assert rows[1]["layer input held per GPU"] == "4 MiB"  # 32 MiB / 8
     # NVLink 4 ring: 2·7·3.4 µs + 2·7/8 · M / 450 GB/s per all-reduce, 4 per layer.
     nvlink_ms = 4 * (14 * 3.4e-6 + 1.75 * m / 450e9) * 1e3
-    # Layer FLOPs per token: 2·(2·4096² + 2·4096² + 3·4096·11008) + 4·4096·4096; × s × 3 / t at 50% MFU.
+    # Layer FLOPs per token: 2·(2·4096² + 2·4096² + 3·4096·11008) + 4·4096·4096; × s × 3 / t at 50%
+    # MFU.
     flops = 2 * (4 * 4096**2 + 3 * 4096 * 11008) + 4 * 4096 * 4096
     compute_ms = flops * 4096 * 3 / 8 / (989.4e12 * 0.5) * 1e3
     links = specs(at)["Tensor parallel · TP=8 · comm vs compute per layer"]

@@ -1,4 +1,6 @@
-"""Planner: a small case timed by hand, the 8 x 8 placement exercise, search rejections, the boring layout."""
+"""Planner: a small case timed by hand, the 8 x 8 placement exercise, search rejections, the boring
+layout.
+"""
 
 import pytest
 
@@ -48,10 +50,12 @@ def test_small_case_breakdown_by_hand(small):
     peak, hbm = 312e12 * 0.7, 2039e9 * 0.85  # default efficiencies
     bw, lat = 300e9 * 0.77, 3.4e-6  # NVLink 3, all groups inside the node
     s, h, V, m = 1024, 1024, 32000, 4
-    # Forward FLOPs per GPU of the last stage: 2 layers x (24 s h^2 + 4 s^2 h) / t + logits 2 s h V / t.
+    # Forward FLOPs per GPU of the last stage: 2 layers x (24 s h^2 + 4 s^2 h) / t + logits 2 s h V
+    # / t.
     mm_f = (2 * (24 * s * h * h + 4 * s * s * h) / 2 + 2 * s * h * V / 2) / peak
     # Elementwise bytes per layer (n = s h = 1 Mi, f = 4 s h / t = 2 Mi, S = a s^2 / t = 8 Mi):
-    # forward 2 (11 n + 2 f + 6.5 S) = 134 Mi, backward 2 (11 n + 3 f + 9.5 S) = 186 Mi; loss 16 B/logit.
+    # forward 2 (11 n + 2 f + 6.5 S) = 134 Mi, backward 2 (11 n + 3 f + 9.5 S) = 186 Mi; loss 16
+    # B/logit.
     mem = (2 * (134 + 186) * MiB + 16 * s * V / 2) / hbm
     ar = 2 * lat + (2 * s * h) / bw  # ring of 2: 2(t-1) alpha + 2(t-1)/t n / B
     tp = 2 * 4 * ar  # 2 layers x (2 forward + 2 backward)
@@ -83,7 +87,9 @@ def test_small_case_breakdown_by_hand(small):
 
 
 def test_pipeline_makespan_is_the_simulators(small):
-    """Pipeline part of the step (all but DP and optimizer) = simulated makespan at real F, B times."""
+    """Pipeline part of the step (all but DP and optimizer) = simulated makespan at real F, B
+    times.
+    """
     bd = small.breakdown
     pipe = bd.total_s - bd.dp_s - bd.optimizer_s
     assert small.pipeline().makespan_s == pytest.approx(pipe)
@@ -147,7 +153,9 @@ def test_full_recompute_adds_one_forward_and_hfu():
 
 
 def test_exercise_8x8_tp_in_nvlink_vs_tp_across_nodes():
-    """Seeds exercise: 8 nodes x 8 GPUs, TP=8 inside NVLink, PP=8 across nodes, DP=1; then TP across."""
+    """Seeds exercise: 8 nodes x 8 GPUs, TP=8 inside NVLink, PP=8 across nodes, DP=1; then TP
+    across.
+    """
     model, c = preset("GPT-3 175B"), make_cluster(num_nodes=8, gpus_per_node=8)
     tr = Training(global_batch=64, recompute="full")
     good = evaluate(model, c, Layout(dp=1, tp=8, pp=8), tr)
@@ -217,10 +225,12 @@ def test_search_memory_rejections_and_boring_layout():
     model, c = preset("Llama-2 13B"), make_cluster(num_nodes=2, gpus_per_node=8)
     res = search(model, c, Training(global_batch=32, seq_len=4096, recompute="selective"))
     mem = [r for r in res.rejected if r.rule == "memory"]
-    # DDP keeps 16 B/param of 13B = 208 GB on every GPU: never fits an 80 GB H100 without TP x PP ≥ 4.
+    # DDP keeps 16 B/param of 13B = 208 GB on every GPU: never fits an 80 GB H100 without TP x PP ≥
+    # 4.
     assert any(r.tp == 1 and r.pp == 1 and r.zero_stage == 0 for r in mem)
     assert all("does not fit" in r.reason for r in mem)
-    # Boring by brute force: smallest TP x PP among fitting layouts, TP before PP, lowest ZeRO, fastest.
+    # Boring by brute force: smallest TP x PP among fitting layouts, TP before PP, lowest ZeRO,
+    # fastest.
     want = min(
         res.ranked,
         key=lambda e: (e.layout.tp * e.layout.pp, e.layout.pp, e.layout.zero_stage, e.step_time_s),

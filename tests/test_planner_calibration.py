@@ -1,4 +1,6 @@
-"""Calibration: one default set of efficiencies reproduces Narayanan et al. 2021 Table 1 within 15%."""
+"""Calibration: one default set of efficiencies reproduces Narayanan et al. 2021 Table 1 within
+15%.
+"""
 
 from pathlib import Path
 
@@ -26,7 +28,8 @@ def test_predictions_within_15_percent_of_published(rows):
 
 
 def test_flop_convention_matches_the_references_implied_step():
-    # planner.md §6 derived column: implied step = F_hw (96 form) / (GPUs x TFLOP/s): 3.53 s for 1.7B,
+    # planner.md §6 derived column: implied step = F_hw (96 form) / (GPUs x TFLOP/s): 3.53 s for
+    # 1.7B,
     # 102.63 s for 1T. Our FLOP count with full recompute must give the same F_hw.
     for run, implied in ((NARAYANAN_2021[0], 3.53), (NARAYANAN_2021[-1], 102.63)):
         f_hw = gpt(run).flops_per_token(2048, full_recompute=True) * run.global_batch * 2048

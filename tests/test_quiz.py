@@ -1,4 +1,6 @@
-"""Self-check questions: seeded and reproducible, answers equal to the hand formulas, tolerant checking."""
+"""Self-check questions: seeded and reproducible, answers equal to the hand formulas, tolerant
+checking.
+"""
 
 import math
 import re
@@ -85,7 +87,8 @@ def test_zero_savings_by_stage(seed):
     psi = float(re.search(r"\*\*([\d.]+)B\*\*", q.prompt).group(1)) * 1e9
     nd, k = _num(q.prompt, "N_d"), int(re.search(r"ZeRO-(\d)\*\*", q.prompt).group(1))
     shard = math.ceil(round(psi) / nd)
-    # ZeRO paper Sec. 5: stage 1 shards the 12Ψ optimizer state, 2 also the 2Ψ grads, 3 also the 2Ψ weights.
+    # ZeRO paper Sec. 5: stage 1 shards the 12Ψ optimizer state, 2 also the 2Ψ grads, 3 also the 2Ψ
+    # weights.
     stage = {1: 4 * psi + 12 * shard, 2: 2 * psi + 14 * shard, 3: 16 * shard}[k]
     assert q.unit == "GB" and q.answer == pytest.approx((16 * psi - stage) / 1e9)
 

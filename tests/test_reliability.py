@@ -116,8 +116,10 @@ def test_daly_falls_back_to_mtbf_when_checkpoint_exceeds_two_mtbf():
     ],
 )
 def test_planner_worked_example(delta_s, young_min, daly_min, waste_pct):
-    # planner.md §7 [derived], M = 3.09 h (Llama 3): Young's tau and first-order waste sqrt(2 delta/M).
-    # The reference prints 27.3 min for delta = 120 s; sqrt(2 x 120 x 11135 s) = 1634.8 s = 27.25 min.
+    # planner.md §7 [derived], M = 3.09 h (Llama 3): Young's tau and first-order waste sqrt(2
+    # delta/M).
+    # The reference prints 27.3 min for delta = 120 s; sqrt(2 x 120 x 11135 s) = 1634.8 s = 27.25
+    # min.
     m = LLAMA3_JOB_MTBF_S
     tau = young_interval_s(checkpoint_s=delta_s, mtbf_s=m)
     assert tau / 60 == pytest.approx(young_min, abs=0.06)
@@ -138,7 +140,8 @@ def test_planner_ten_minute_restart_adds_five_point_four_percent():
 def test_exact_optimum_matches_a_brute_force_grid_and_daly_tracks_it():
     m, d, r = 3 * HOUR_S, 120.0, 600.0
     grid = np.linspace(60, 3 * HOUR_S, 200_001)
-    # Daly 2006's complete model, written independently: wall per tau = M e^(R/M) (e^((tau+delta)/M) - 1).
+    # Daly 2006's complete model, written independently: wall per tau = M e^(R/M) (e^((tau+delta)/M)
+    # - 1).
     goodput = grid / (m * math.exp(r / m) * np.expm1((grid + d) / m))
     best = grid[np.argmax(goodput)]
     opt = optimal_interval_s(checkpoint_s=d, mtbf_s=m)
@@ -272,7 +275,8 @@ def test_useful_devices_from_mfu():
         (lambda: interruptions(num_gpus=8, run_s=-1, gpu_mtbf_s=1e6), r"run_s=-1 must be .*> 0"),
         (
             lambda: checkpoint(model=ParamsOnly(num_params=10), write_bandwidth_bytes_per_s=0),
-            r"write_bandwidth_bytes_per_s=0 must be .*> 0; use the storage's aggregate write bandwidth",
+            r"write_bandwidth_bytes_per_s=0 must be .*> 0; use the storage's aggregate write "
+            r"bandwidth",
         ),
         (
             lambda: checkpoint(

@@ -1,4 +1,6 @@
-"""Scenario numbers against hand computations from the source formulas (not from the code under test)."""
+"""Scenario numbers against hand computations from the source formulas (not from the code under
+test).
+"""
 
 import math
 
@@ -7,7 +9,8 @@ import pytest
 from core import scenarios as cs
 
 GB = 1e9
-# Llama-2 parameter counts by hand from the Hugging Face configs: per layer 2h² (q, o) + 2h·(h·g/a) (k, v)
+# Llama-2 parameter counts by hand from the Hugging Face configs: per layer 2h² (q, o) + 2h·(h·g/a)
+# (k, v)
 # + 3hf (SwiGLU) + 2h (norms); + h final norm + 2Vh untied embeddings. Published: 13.0B, 69.0B.
 P13 = 40 * (2 * 5120**2 + 2 * 5120**2 + 3 * 5120 * 13824 + 2 * 5120) + 5120 + 2 * 32000 * 5120
 P70 = 80 * (2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192) + 8192 + 2 * 32000 * 8192
@@ -48,7 +51,8 @@ def test_70b_activations_follow_korthikanti_and_only_full_recompute_fits():
 
 
 def test_70b_recompute_costs_one_more_forward_of_the_layers():
-    # FLOPs per token: 6·(matmul params) + 12·L·h·s; full recompute adds a layer forward 2·(layer matmuls) + 4·L·h·s.
+    # FLOPs per token: 6·(matmul params) + 12·L·h·s; full recompute adds a layer forward 2·(layer
+    # matmuls) + 4·L·h·s.
     layer = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672
     total = 6 * (80 * layer + 8192 * 32000) + 12 * 80 * 8192 * 4096
     extra = 2 * 80 * layer + 4 * 80 * 8192 * 4096
@@ -65,7 +69,8 @@ def test_scale_out_bytes_links_and_step_times_by_hand():
     assert r.sim_bytes_sent_per_rank_large == pytest.approx(2 * 63 / 64 * grad)
     assert r.small.bottleneck_bytes_per_s == 300e9 and r.large.bottleneck_bytes_per_s == 12.5e9
     compute = 6 * 1.3e9 * 2048 / (312e12 * 0.4)
-    # α-β ring: 2(p−1) steps; NCCL's tuner charges the network α only on the 2(nodes−1) inter-node steps.
+    # α-β ring: 2(p−1) steps; NCCL's tuner charges the network α only on the 2(nodes−1) inter-node
+    # steps.
     small = 14 * 3.4e-6 + 2 * 7 / 8 * grad / 300e9
     large = 14 * 14e-6 + (126 - 14) * 3.4e-6 + 2 * 63 / 64 * grad / 12.5e9
     assert r.small.step_s == pytest.approx(compute + small)
@@ -81,7 +86,8 @@ def test_scale_out_fixes_honest_verdicts():
     assert (
         gain["bucketing"] < 1
     )  # overlap can hide at most the 85 ms backward of a ~0.9 s all-reduce
-    # Hierarchical: intra-node RS + AG on NVLink, an inter-node ring of S/8 per GPU sharing one NIC per node.
+    # Hierarchical: intra-node RS + AG on NVLink, an inter-node ring of S/8 per GPU sharing one NIC
+    # per node.
     hier = (
         2 * (7 * 3.4e-6 + 7 / 8 * grad / 300e9) + 14 * 14e-6 + 2 * 7 / 8 * (grad / 8) / (12.5e9 / 8)
     )

@@ -43,7 +43,8 @@ def valid(trace: dict) -> dict:
 
 def test_dp_plan_by_hand_without_buckets():
     # N = 1e6 parameters, B = 10 samples: 6·N·B = 6e7 FLOP at 1e9 FLOP/s → 60 ms of compute.
-    # One all-reduce after backward, 2 ranks: 2(p−1)/p · 4 B · N = 4e6 B at 1e8 B/s → 40 ms, all exposed.
+    # One all-reduce after backward, 2 ranks: 2(p−1)/p · 4 B · N = 4e6 B at 1e8 B/s → 40 ms, all
+    # exposed.
     step, tl = dp_plan(
         2,
         num_params=1e6,

@@ -49,8 +49,10 @@ def test_demo_files_are_small_and_hold_two_ranks():
 
 
 def test_demo_collectives_are_what_the_model_implies():
-    # 4 × Linear(512, 512): 4 weight matrices of 512·512·4 B = 1 MiB each, bucket_cap_mb=1 → 4 buckets
-    # per step, each one c10d::allreduce_ (enqueued by DDP) run as one gloo:all_reduce: 3 steps → 12.
+    # 4 × Linear(512, 512): 4 weight matrices of 512·512·4 B = 1 MiB each, bucket_cap_mb=1 → 4
+    # buckets
+    # per step, each one c10d::allreduce_ (enqueued by DDP) run as one gloo:all_reduce: 3 steps →
+    # 12.
     for t in demo():
         assert {n for n, _, _ in t.comm_names} == DEMO_COMM
         assert {n: k for n, k, _ in t.comm_names} == {"gloo:all_reduce": 12, "c10d::allreduce_": 12}
@@ -164,7 +166,8 @@ SYNTH = [
 def test_synthetic_trace_matches_the_grid():
     r = analyze([load_trace(make(SYNTH), name="s")]).ranks[0]
     span, compute, comm, overlap = _grid(SYNTH)
-    # By hand: compute = aten::linear [5, 100) minus its c10d op [60, 70) = 85, plus broadcast_tensors
+    # By hand: compute = aten::linear [5, 100) minus its c10d op [60, 70) = 85, plus
+    # broadcast_tensors
     # [125, 130) = 90 (wrappers are not compute); comm = gloo [40, 120) ∪ [60, 70) = 80; overlap =
     # [40, 60) + [70, 100) = 50; span [0, 150).
     assert (span, compute, comm, overlap) == (150, 90, 80, 50)
@@ -291,7 +294,8 @@ def test_oversized_upload_names_the_limit_and_the_fix():
 
 def test_gzip_bomb_stops_at_the_limit():
     # 31 gzip members of 10 MB of zeros: 310 MB from 0.3 MB, well under the 25 MB upload limit.
-    # Inflation stops 1 MB past the limit (20 MB here, to keep the test fast; the default is 300 MB).
+    # Inflation stops 1 MB past the limit (20 MB here, to keep the test fast; the default is 300
+    # MB).
     bomb = gzip.compress(b"\0" * 10_000_000, compresslevel=9) * 31
     assert len(bomb) < 400_000
     msg = bad(bomb, "unzips to more than 20 MB", max_uncompressed_bytes=20_000_000)

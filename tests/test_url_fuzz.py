@@ -30,7 +30,8 @@ RUNS_PER_PAGE = 100
 PAGES = [path for path, _ in registered_pages()]
 TEST_NAME = "test_hostile_query_string_renders_or_explains"
 
-# Crashes this fuzzer found, one xfail(strict=True) per case until the page (or app_pages/common.py) is
+# Crashes this fuzzer found, one xfail(strict=True) per case until the page (or app_pages/common.py)
+# is
 # fixed; the XPASS then forces the entry out. {(page stem, case): reason with the offending values}.
 # History: Streamlit 1.67's integer number_input did int(float("inf")) while seeding from the URL
 # (OverflowError, not caught): 25 planner/memory cases crashed until common.number switched to float
@@ -283,7 +284,9 @@ def _value(rng: random.Random, kind: str, detail) -> str:
 
 
 def fuzz_query(path: str, case: int) -> dict[str, str | list[str]]:
-    """Case `case` of page `path`: at least half its keys at once, some repeated, unknown keys too."""
+    """Case `case` of page `path`: at least half its keys at once, some repeated, unknown keys
+    too.
+    """
     rng = random.Random(f"{Path(path).stem}:{case}")
     known = widgets(path)
     keys = list(known)

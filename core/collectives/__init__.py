@@ -1,4 +1,6 @@
-"""Collectives: real-data simulators (the ring and the algorithms it is compared with), the alpha-beta-gamma cost model, nccl-tests bus bandwidth, A-vs-B comparison."""
+"""Collectives: real-data simulators (the ring and the algorithms it is compared with), the
+alpha-beta-gamma cost model, nccl-tests bus bandwidth, A-vs-B comparison.
+"""
 
 from core.collectives.algorithms import (
     ALGORITHMS,

@@ -38,7 +38,8 @@ def _unfold(ex: Executor, p: int) -> None:
 def halving_doubling_all_reduce(inputs) -> CollectiveTrace:
     """Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather.
 
-    Blocks: the vector is cut into pof2 blocks; at distance mask = 1, 2, 4, ... the lower rank of each
+    Blocks: the vector is cut into pof2 blocks; at distance mask = 1, 2, 4, ... the lower rank of
+    each
     pair keeps the lower half of its block range (MPICH allreduce_intra_reduce_scatter_allgather.c).
     Non-power-of-two N: one extra fold step before and one unfold step after (same file).
     """
@@ -91,7 +92,8 @@ def recursive_doubling_all_reduce(inputs) -> CollectiveTrace:
 
 
 def tree_all_reduce(inputs) -> CollectiveTrace:
-    """Binomial-tree reduce to rank 0, then binomial-tree broadcast: 2·ceil(lg N) steps of the whole vector.
+    """Binomial-tree reduce to rank 0, then binomial-tree broadcast: 2·ceil(lg N) steps of the whole
+    vector.
 
     MPICH reduce_intra_binomial.c / bcast_intra_binomial.c: at distance mask, rank r with lowest set
     bit mask sends to r - mask (reduce); the broadcast replays the tree top-down.
@@ -111,8 +113,10 @@ def tree_all_reduce(inputs) -> CollectiveTrace:
 
 
 def naive_all_reduce(inputs) -> CollectiveTrace:
-    """Parameter-server style: every rank sends its vector to rank 0 (one at a time over rank 0's one
-    link), rank 0 sums, then sends the sum back to each rank: 2(N-1) steps, root moves (N-1)·S each way.
+    """Parameter-server style: every rank sends its vector to rank 0 (one at a time over rank 0's
+    one
+    link), rank 0 sums, then sends the sum back to each rank: 2(N-1) steps, root moves (N-1)·S each
+    way.
     """
     x = as_rank_inputs(inputs)
     p, _ = x.shape
@@ -125,10 +129,12 @@ def naive_all_reduce(inputs) -> CollectiveTrace:
 
 
 def hierarchical_all_reduce(inputs, *, gpus_per_node: int) -> CollectiveTrace:
-    """Two-level: ring reduce-scatter inside each node, ring all-reduce of each GPU's 1/g shard across
+    """Two-level: ring reduce-scatter inside each node, ring all-reduce of each GPU's 1/g shard
+    across
     nodes (one ring per local GPU index), ring all-gather inside each node (Horovod PR #411).
 
-    Ranks are node-major (rank = node * g + local). Chunk c*m + j is piece j (of m nodes) of intra-node
+    Ranks are node-major (rank = node * g + local). Chunk c*m + j is piece j (of m nodes) of
+    intra-node
     chunk c (of g); both levels use the reference ring indexing of core.collectives.ring.
     """
     x = as_rank_inputs(inputs)
@@ -151,30 +157,32 @@ def hierarchical_all_reduce(inputs, *, gpus_per_node: int) -> CollectiveTrace:
     def rank(node: int, local: int) -> int:
         return (node % m) * g + local % g
 
-    for k in range(g - 1):  # ring over local GPUs; chunk (l - k) carries the whole intra chunk
+    for k in range(g - 1):  # ring over local GPUs; chunk (loc - k) carries the whole intra chunk
         ex.step(
             "intra_reduce_scatter",
             [
-                (rank(j, l), rank(j, l + 1), (l - k) % g * m, (l - k) % g * m + m, 1)
+                (rank(j, loc), rank(j, loc + 1), (loc - k) % g * m, (loc - k) % g * m + m, 1)
                 for j in range(m)
-                for l in range(g)
+                for loc in range(g)
             ],
             tier="intra",
         )
     for phase, shift, red in (("inter_reduce_scatter", 0, 1), ("inter_all_gather", 1, 0)):
-        for k in range(m - 1):  # local GPU l now owns intra chunk (l + 1) mod g; ring over nodes
+        for k in range(
+            m - 1
+        ):  # local GPU loc now owns intra chunk (loc + 1) mod g; ring over nodes
             ex.step(
                 phase,
                 [
                     (
-                        rank(j, l),
-                        rank(j + 1, l),
-                        (l + 1) % g * m + (j + shift - k) % m,
-                        (l + 1) % g * m + (j + shift - k) % m + 1,
+                        rank(j, loc),
+                        rank(j + 1, loc),
+                        (loc + 1) % g * m + (j + shift - k) % m,
+                        (loc + 1) % g * m + (j + shift - k) % m + 1,
                         red,
                     )
                     for j in range(m)
-                    for l in range(g)
+                    for loc in range(g)
                 ],
                 tier="inter",
             )
@@ -182,9 +190,15 @@ def hierarchical_all_reduce(inputs, *, gpus_per_node: int) -> CollectiveTrace:
         ex.step(
             "intra_all_gather",
             [
-                (rank(j, l), rank(j, l + 1), (l + 1 - k) % g * m, (l + 1 - k) % g * m + m, 0)
+                (
+                    rank(j, loc),
+                    rank(j, loc + 1),
+                    (loc + 1 - k) % g * m,
+                    (loc + 1 - k) % g * m + m,
+                    0,
+                )
                 for j in range(m)
-                for l in range(g)
+                for loc in range(g)
             ],
             tier="intra",
         )

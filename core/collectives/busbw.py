@@ -1,4 +1,6 @@
-"""nccl-tests bus bandwidth (algbw, busbw, per-collective factor) and the cost model's input checks."""
+"""nccl-tests bus bandwidth (algbw, busbw, per-collective factor) and the cost model's input
+checks.
+"""
 
 from __future__ import annotations
 

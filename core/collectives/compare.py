@@ -1,4 +1,6 @@
-"""One all-reduce algorithm run on real inputs and scaled to a tensor size: the A-vs-B comparison's side."""
+"""One all-reduce algorithm run on real inputs and scaled to a tensor size: the A-vs-B comparison's
+side.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from core.hardware import Cluster
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class AlgorithmRun:
-    """What one algorithm did on the inputs, with bytes and times scaled to message_bytes per GPU."""
+    """What one algorithm did on the inputs, with bytes and times scaled to message_bytes per
+    GPU.
+    """
 
     algorithm: str
     label: str
@@ -39,7 +43,9 @@ class AlgorithmRun:
         return self.trace.num_ranks
 
     def after(self, steps: int) -> tuple[float, float]:
-        """(bytes the busiest GPU has sent, seconds elapsed) once the first `steps` steps are done."""
+        """(bytes the busiest GPU has sent, seconds elapsed) once the first `steps` steps are
+        done.
+        """
         if (
             isinstance(steps, bool)
             or not isinstance(steps, (int, np.integer))
@@ -64,8 +70,10 @@ class AlgorithmRun:
 
 
 def timing_elements(num_ranks: int) -> int:
-    """Elements per rank that every algorithm splits evenly: a multiple of N (ring, hierarchical) and of
-    the largest power of two ≤ N (halving-doubling), so scaled bytes and times match a large tensor's."""
+    """Elements per rank that every algorithm splits evenly: a multiple of N (ring, hierarchical)
+    and of
+    the largest power of two ≤ N (halving-doubling), so scaled bytes and times match a large
+    tensor's."""
     if num_ranks < 1:
         raise ValueError(f"num_ranks={num_ranks} must be ≥ 1; use the number of GPUs")
     return math.lcm(num_ranks, 1 << (num_ranks.bit_length() - 1))
@@ -80,9 +88,11 @@ def cluster_step_times_s(
     intra_latency_s: float,
     with_latency: bool = True,
 ) -> np.ndarray:
-    """Seconds per step on a two-tier cluster: a message between GPUs of one node uses the intra link;
+    """Seconds per step on a two-tier cluster: a message between GPUs of one node uses the intra
+    link;
     one that leaves its node shares that node's NICs with the step's other leaving messages
-    (cluster.node_injection_bytes_per_s / k) and pays the network latency. A step lasts as long as its
+    (cluster.node_injection_bytes_per_s / k) and pays the network latency. A step lasts as long as
+    its
     slowest message (ranks are node-major, as in core.hardware)."""
     g, inj, net_alpha = (
         cluster.gpus_per_node,
@@ -121,7 +131,8 @@ def run_algorithm(
     algorithm's inter-node steps use the inter_* link when given. With a cluster, every algorithm is
     timed message by message on it (cluster_step_times_s): node-crossing messages share their node's
     NICs, the rest use bandwidth_bytes_per_s / latency_s; the hierarchical node size defaults to the
-    cluster's. Scaling the simulated bytes to message_bytes is exact when S splits into the same chunk
+    cluster's. Scaling the simulated bytes to message_bytes is exact when S splits into the same
+    chunk
     proportions as the simulated tensor (use timing_elements(N) elements per rank).
     """
     if cluster is not None:

@@ -41,7 +41,8 @@ def _rabenseifner(p: int) -> tuple[float, float, float]:
     if q == p:  # MPICH allreduce comments: 2 lg p alpha + 2 (p-1)/p n beta + (p-1)/p n gamma
         return 2 * _lg_floor(p), 2 * (p - 1) / p, (p - 1) / p
     # Non-power-of-two: fold + unfold steps of the whole vector around the pof2 = q core. MPICH's
-    # comment writes (p-1)/p here; the exact schedule moves (q-1)/q (equal when p is a power of two).
+    # comment writes (p-1)/p here; the exact schedule moves (q-1)/q (equal when p is a power of
+    # two).
     return 2 * _lg_floor(p) + 2, 2 * (q - 1) / q + 2, 1 + (q - 1) / q
 
 
@@ -139,7 +140,9 @@ def crossover_message_bytes(
     bandwidth_bytes_per_s: float,
     latency_s: float,
 ) -> float | None:
-    """Message size where two all-reduce algorithms take equal time (gamma = 0), or None if never."""
+    """Message size where two all-reduce algorithms take equal time (gamma = 0), or None if
+    never.
+    """
     a1, b1, _ = all_reduce_coefficients(algorithm_a, num_ranks)
     a2, b2, _ = all_reduce_coefficients(algorithm_b, num_ranks)
     beta = 1 / check_positive(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "50e9")
@@ -232,7 +235,8 @@ def hierarchical_all_reduce_cost(
     inter_latency_s: float | None = None,
     gamma_s_per_byte: float = 0.0,
 ) -> HierarchicalCost:
-    """Intra-node ring RS, inter-node ring AR of each GPU's n/g shard, intra-node ring AG (ref §3.2).
+    """Intra-node ring RS, inter-node ring AR of each GPU's n/g shard, intra-node ring AG (ref
+    §3.2).
 
     All g GPUs of a node run their inter-node rings at once, so each gets nics·B_nic/g of the
     network. Latencies default to the cluster's link presets.
@@ -321,10 +325,12 @@ def step_times_s(
     inter_latency_s: float | None = None,
     bytes_scale: float = 1.0,
 ) -> np.ndarray:
-    """Seconds per step of a simulated trace: alpha + largest message·beta + largest reduction·gamma.
+    """Seconds per step of a simulated trace: alpha + largest message·beta + largest
+    reduction·gamma.
 
     All of a step's transfers run at once on separate links, so the largest one sets its pace.
-    Steps on the "inter" tier use the inter_* values (default: the same link). bytes_scale > 1 lets a
+    Steps on the "inter" tier use the inter_* values (default: the same link). bytes_scale > 1 lets
+    a
     small simulated tensor stand for a message bytes_scale times larger.
     """
     bw = check_positive(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "450e9")

@@ -33,9 +33,11 @@ RING_INDEXING = (
 
 
 def _diagonal(n: int, shift: int) -> list[tuple[slice, slice]]:
-    """(dst, src) row slices of the (n*n, L) buffer for "rank d receives chunk (d + shift) mod n from d-1".
+    """(dst, src) row slices of the (n*n, L) buffer for "rank d receives chunk (d + shift) mod n
+    from d-1".
 
-    Row d*n + c is rank d's chunk c, so these rows lie on diagonals of stride n + 1: basic slices make
+    Row d*n + c is rank d's chunk c, so these rows lie on diagonals of stride n + 1: basic slices
+    make
     each step one strided in-place numpy op (fancy-index gather/scatter was 10x slower at N = 256).
     """
     a = shift % n
@@ -81,7 +83,8 @@ def _ring(inputs, phases: tuple[str, ...], owner: int, collective: str) -> Colle
     for phase in phases:
         reduce = phase == "reduce_scatter"
         for k in range(n - 1):
-            # Rank r sends chunk (r + owner - 1 - k) (reduce-scatter) or (r + owner - k) (all-gather).
+            # Rank r sends chunk (r + owner - 1 - k) (reduce-scatter) or (r + owner - k)
+            # (all-gather).
             sent = (ranks + owner - k - (1 if reduce else 0)) % n
             for d, s in _diagonal(n, owner - k - (2 if reduce else 1)):
                 if reduce:  # the sender's chunk is its own input at k = 0, a partial sum after
@@ -123,17 +126,23 @@ def _ring(inputs, phases: tuple[str, ...], owner: int, collective: str) -> Colle
 
 
 def ring_all_reduce(inputs) -> CollectiveTrace:
-    """Ring all-reduce: N-1 reduce-scatter then N-1 all-gather steps; every output row is the sum."""
+    """Ring all-reduce: N-1 reduce-scatter then N-1 all-gather steps; every output row is the
+    sum.
+    """
     return _ring(inputs, ("reduce_scatter", "all_gather"), owner=1, collective="all_reduce")
 
 
 def ring_reduce_scatter(inputs) -> CollectiveTrace:
-    """Ring reduce-scatter (N-1 steps): rank r ends holding the fully reduced chunk r (owned_chunk)."""
+    """Ring reduce-scatter (N-1 steps): rank r ends holding the fully reduced chunk r
+    (owned_chunk).
+    """
     return _ring(inputs, ("reduce_scatter",), owner=0, collective="reduce_scatter")
 
 
 def ring_all_gather(inputs) -> CollectiveTrace:
-    """Ring all-gather (N-1 steps), in place: row r supplies chunk r; every output row is the assembly."""
+    """Ring all-gather (N-1 steps), in place: row r supplies chunk r; every output row is the
+    assembly.
+    """
     return _ring(inputs, ("all_gather",), owner=0, collective="all_gather")
 
 

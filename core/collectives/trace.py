@@ -15,7 +15,9 @@ MAX_STATE_ELEMENTS = 1 << 14  # num_ranks * num_elements
 
 @dataclass(frozen=True, kw_only=True)
 class Transfer:
-    """One message: src sends chunks [chunk, chunk_end) to dst, which adds them (reduce) or overwrites."""
+    """One message: src sends chunks [chunk, chunk_end) to dst, which adds them (reduce) or
+    overwrites.
+    """
 
     src: int
     dst: int
@@ -27,7 +29,9 @@ class Transfer:
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Step:
-    """One synchronous step: its transfers run at once; each rank sends ≤ 1 and receives ≤ 1 message."""
+    """One synchronous step: its transfers run at once; each rank sends ≤ 1 and receives ≤ 1
+    message.
+    """
 
     index: int  # position in trace.steps (0-based)
     phase: str  # e.g. "reduce_scatter", "all_gather", "reduce", "broadcast", "gather"
@@ -64,9 +68,11 @@ class Step:
 class CollectiveTrace:
     """What a simulated collective did: final buffers, every step's transfers, bytes per rank.
 
-    contributions[t, r, c] (uint64, t = 0 is the initial state, t = i + 1 is after steps[i]) has bit s
+    contributions[t, r, c] (uint64, t = 0 is the initial state, t = i + 1 is after steps[i]) has bit
+    s
     set iff rank r's copy of chunk c includes rank s's input; None above MAX_TRACKED_RANKS ranks.
-    states[t] is every rank's whole buffer after t steps; None unless num_ranks * num_elements is small.
+    states[t] is every rank's whole buffer after t steps; None unless num_ranks * num_elements is
+    small.
     """
 
     algorithm: str
@@ -101,7 +107,9 @@ class CollectiveTrace:
 
     @property
     def contribution_counts(self) -> np.ndarray | None:
-        """(num_steps + 1, num_ranks, num_chunks): how many ranks' inputs each copy of a chunk holds."""
+        """(num_steps + 1, num_ranks, num_chunks): how many ranks' inputs each copy of a chunk
+        holds.
+        """
         if self.contributions is None:
             return None
         return np.bitwise_count(self.contributions).astype(np.int16)
@@ -236,7 +244,9 @@ class Executor:
         self.states = [self.buf.copy()] if keeps_states(n, e) else None
 
     def step(self, phase: str, moves, tier: str = "flat") -> None:
-        """Apply moves (src, dst, chunk, chunk_end, reduce) at once: dst adds or overwrites the chunks."""
+        """Apply moves (src, dst, chunk, chunk_end, reduce) at once: dst adds or overwrites the
+        chunks.
+        """
         m = np.array(list(moves), dtype=np.int64).reshape(-1, 5)
         src, dst, c0, c1, red = m.T
         lo, hi = self.off[c0], self.off[c1]

@@ -1,4 +1,7 @@
-"""Data parallelism: the gradient-averaging proof, bucketed all-reduce scaling, stragglers, the 8-vs-64 scenario."""
+"""Data parallelism: the gradient-averaging proof, bucketed all-reduce scaling, stragglers, the
+8-vs-64
+scenario.
+"""
 
 from core.data_parallel.gradients import (
     DpProof,

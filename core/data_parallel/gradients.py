@@ -1,4 +1,6 @@
-"""Data parallelism, proved with arrays: ring-averaged shard gradients equal the full-batch gradient."""
+"""Data parallelism, proved with arrays: ring-averaged shard gradients equal the full-batch
+gradient.
+"""
 
 from __future__ import annotations
 
@@ -154,7 +156,9 @@ class DpProof:
 
 
 def prove_data_parallel(problem: Problem, shard_sizes: tuple[int, ...]) -> DpProof:
-    """Compute per-rank gradients, all-reduce them with the ring simulator, compare with full batch."""
+    """Compute per-rank gradients, all-reduce them with the ring simulator, compare with full
+    batch.
+    """
     shard_sizes = tuple(int(s) for s in shard_sizes)
     full = loss_and_grad(
         problem.params,

@@ -1,4 +1,6 @@
-"""Data-parallel step time: compute + exposed gradient all-reduce, bucketed and overlapped with backward."""
+"""Data-parallel step time: compute + exposed gradient all-reduce, bucketed and overlapped with
+backward.
+"""
 
 from __future__ import annotations
 
@@ -82,7 +84,8 @@ def bucket_sizes(
 
 
 def overlap_schedule(ready_s: np.ndarray, comm_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start and finish of each bucket's all-reduce on one stream: finish_i = max(r_i, f_{i-1}) + c_i.
+    """Start and finish of each bucket's all-reduce on one stream: finish_i = max(r_i, f_{i-1}) +
+    c_i.
 
     Exposure recurrence of collectives.md §5 [derived]; buckets run in launch order. Unrolled,
     finish_n = C_n + max_{k≤n}(r_k − C_{k−1}) with C the running sum of c: one vectorised pass.
@@ -94,7 +97,9 @@ def overlap_schedule(ready_s: np.ndarray, comm_s: np.ndarray) -> tuple[np.ndarra
 
 
 def cluster_for(base: Cluster, num_gpus: int) -> Cluster:
-    """The base cluster's node type, with as many nodes as num_gpus needs (a partial node if < 1)."""
+    """The base cluster's node type, with as many nodes as num_gpus needs (a partial node if <
+    1).
+    """
     g = base.gpus_per_node
     if isinstance(num_gpus, bool) or int(num_gpus) != num_gpus or num_gpus < 1:
         raise ValueError(f"num_gpus={num_gpus!r} must be a whole number ≥ 1")

@@ -72,7 +72,9 @@ class SlowerAtScale:
 
     @property
     def strong_throughput_ratio(self) -> float:
-        """Tokens/s at scale with the small run's global batch split over large_gpus, over the small run."""
+        """Tokens/s at scale with the small run's global batch split over large_gpus, over the small
+        run.
+        """
         return self.large_strong.tokens_per_s / self.small.tokens_per_s
 
     @property

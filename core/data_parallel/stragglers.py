@@ -9,7 +9,8 @@ from functools import lru_cache
 import numpy as np
 
 # Integration grid for E[max of p N(0,1)]: the integrand decays like phi(x) on both sides, so
-# [-12, 12] loses < 1e-30; the trapezoid rule is spectrally accurate for such smooth, decaying functions.
+# [-12, 12] loses < 1e-30; the trapezoid rule is spectrally accurate for such smooth, decaying
+# functions.
 _GRID_STEP = 2e-3
 _GRID_HALF_WIDTH = 12.0
 
@@ -78,7 +79,9 @@ def straggler_curve(
     num_trials: int = 400,
     seed: int = 0,
 ) -> StragglerCurve:
-    """Expected step time of p ranks with per-rank time N(mu, sigma^2), closed form and Monte Carlo."""
+    """Expected step time of p ranks with per-rank time N(mu, sigma^2), closed form and Monte
+    Carlo.
+    """
     if mean_step_s <= 0 or jitter_s < 0:
         raise ValueError(
             f"mean_step_s={mean_step_s}, jitter_s={jitter_s}: the mean step must be > 0 "

@@ -1,4 +1,6 @@
-"""Stored activations per GPU: Korthikanti et al. 2022's per-layer forms and the pipeline in-flight factor."""
+"""Stored activations per GPU: Korthikanti et al. 2022's per-layer forms and the pipeline in-flight
+factor.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ def activation_bytes_per_layer(
     flash_attention=False,
 ) -> float:
     """Stored activation bytes of one layer and micro-batch on one TP rank (Korthikanti Table 2)."""
-    # 2-byte activations, 1-byte dropout masks; flash attention stores none of the s^2 tensors (5as/h).
+    # 2-byte activations, 1-byte dropout masks; flash attention stores none of the s^2 tensors
+    # (5as/h).
     # Full recompute keeps the 2sbh layer input: the table does not shard it, but under SP it is
     # already split over TP ranks (2sbh/t), as Megatron checkpoints it.
     s, b, h, a, t = (
@@ -74,7 +77,9 @@ def edge_activation_bytes(
     tp: int = 1,
     sequence_parallel: bool = False,
 ) -> float:
-    """Embedding / logits activation bytes of one micro-batch on a stage's GPU (memory.md §6 extras)."""
+    """Embedding / logits activation bytes of one micro-batch on a stage's GPU (memory.md §6
+    extras).
+    """
     s, b, t = seq_len, micro_batch, tp
     sbh = s * b * hidden / (t if sequence_parallel else 1)
     extras = sbh if stage == 0 else 0.0  # embedding dropout mask, 1 B
@@ -86,7 +91,9 @@ def edge_activation_bytes(
 def stage_activations(
     model, stage: int, tp: int, pp: int, sequence_parallel: bool, training
 ) -> tuple[float, float, float]:
-    """(bytes per layer and micro-batch, layers in flight, embedding/logits bytes) of one stage's GPU."""
+    """(bytes per layer and micro-batch, layers in flight, embedding/logits bytes) of one stage's
+    GPU.
+    """
     if not isinstance(model, ModelSpec):
         return 0.0, 0.0, 0.0  # a bare parameter count has no layer shape, hence no activations
     tr, h = training, model.hidden_size

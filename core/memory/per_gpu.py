@@ -64,7 +64,8 @@ RECIPES: dict[str, Recipe] = {
     ]
 }
 ZERO_STAGE_LABELS = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "ZeRO-3"}
-# PyTorch FSDP strategy -> ZeRO stage (memory.md §4); HYBRID_* shard inside a node, replicate across.
+# PyTorch FSDP strategy -> ZeRO stage (memory.md §4); HYBRID_* shard inside a node, replicate
+# across.
 FSDP_STRATEGIES = {
     "NO_SHARD": 0,
     "SHARD_GRAD_OP": 2,
@@ -199,7 +200,9 @@ class StageMemory:
 
 @dataclass(frozen=True, kw_only=True)
 class MemoryResult(StageMemory):
-    """The fullest pipeline stage's per-GPU bytes (inherited fields, `stage` is its index), plus all."""
+    """The fullest pipeline stage's per-GPU bytes (inherited fields, `stage` is its index), plus
+    all.
+    """
 
     stages: tuple[StageMemory, ...]
     parallel: ParallelConfig
@@ -289,7 +292,9 @@ def recompute_tradeoff(
 
 
 def layer_allgather_bytes(model: ModelSpec, tp: int = 1, recipe: str = "mixed_adam") -> int:
-    """Bytes of one layer's whole weights that ZeRO-3 / FULL_SHARD all-gathers before forward and backward."""
+    """Bytes of one layer's whole weights that ZeRO-3 / FULL_SHARD all-gathers before forward and
+    backward.
+    """
     return model.layer_params_per_gpu(whole_number("tp", tp)) * get_recipe(recipe).param_bytes
 
 
@@ -336,11 +341,13 @@ def what_fits(
     for z in range(4):
         par = replace(parallel, zero_stage=z, shard_degree=None)
         # DDP memory does not fall with dp: only dp = 1 needs checking.
-        dp = _first_true(lambda d: ok(replace(par, dp=d), training), 1, 1 if z == 0 else max_dp)
+        dp = _first_true(
+            lambda d, par=par: ok(replace(par, dp=d), training), 1, 1 if z == 0 else max_dp
+        )
         mb = None
         if isinstance(model, ModelSpec):
             bad = _first_true(
-                lambda k: not ok(par, replace(training, micro_batch=k)), 1, max_micro_batch
+                lambda k, par=par: not ok(par, replace(training, micro_batch=k)), 1, max_micro_batch
             )
             mb = max_micro_batch if bad is None else bad - 1
         rows.append(

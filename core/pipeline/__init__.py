@@ -1,4 +1,6 @@
-"""Pipeline parallelism: schedule orders, the event simulator, bubble metrics and closed forms, exports."""
+"""Pipeline parallelism: schedule orders, the event simulator, bubble metrics and closed forms,
+exports.
+"""
 
 from core.pipeline.export import op_names, to_chrome_trace, to_csv, to_dataframe
 from core.pipeline.metrics import (

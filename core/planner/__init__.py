@@ -1,4 +1,7 @@
-"""Planner: time one DP x TP x PP x ZeRO layout on a cluster, search every layout, calibrate, export a step."""
+"""Planner: time one DP x TP x PP x ZeRO layout on a cluster, search every layout, calibrate, export
+a
+step.
+"""
 
 # Layout is a shared noun (core.parallel); re-exported so `from core.planner import Layout` works.
 from core.parallel import Layout

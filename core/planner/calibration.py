@@ -1,4 +1,7 @@
-"""Calibration: the planner against Narayanan et al. 2021 Table 1; `python -m core.planner.calibration` writes docs."""
+"""Calibration: the planner against Narayanan et al. 2021 Table 1; `python -m
+core.planner.calibration`
+writes docs.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +23,9 @@ SOURCE = (
 
 @dataclass(frozen=True, kw_only=True)
 class PublishedRun:
-    """One row of the weak-scaling table: GPT shape, TP, PP, GPUs, batch, measured TFLOP/s per GPU."""
+    """One row of the weak-scaling table: GPT shape, TP, PP, GPUs, batch, measured TFLOP/s per
+    GPU.
+    """
 
     params_billion: float
     heads: int
@@ -167,7 +172,8 @@ def markdown(rows: tuple[CalibrationRow, ...] | None = None) -> str:
         "Predicted | Error | Predicted step (s) | Predicted MFU |\n|" + "---|" * 12
     )
     lines = [
-        f"| {r.run.params_billion} | {r.run.tp} | {r.run.pp} | {r.run.gpus // (r.run.tp * r.run.pp)} "
+        f"| {r.run.params_billion} | {r.run.tp} | {r.run.pp} | "
+        f"{r.run.gpus // (r.run.tp * r.run.pp)} "
         f"| {r.run.gpus:,} | {r.run.global_batch:,} | "
         f"{'1F1B' if r.num_chunks == 1 else f'interleaved, v = {r.num_chunks}'} | "
         f"{r.run.tflops_per_gpu:.0f} | {r.predicted_tflops_per_gpu:.1f} | {r.error:+.1%} | "
@@ -181,15 +187,20 @@ def markdown(rows: tuple[CalibrationRow, ...] | None = None) -> str:
             "# Planner calibration: Megatron-LM weak scaling (Narayanan et al. 2021, Table 1)",
             "",
             f"Source: {SOURCE}. Selene: DGX A100 80 GB, NVLink 3 (300 GB/s per direction), 8 x HDR "
-            "InfiniBand (25 GB/s) per node. GPT, s = 2,048, V = 51,200, fp16 with fp32 main gradients, full "
-            "activation recompute, no flash attention, no gradient-sync overlap, micro-batch 1 (assumed).",
-            "Both columns use the paper's Eq. 3 hardware-FLOP convention, 96 B s l h² (1 + s/6h + V/16lh), "
+            "InfiniBand (25 GB/s) per node. GPT, s = 2,048, V = 51,200, fp16 with fp32 main "
+            "gradients, full "
+            "activation recompute, no flash attention, no gradient-sync overlap, micro-batch 1 "
+            "(assumed).",
+            "Both columns use the paper's Eq. 3 hardware-FLOP convention, 96 B s l h² (1 + s/6h + "
+            "V/16lh), "
             "against 312 TFLOP/s; MFU uses model FLOPs (6N + 12 l h s per token, no recompute).",
             "",
-            f"One set of efficiency parameters for every row: matmul {eff.matmul}, HBM {eff.hbm}, NVLink "
-            f"{eff.intra_link}, NIC {eff.inter_link}, TP overlap {eff.tp_overlap}. Nothing is fitted per row: "
-            "the spread comes from the mechanisms (memory-bound kernels on the s² attention scores, TP "
-            "all-reduces, the simulated pipeline bubble, p2p, gradient all-reduce, optimizer step).",
+            f"One set of efficiency parameters for every row: matmul {eff.matmul}, HBM {eff.hbm}, "
+            "NVLink "
+            f"{eff.intra_link}, NIC {eff.inter_link}, TP overlap {eff.tp_overlap}. Nothing is "
+            "fitted per row: the spread comes from the mechanisms (memory-bound kernels on "
+            "the s² attention scores, TP all-reduces, the simulated pipeline bubble, p2p, "
+            "gradient all-reduce, optimizer step).",
             "",
             head,
             *lines,
@@ -201,9 +212,10 @@ def markdown(rows: tuple[CalibrationRow, ...] | None = None) -> str:
     )
 
 
-def write(
-    path: str | Path = Path(__file__).resolve().parents[1] / "docs" / "calibration.md",
-) -> Path:
+DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "calibration.md"
+
+
+def write(path: str | Path = DOC_PATH) -> Path:
     """Write the markdown table to docs/calibration.md (or path)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,6 @@
-"""A planner step as Chrome trace-event JSON: one track per pipeline rank, bubble and syncs marked."""
+"""A planner step as Chrome trace-event JSON: one track per pipeline rank, bubble and syncs
+marked.
+"""
 
 from __future__ import annotations
 

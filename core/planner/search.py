@@ -1,4 +1,6 @@
-"""Planner: time one DP x TP x PP x ZeRO layout on a cluster, or search every layout and rank them."""
+"""Planner: time one DP x TP x PP x ZeRO layout on a cluster, or search every layout and rank
+them.
+"""
 
 from __future__ import annotations
 
@@ -24,7 +26,9 @@ from core.planner.training import Training
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Evaluation:
-    """One layout's predicted step: time, throughput, utilisation, memory and where the time goes."""
+    """One layout's predicted step: time, throughput, utilisation, memory and where the time
+    goes.
+    """
 
     model: ModelSpec
     cluster: Cluster
@@ -53,7 +57,9 @@ class Evaluation:
 
     @property
     def hardware_tflops_per_gpu(self) -> float:
-        """Hardware TFLOP/s per GPU, the convention of Narayanan et al. 2021 (full recompute: Eq. 3)."""
+        """Hardware TFLOP/s per GPU, the convention of Narayanan et al. 2021 (full recompute: Eq.
+        3).
+        """
         return self.hardware_flops / self.step_time_s / self.cluster.num_gpus / 1e12
 
     @property
@@ -256,13 +262,16 @@ def _grid_problem(
         return (
             "TP crosses node",
             f"TP={tp} does not divide {gpn} GPUs per node: {tp_span.crossing_groups} "
-            f"TP groups would straddle two nodes; use TP in {{{', '.join(map(str, _divisors(gpn)))}}}",
+            "TP groups would straddle two nodes; use TP in "
+            f"{{{', '.join(map(str, _divisors(gpn)))}}}",
         )
     return None
 
 
 def _schedules(model: ModelSpec, pp: int, schedules, max_chunks: int) -> list[tuple[str, int]]:
-    """(schedule, v) options: no pipeline with PP = 1; interleaved for each v splitting layers evenly."""
+    """(schedule, v) options: no pipeline with PP = 1; interleaved for each v splitting layers
+    evenly.
+    """
     if pp == 1:
         return [("1f1b", 1)]
     out = [(s, 1) for s in schedules if s != "interleaved_1f1b"]
@@ -307,8 +316,10 @@ def search(
                                 **kw,
                                 rule="schedule",
                                 reason=(
-                                    f"interleaved 1F1B needs the {B // (dp * mb)} micro-batches to be a multiple "
-                                    f"of PP={pp} (Megatron); use a micro-batch giving {pp}, {2 * pp}, … of them"
+                                    f"interleaved 1F1B needs the {B // (dp * mb)} micro-batches to "
+                                    "be a multiple "
+                                    f"of PP={pp} (Megatron); use a micro-batch giving {pp}, "
+                                    f"{2 * pp}, … of them"
                                 ),
                             )
                         )
@@ -336,8 +347,10 @@ def search(
                                 zero_stage=z,
                                 rule="memory",
                                 reason=(
-                                    f"does not fit: {need} {_usable(cluster, training) / 1e9:.1f} GB usable; "
-                                    "raise TP, PP or the ZeRO stage, lower the micro-batch, or recompute"
+                                    f"does not fit: {need} {_usable(cluster, training) / 1e9:.1f} "
+                                    "GB usable; "
+                                    "raise TP, PP or the ZeRO stage, lower the micro-batch, or "
+                                    "recompute"
                                 ),
                             )
                         )

@@ -1,4 +1,6 @@
-"""Step-time pieces: per-micro-batch stage times, collectives on the links a placement gives, makespan."""
+"""Step-time pieces: per-micro-batch stage times, collectives on the links a placement gives,
+makespan.
+"""
 
 from __future__ import annotations
 
@@ -20,8 +22,10 @@ from core.planner.training import Efficiency, Training
 from core.tensor_parallel import tp_comm_plan
 
 ACT_BYTES = 2  # bf16/fp16 activations
-# Vocab-parallel cross entropy in fp32 per logit: forward reads the 2-byte logit, writes and re-reads
-# a 4-byte probability (10 B); backward reads it and writes a 2-byte gradient (6 B) [derived estimate].
+# Vocab-parallel cross entropy in fp32 per logit: forward reads the 2-byte logit, writes and
+# re-reads
+# a 4-byte probability (10 B); backward reads it and writes a 2-byte gradient (6 B) [derived
+# estimate].
 LOSS_FWD_BYTES, LOSS_BWD_BYTES = 10, 6
 
 

@@ -1,4 +1,7 @@
-"""What is trained and how (batch, sequence, recipe, recompute) and the hardware efficiencies it runs at."""
+"""What is trained and how (batch, sequence, recipe, recompute) and the hardware efficiencies it
+runs
+at.
+"""
 
 from __future__ import annotations
 

@@ -86,7 +86,8 @@ def interruptions(
 
 
 # What a checkpoint holds, in terms of a memory.py recipe's parts. Gradients are rebuilt by the next
-# backward pass, so frameworks save weights + optimizer state (planner.md §7: 14 B/param, mixed Adam).
+# backward pass, so frameworks save weights + optimizer state (planner.md §7: 14 B/param, mixed
+# Adam).
 CHECKPOINT_CONTENTS = {
     "weights+optimizer": ("parameters", "optimizer"),
     "weights": ("parameters",),
@@ -114,7 +115,9 @@ def checkpoint(
     recipe: str = "mixed_adam",
     contents: str = "weights+optimizer",
 ) -> Checkpoint:
-    """Size of the whole job's states (one copy: DP replicas hold the same bytes) / write bandwidth."""
+    """Size of the whole job's states (one copy: DP replicas hold the same bytes) / write
+    bandwidth.
+    """
     if contents not in CHECKPOINT_CONTENTS:
         raise ValueError(
             f"contents={contents!r} is unknown: use one of {', '.join(CHECKPOINT_CONTENTS)}"
@@ -195,7 +198,8 @@ class Waste:
 
 def waste(*, interval_s: float, checkpoint_s: float, restart_s: float, mtbf_s: float) -> Waste:
     """Exact expected waste with exponential failures (also during checkpoints and restarts)."""
-    # A segment is tau of work then a delta write; a failure loses the segment so far, then a restart
+    # A segment is tau of work then a delta write; a failure loses the segment so far, then a
+    # restart
     # of R must run failure-free. Renewal argument: expm1(s/M) failed attempts per segment
     # (s = tau + delta), each losing E[X | X < s] and followed by M expm1(R/M) of restarting, so
     # wall = M e^(R/M) expm1(s/M) (Daly 2006's complete model); to first order the waste is
@@ -245,7 +249,9 @@ def goodput_curve(
     intervals_s: tuple[float, ...] | None = None,
     num_points: int = 80,
 ) -> GoodputCurve:
-    """Waste at each interval; by default log-spaced around the optimum (1/10x to 10x, ≤ 3 MTBFs)."""
+    """Waste at each interval; by default log-spaced around the optimum (1/10x to 10x, ≤ 3
+    MTBFs).
+    """
     kw = dict(checkpoint_s=checkpoint_s, mtbf_s=mtbf_s)
     opt = optimal_interval_s(**kw)
     if intervals_s is None:
@@ -288,7 +294,8 @@ def simulate_goodput(
     max_events: int = 150_000,
 ) -> MonteCarloGoodput:
     """Replay runs of run_work_s of work (whole intervals) under random exponential failures."""
-    # Gaps are drawn afresh at each attempt's start (exact by memorylessness). To stay near max_events
+    # Gaps are drawn afresh at each attempt's start (exact by memorylessness). To stay near
+    # max_events
     # draws (~50 ns each) the run count shrinks (≥ 2) and a run may be cut to fewer intervals.
     base = waste(
         interval_s=interval_s, checkpoint_s=checkpoint_s, restart_s=restart_s, mtbf_s=mtbf_s
@@ -364,7 +371,8 @@ def useful_devices(
     mfu: float | None = None,
 ) -> UsefulDevices:
     """N x (1 - bubble) x (1 / straggler slowdown) x goodput, or N x MFU x goodput."""
-    # bubble: PipelineResult.bubble_fraction; slowdown: StragglerCurve.slowdown; goodput: Waste.goodput.
+    # bubble: PipelineResult.bubble_fraction; slowdown: StragglerCurve.slowdown; goodput:
+    # Waste.goodput.
     # MFU already counts bubbles and waiting, so it replaces the first two factors.
     n = _count("num_gpus", num_gpus, "use e.g. 16384")
     g = _positive("goodput", goodput, "it is a fraction of wall time (Waste.goodput)", hi=1.0)

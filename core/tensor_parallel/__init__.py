@@ -1,4 +1,6 @@
-"""Tensor parallelism: Megatron column/row and head splits checked against the unsharded layer, and their communication."""
+"""Tensor parallelism: Megatron column/row and head splits checked against the unsharded layer, and
+their communication.
+"""
 
 from core.tensor_parallel.comm import (
     LINKS_COMPARED,

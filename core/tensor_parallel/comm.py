@@ -1,4 +1,6 @@
-"""Where tensor parallelism's communication goes: counts, bytes and time per layer, and a TP sweep."""
+"""Where tensor parallelism's communication goes: counts, bytes and time per layer, and a TP
+sweep.
+"""
 
 from __future__ import annotations
 
@@ -34,7 +36,9 @@ def check_model_tp(model: ModelSpec, tp: int, seq_len: int | None = None) -> Non
 
 @dataclass(frozen=True, kw_only=True)
 class TpCommPlan:
-    """Collectives of one transformer layer per micro-batch (Shoeybi et al. 2019; Korthikanti 2022)."""
+    """Collectives of one transformer layer per micro-batch (Shoeybi et al. 2019; Korthikanti
+    2022).
+    """
 
     tp: int
     sequence_parallel: bool
@@ -85,7 +89,8 @@ def tp_comm_plan(
         bwd = {"all_gather": 2 + again, "reduce_scatter": 2 + again}
     else:
         fwd, bwd = {"all_reduce": 2}, {"all_reduce": 2 + again}
-    # Ring bytes each GPU sends: all-reduce 2(t−1)/t·M; a ring all-reduce is a reduce-scatter plus an
+    # Ring bytes each GPU sends: all-reduce 2(t−1)/t·M; a ring all-reduce is a reduce-scatter plus
+    # an
     # all-gather, so each of those sends half of it, (t−1)/t·M.
     ar = all_reduce_coefficients("ring", tp)[1] * m
     per = {"all_reduce": ar, "all_gather": ar / 2, "reduce_scatter": ar / 2}
@@ -107,7 +112,8 @@ def tp_comm_plan(
 def plans_by_mode(
     model: ModelSpec, *, tp: int, micro_batch: int, seq_len: int, sequence_parallel: bool
 ) -> dict[bool, TpCommPlan]:
-    """{sequence_parallel: plan} for both modes, to compare; raises only if the chosen mode is invalid
+    """{sequence_parallel: plan} for both modes, to compare; raises only if the chosen mode is
+    invalid
     (the other is left out when its rule fails, e.g. SP needs TP to divide the sequence)."""
     plans = {}
     for sp in (sequence_parallel, not sequence_parallel):

@@ -40,7 +40,9 @@ def mlp_backward(dy, cache):
 
 
 def attention_forward(x, wq, wk, wv, wo, num_heads: int, causal: bool = True):
-    """Multi-head self-attention over the heads in wq/wk/wv columns; returns Y = O Wo and a cache."""
+    """Multi-head self-attention over the heads in wq/wk/wv columns; returns Y = O Wo and a
+    cache.
+    """
     b, s, _ = x.shape
     d = wq.shape[1] // num_heads
 

@@ -1,4 +1,6 @@
-"""Profiler traces: import a PyTorch (Kineto) trace into per-rank states, fit a plan to it, export timelines."""
+"""Profiler traces: import a PyTorch (Kineto) trace into per-rank states, fit a plan to it, export
+timelines.
+"""
 
 from core.traces.export import (
     CAT,

@@ -1,4 +1,6 @@
-"""Plans as timelines: a DP step fitted to a measured trace, and plans as Chrome trace-event JSON."""
+"""Plans as timelines: a DP step fitted to a measured trace, and plans as Chrome trace-event
+JSON.
+"""
 
 from __future__ import annotations
 
@@ -59,7 +61,9 @@ def fit_rates(
     grad_bytes_per_param: float = 4.0,
     flops_per_param_sample: float = 6.0,
 ) -> FittedRates:
-    """Rates that make a DP plan reproduce the trace's compute and comm time per step (rank mean)."""
+    """Rates that make a DP plan reproduce the trace's compute and comm time per step (rank
+    mean).
+    """
     r = analysis.ranks
     p, steps = len(r), max(1, min(x.steps for x in r))
     compute = float(np.mean([x.compute_s for x in r])) / steps
@@ -127,7 +131,9 @@ def dp_plan(
     steps: int = 1,
     grad_bytes_per_param: float = 4.0,
 ) -> tuple[DpStep, PlanTimeline]:
-    """The DP step of core.data_parallel.scaling on the plan's hardware (MFU 1: the rate is what was achieved)."""
+    """The DP step of core.data_parallel.scaling on the plan's hardware (MFU 1: the rate is what was
+    achieved).
+    """
     job = DpJob(
         num_params=num_params,
         tokens_per_gpu=samples_per_rank,

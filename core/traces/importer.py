@@ -1,4 +1,6 @@
-"""Read PyTorch profiler traces (Chrome trace-event JSON): per rank, compute vs communication vs idle."""
+"""Read PyTorch profiler traces (Chrome trace-event JSON): per rank, compute vs communication vs
+idle.
+"""
 
 from __future__ import annotations
 
@@ -122,7 +124,9 @@ def load_trace(
     max_uncompressed_bytes: float = MAX_UNCOMPRESSED_BYTES,
     max_events: int = MAX_EVENTS,
 ) -> Trace:
-    """Parse one profiler trace (plain or gzipped JSON); a ValueError says what is wrong and the fix."""
+    """Parse one profiler trace (plain or gzipped JSON); a ValueError says what is wrong and the
+    fix.
+    """
     name = re.sub(r"[^\w .+=@-]", "_", str(name))[:100] or "trace"  # safe to show, even as Markdown
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise _fail(name, f"expected the file's bytes, got {type(data).__name__}")
@@ -195,7 +199,8 @@ def load_trace(
             c[0], c[1] = c[0] + 1, c[1] + d
     if not cols[0]:
         why = (
-            f'all {skipped:,} complete ("X") events have a non-numeric, negative or non-finite ts or '
+            f'all {skipped:,} complete ("X") events have a non-numeric, negative or non-finite ts '
+            "or "
             "dur"
             if skipped
             else 'it has no complete ("X") events with a ts and a dur'

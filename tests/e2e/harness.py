@@ -109,10 +109,12 @@ def wait_for_charts(page, timeout_ms: int = 30_000) -> int:
     return page.locator("[data-testid='stPlotlyChart']").count()
 
 
-# Installed before a key press: records when the key went down and every later change inside a chart.
+# Installed before a key press: records when the key went down and every later change inside a
+# chart.
 LATENCY_PROBE = """() => {
   window.__t_key = null; window.__t_last = null; window.__t_first = null;
-  document.addEventListener('keydown', () => { if (window.__t_key === null) window.__t_key = performance.now(); },
+  document.addEventListener('keydown', () => { if (window.__t_key === null) window.__t_key =
+  performance.now(); },
                             {capture: true, once: true});
   const obs = new MutationObserver((muts) => {
     if (window.__t_key === null) return;
@@ -130,7 +132,9 @@ LATENCY_PROBE = """() => {
 
 
 def slider_to_chart_ms(page, thumb, key: str = "ArrowRight") -> tuple[float, float]:
-    """Press a key on a slider thumb; ms from keydown to (first chart redrawn, last chart change)."""
+    """Press a key on a slider thumb; ms from keydown to (first chart redrawn, last chart
+    change).
+    """
     page.evaluate(LATENCY_PROBE)
     thumb.focus()
     thumb.press(key)
@@ -149,7 +153,9 @@ def slider_to_chart_ms(page, thumb, key: str = "ArrowRight") -> tuple[float, flo
 
 
 def full_screenshot(page, path: str, max_height_px: int = 7000) -> None:
-    """Screenshot the whole page: Streamlit scrolls inside stMain, so grow the viewport to fit it."""
+    """Screenshot the whole page: Streamlit scrolls inside stMain, so grow the viewport to fit
+    it.
+    """
     height = page.evaluate("""() => { const m = document.querySelector("[data-testid='stMain']");
                                       return m ? m.scrollHeight : document.body.scrollHeight; }""")
     width = page.viewport_size["width"]

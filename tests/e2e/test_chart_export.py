@@ -1,4 +1,6 @@
-"""Real browser: a chart's camera button saves a real PNG, or a real SVG when the sidebar says so."""
+"""Real browser: a chart's camera button saves a real PNG, or a real SVG when the sidebar says
+so.
+"""
 
 import pytest
 

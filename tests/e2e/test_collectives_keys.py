@@ -1,4 +1,7 @@
-"""Collectives page in a real browser: ← / → / Home step the ring animation and write the step to the URL."""
+"""Collectives page in a real browser: ← / → / Home step the ring animation and write the step to
+the
+URL.
+"""
 
 import re
 
@@ -11,10 +14,13 @@ pytestmark = pytest.mark.browser
 
 
 def _ring_title(page, containing: str) -> str:
-    """The ring chart's title once it contains `containing` (the chart may mount after the others)."""
+    """The ring chart's title once it contains `containing` (the chart may mount after the
+    others).
+    """
     page.wait_for_function(
         """(text) => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .gtitle")]
-                     .some(t => t.textContent.startsWith('ring N=') && t.textContent.includes(text))""",
+                     .some(t => t.textContent.startsWith('ring N=') &&
+                     t.textContent.includes(text))""",
         arg=containing,
         timeout=15_000,
     )
@@ -26,7 +32,9 @@ def _ring_title(page, containing: str) -> str:
 
 
 def _press(page, key: str) -> None:
-    """Press a key with nothing focused (the page body), as a presenter would, then let the rerun finish."""
+    """Press a key with nothing focused (the page body), as a presenter would, then let the rerun
+    finish.
+    """
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.keyboard.press(key)
     page.wait_for_timeout(300)  # the shortcut's rerun starts
@@ -67,7 +75,8 @@ def test_deep_linked_step_and_algorithms_open_where_the_link_says(page, app_url)
 
 
 def test_arrow_on_a_focused_slider_moves_that_slider_only(page, app_url):
-    # The shortcuts must not hijack a focused slider (the benchmark moves N's thumb with ArrowRight).
+    # The shortcuts must not hijack a focused slider (the benchmark moves N's thumb with
+    # ArrowRight).
     page.goto(f"{app_url}/collectives")
     wait_for_app_run(page)
     wait_for_charts(page)

@@ -1,5 +1,6 @@
 """The Dockerfile rehearsed without a Docker engine (none runs on this machine): the build context
-its .dockerignore allows, started with its ENTRYPOINT, probed with its HEALTHCHECK, driven in Chromium.
+its .dockerignore allows, started with its ENTRYPOINT, probed with its HEALTHCHECK, driven in
+Chromium.
 """
 
 import fnmatch

@@ -1,6 +1,7 @@
 """A shared link must work as the very first request a freshly started server sees.
 
-Streamlit 1.67 routes requests the legacy way (a `app_pages/` folder auto-discovered, app.py skipped)
+Streamlit 1.67 routes requests the legacy way (a `app_pages/` folder auto-discovered, app.py
+skipped)
 until some session has run st.navigation; page files therefore live in app_pages/, not app_pages/.
 """
 

@@ -1,4 +1,6 @@
-"""Memory page in a real browser: layout B from a deep link, its controls write the URL, the toggle hides it."""
+"""Memory page in a real browser: layout B from a deep link, its controls write the URL, the toggle
+hides it.
+"""
 
 import re
 

@@ -1,4 +1,6 @@
-"""Planner in a real browser: a click on a ranked-table row draws that layout and puts it in the URL."""
+"""Planner in a real browser: a click on a ranked-table row draws that layout and puts it in the
+URL.
+"""
 
 import re
 from urllib.parse import parse_qs, urlparse

@@ -1,4 +1,5 @@
-"""Two app replicas behind nginx on loopback (deploy/run_replicas.sh): health, sticky sessions, gzip,
+"""Two app replicas behind nginx on loopback (deploy/run_replicas.sh): health, sticky sessions,
+gzip,
 and a real browser session whose WebSocket goes through the proxy to one replica."""
 
 from __future__ import annotations

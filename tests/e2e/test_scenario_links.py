@@ -29,7 +29,9 @@ def _open_scenario(page, app_url, label):
 
 
 def widget_value(page, key: str) -> str:
-    """What the widget with this key shows, spelled as in the URL (Streamlit adds class st-key-<key>)."""
+    """What the widget with this key shows, spelled as in the URL (Streamlit adds class
+    st-key-<key>).
+    """
     box = page.get_by_test_id("stMain").locator(f".st-key-{key}")
     expect(box).to_have_count(1, timeout=TIMEOUT)
     if box.locator("input[type=range]").count():
@@ -56,7 +58,8 @@ def test_every_scenario_link_opens_its_page_preloaded(page, app_url, label):
         assert urlsplit(href).path.endswith(stem), href
         assert dict(parse_qsl(urlsplit(href).query)) == dict(link.params)
     for i, link in enumerate(expected):
-        if i:  # the first link is followed from the page above; the others likewise, after reopening it
+        # the first link is followed from the page above; the others likewise, after reopening it
+        if i:
             links = _open_scenario(page, app_url, label)
         links.nth(i).click()
         stem = link.page.split("/")[-1][:-3]
