@@ -4,30 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
-def whole_number(name: str, value) -> int:
-    """The value as an int ≥ 1 (integral floats such as 70e9 accepted), else a ValueError."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name}={value!r} must be a whole number ≥ 1")
-    return value
-
-
-def check_choice(name: str, value, options):
-    """The value if it is one of the options, else a ValueError listing them."""
-    if value not in options:
-        raise ValueError(f"{name}={value!r} is unknown: use one of {', '.join(map(str, options))}")
-    return value
-
-
-def check_divides(what: str, k: int, n: int, noun: str, rule: str) -> None:
-    """ValueError with the rule and the valid degrees when k does not divide n."""
-    if n % k:
-        divisors = ", ".join(str(d) for d in range(1, n + 1) if n % d == 0)
-        raise ValueError(
-            f"{what}={k} does not divide {n} {noun}: {rule}; use {what} in {{{divisors}}}"
-        )
+from core.checks import check_choice, check_divides, whole_number
 
 
 @dataclass(frozen=True, kw_only=True)

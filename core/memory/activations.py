@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.model import ModelSpec, check_choice, check_divides, whole_number
+from core.checks import check_choice, check_divides, whole_number
+from core.model import ModelSpec
 
 RECOMPUTE_MODES = ("none", "selective", "full")
 SCHEDULES = ("1f1b", "gpipe", "interleaved_1f1b")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from core.checks import check_choice, check_divides, whole_number
 from core.memory.activations import RECOMPUTE_MODES, SCHEDULES, RecomputeOption, stage_activations
-from core.model import ModelSpec, check_choice, check_divides, whole_number
+from core.model import ModelSpec
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.checks import check_choice, whole_number
 from core.memory import RECOMPUTE_MODES, SCHEDULES, get_recipe
-from core.model import check_choice, whole_number
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,0 +1,45 @@
+"""Input checks shared by the whole core: each raises ValueError naming the value, rule and fix."""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+
+def whole_number(name: str, value) -> int:
+    """The value as an int ≥ 1 (integral floats such as 70e9 accepted), else a ValueError."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name}={value!r} must be a whole number ≥ 1")
+    return value
+
+
+def check_choice(name: str, value, options):
+    """The value if it is one of the options, else a ValueError listing them."""
+    if value not in options:
+        raise ValueError(f"{name}={value!r} is unknown: use one of {', '.join(map(str, options))}")
+    return value
+
+
+def check_divides(what: str, k: int, n: int, noun: str, rule: str) -> None:
+    """ValueError with the rule and the valid degrees when k does not divide n."""
+    if n % k:
+        divisors = ", ".join(str(d) for d in range(1, n + 1) if n % d == 0)
+        raise ValueError(
+            f"{what}={k} does not divide {n} {noun}: {rule}; use {what} in {{{divisors}}}"
+        )
+
+
+def positive(
+    name: str, value, *, fix: str, allow_zero: bool = False, hi: float = math.inf
+) -> float:
+    """The value as a float if it is finite and > 0 (≥ 0 with allow_zero, ≤ hi), else a ValueError.
+
+    `fix` completes the message, e.g. "use e.g. 8" or "lengthen the interval".
+    """
+    ok = isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < 0 or (value == 0 and not allow_zero) or value > hi:
+        rule = ("≥ 0" if allow_zero else "> 0") + (f" and ≤ {hi:g}" if hi < math.inf else "")
+        raise ValueError(f"{name}={value!r} must be a finite number {rule}; {fix}")
+    return float(value)
