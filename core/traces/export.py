@@ -12,7 +12,7 @@ import pandas as pd
 
 from core.data_parallel import DpJob, DpStep, dp_step
 from core.hardware import Cluster, GpuSpec, LinkSpec
-from core.traces.importer import COMM_ONLY, COMPUTE, IDLE, OVERLAP, TraceAnalysis, runs, union
+from core.traces.analysis import COMM_ONLY, COMPUTE, IDLE, OVERLAP, TraceAnalysis, runs, union
 
 # Slice names in exported traces: what a rank does in each state.
 SLICE = {
@@ -34,7 +34,7 @@ class PlanTimeline:
     step_s: float
     seg_start_s: np.ndarray
     seg_end_s: np.ndarray
-    seg_state: np.ndarray  # IDLE, COMPUTE, COMM_ONLY, OVERLAP (core.traces.importer)
+    seg_state: np.ndarray  # IDLE, COMPUTE, COMM_ONLY, OVERLAP (core.traces.analysis)
 
     def seconds(self, state: int) -> float:
         """Time in one state over all the steps, per rank."""
