@@ -32,16 +32,11 @@ from core.collectives.compare import (
 from core.collectives.cost import (
     ALL_REDUCE_MODELS,
     CostBreakdown,
-    HierarchicalCost,
     all_gather_time_s,
     all_reduce_coefficients,
     all_reduce_cost,
     all_reduce_time_s,
     crossover_message_bytes,
-    flat_ring_all_reduce_time_s,
-    flat_ring_bottleneck_bytes_per_s,
-    hierarchical_all_reduce_cost,
-    hierarchical_all_reduce_time_s,
     reduce_scatter_time_s,
     step_times_s,
 )
@@ -66,6 +61,13 @@ from core.collectives.trace import (
     keeps_states,
     make_step,
     make_trace,
+)
+from core.collectives.two_tier import (
+    HierarchicalCost,
+    flat_ring_all_reduce_time_s,
+    flat_ring_bottleneck_bytes_per_s,
+    hierarchical_all_reduce_cost,
+    hierarchical_all_reduce_time_s,
 )
 
 __all__ = [
