@@ -6,13 +6,8 @@ from core.collectives.algorithms import (
     ALGORITHMS,
     AllReduceAlgorithm,
     BytesScan,
-    halving_doubling_all_reduce,
-    hierarchical_all_reduce,
-    naive_all_reduce,
-    recursive_doubling_all_reduce,
     scan_bytes_per_rank,
     simulate_all_reduce,
-    tree_all_reduce,
 )
 from core.collectives.busbw import (
     BUS_BANDWIDTH_FACTORS,
@@ -23,6 +18,7 @@ from core.collectives.busbw import (
     check_positive,
     check_ranks,
 )
+from core.collectives.butterfly import halving_doubling_all_reduce, recursive_doubling_all_reduce
 from core.collectives.compare import (
     AlgorithmRun,
     cluster_step_times_s,
@@ -40,6 +36,7 @@ from core.collectives.cost import (
     reduce_scatter_time_s,
     step_times_s,
 )
+from core.collectives.hierarchical import hierarchical_all_reduce
 from core.collectives.ring import (
     RING_INDEXING,
     example_inputs,
@@ -48,6 +45,7 @@ from core.collectives.ring import (
     ring_reduce_scatter,
     shard,
 )
+from core.collectives.rooted import naive_all_reduce, tree_all_reduce
 from core.collectives.trace import (
     MAX_STATE_ELEMENTS,
     MAX_TRACKED_RANKS,
