@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.checks import whole_number
 from core.collectives import ring_all_reduce
 
 
@@ -27,13 +28,9 @@ def make_problem(
     *, num_samples: int = 96, num_features: int = 4, hidden: int = 16, seed: int = 0
 ) -> Problem:
     """Targets from a fixed random 'teacher' MLP plus noise; a fresh random student to train."""
-    for name, v in (
-        ("num_samples", num_samples),
-        ("num_features", num_features),
-        ("hidden", hidden),
-    ):
-        if int(v) != v or v < 1:
-            raise ValueError(f"{name}={v!r} must be a whole number ≥ 1")
+    num_samples = whole_number("num_samples", num_samples)
+    num_features = whole_number("num_features", num_features)
+    hidden = whole_number("hidden", hidden)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((num_samples, num_features))
     teacher = rng.standard_normal(num_features)
