@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.checks import check_choice
+from core.collectives.busbw import check_positive
 from core.collectives.butterfly import halving_doubling_all_reduce, recursive_doubling_all_reduce
 from core.collectives.hierarchical import hierarchical_all_reduce
 from core.collectives.ring import ring_all_reduce
@@ -78,11 +80,7 @@ def simulate_all_reduce(
     algorithm: str, inputs, *, gpus_per_node: int | None = None
 ) -> CollectiveTrace:
     """Run one registered all-reduce simulator by name."""
-    if algorithm not in ALGORITHMS:
-        raise ValueError(
-            f"unknown all-reduce algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}"
-        )
-    entry = ALGORITHMS[algorithm]
+    entry = ALGORITHMS[check_choice("algorithm", algorithm, ALGORITHMS)]
     if entry.two_level:
         if gpus_per_node is None:
             raise ValueError(
@@ -112,8 +110,7 @@ def scan_bytes_per_rank(
         raise ValueError(
             f"rank_counts={rank_counts!r} must be a non-empty list of whole numbers ≥ 1"
         )
-    if not message_bytes > 0:
-        raise ValueError(f"message_bytes={message_bytes!r} must be > 0; use e.g. 1e9")
+    message_bytes = check_positive(message_bytes, "message_bytes", "1e9")
     sent = {a: np.zeros(counts.size) for a in algorithms}
     received = {a: np.zeros(counts.size) for a in algorithms}
     for i, n in enumerate(counts.tolist()):

@@ -4,7 +4,7 @@ checks.
 
 from __future__ import annotations
 
-from core.checks import positive, whole_number
+from core.checks import check_choice, positive, whole_number
 
 
 def check_ranks(num_ranks, name: str = "num_ranks") -> int:
@@ -40,11 +40,8 @@ BUS_BANDWIDTH_FACTORS = {
 
 def bus_bandwidth_factor(collective: str, num_ranks: int) -> float:
     """nccl-tests busbw/algbw factor, e.g. 2(n-1)/n for all_reduce."""
-    if collective not in BUS_BANDWIDTH_FACTORS:
-        raise ValueError(
-            f"unknown collective {collective!r}: choose one of {', '.join(BUS_BANDWIDTH_FACTORS)}"
-        )
-    return BUS_BANDWIDTH_FACTORS[collective](check_ranks(num_ranks))
+    factor = BUS_BANDWIDTH_FACTORS[check_choice("collective", collective, BUS_BANDWIDTH_FACTORS)]
+    return factor(check_ranks(num_ranks))
 
 
 def algbw_bytes_per_s(message_bytes: float, time_s: float) -> float:

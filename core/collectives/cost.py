@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.checks import check_choice
 from core.collectives.busbw import check_nonnegative, check_positive, check_ranks
 
 
@@ -85,12 +86,8 @@ ALL_REDUCE_MODELS = {
 
 def all_reduce_coefficients(algorithm: str, num_ranks: int) -> tuple[float, float, float]:
     """(alpha count, beta factor, gamma factor) of an all-reduce algorithm on num_ranks ranks."""
-    if algorithm not in ALL_REDUCE_MODELS:
-        raise ValueError(
-            f"unknown all-reduce algorithm {algorithm!r}: choose one of "
-            f"{', '.join(ALL_REDUCE_MODELS)}"
-        )
-    return ALL_REDUCE_MODELS[algorithm][2](check_ranks(num_ranks))
+    model = ALL_REDUCE_MODELS[check_choice("algorithm", algorithm, ALL_REDUCE_MODELS)]
+    return model[2](check_ranks(num_ranks))
 
 
 def all_reduce_cost(
@@ -154,16 +151,14 @@ def crossover_message_bytes(
 
 
 def _rs_ag_coefficients(algorithm: str, p: int) -> tuple[float, float]:
-    if algorithm == "ring":
+    if check_choice("algorithm", algorithm, ("ring", "recursive")) == "ring":
         return p - 1, (p - 1) / p
-    if algorithm == "recursive":
-        if p & (p - 1):
-            raise ValueError(
-                f"recursive halving/doubling needs a power-of-two rank count, got {p}; "
-                "use algorithm='ring' or a power of two"
-            )
-        return _lg_floor(p), (p - 1) / p
-    raise ValueError(f"unknown algorithm {algorithm!r}: choose 'ring' or 'recursive'")
+    if p & (p - 1):
+        raise ValueError(
+            f"recursive halving/doubling needs a power-of-two rank count, got {p}; "
+            "use algorithm='ring' or a power of two"
+        )
+    return _lg_floor(p), (p - 1) / p
 
 
 def reduce_scatter_time_s(
