@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.checks import whole_number
+from core.checks import positive, whole_number
 from core.collectives import (
     all_gather_time_s,
     all_reduce_coefficients,
@@ -138,10 +138,7 @@ def layer_compute_s(
     full_recompute: bool = False,
 ) -> float:
     """One layer's forward + backward on one TP rank: layer FLOPs × (3, or 4 with recompute) / t."""
-    if not 0 < mfu <= 1:
-        raise ValueError(
-            f"mfu={mfu!r} is a fraction of peak FLOP/s and must be in (0, 1]; use e.g. 0.5"
-        )
+    positive("mfu", mfu, fix="it is a fraction of peak FLOP/s; use e.g. 0.5", hi=1.0)
     fwd = model.layer_forward_flops_per_token(seq_len) / model.num_layers * micro_batch * seq_len
     return fwd * (4 if full_recompute else 3) / tp / (gpu.bf16_flops_per_s * mfu)
 
