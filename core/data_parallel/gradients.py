@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.checks import whole_number
+from core.checks import check_divides, positive, whole_number
 from core.collectives import ring_all_reduce
 
 
@@ -81,12 +81,8 @@ def shard_bounds(num_samples: int, shard_sizes: tuple[int, ...]) -> list[tuple[i
 
 def equal_shards(num_samples: int, num_ranks: int) -> tuple[int, ...]:
     """Split a batch into num_ranks equal shards (the DistributedSampler case)."""
-    if int(num_ranks) != num_ranks or num_ranks < 1 or num_samples % num_ranks:
-        raise ValueError(
-            f"batch of {num_samples} samples does not split evenly over {num_ranks} "
-            f"ranks: equal shards need num_ranks to divide the batch; pick a divisor "
-            f"of {num_samples}"
-        )
+    num_ranks = whole_number("num_ranks", num_ranks, fix="use e.g. 8")
+    check_divides("num_ranks", num_ranks, num_samples, "samples", "equal shards split the batch")
     return (num_samples // num_ranks,) * num_ranks
 
 
@@ -208,11 +204,8 @@ def sgd_curves(
     learning_rate: float = 0.2,
 ) -> SgdCurves:
     """Run a few plain SGD steps three ways from the same start and record the full-batch loss."""
-    if int(num_steps) != num_steps or num_steps < 1 or not learning_rate > 0:
-        raise ValueError(
-            f"num_steps={num_steps}, learning_rate={learning_rate}: need ≥ 1 whole "
-            "step and a positive learning rate; use e.g. 30 steps at 0.2"
-        )
+    num_steps = whole_number("num_steps", num_steps, fix="use e.g. 30")
+    positive("learning_rate", learning_rate, fix="use e.g. 0.2")
     shard_sizes = tuple(int(s) for s in shard_sizes)
     n, total = len(shard_sizes), float(sum(shard_sizes))
     weights = np.asarray(shard_sizes, dtype=float)[:, None]
