@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral, Real
 
 
-def whole_number(name: str, value) -> int:
-    """The value as an int ≥ 1 (integral floats such as 70e9 accepted), else a ValueError."""
+def whole_number(name: str, value, *, fix: str = "") -> int:
+    """The value as an int ≥ 1 (integral floats such as 70e9 and numpy integers accepted), else a
+    ValueError; `fix` completes the message, e.g. "use e.g. 8".
+    """
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name}={value!r} must be a whole number ≥ 1")
-    return value
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(
+            f"{name}={value!r} must be a whole number ≥ 1" + (f"; {fix}" if fix else "")
+        )
+    return int(value)
 
 
 def check_choice(name: str, value, options):

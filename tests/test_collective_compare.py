@@ -98,7 +98,7 @@ def test_rules_broken_by_the_controls_are_named():
         run("hierarchical", n=6, gpus_per_node=8)
     with pytest.raises(ValueError, match="message_bytes=0 must be a finite number > 0"):
         run("ring", message_bytes=0)
-    with pytest.raises(ValueError, match="unknown all-reduce algorithm 'star'"):
+    with pytest.raises(ValueError, match="algorithm='star' is unknown: use one of ring"):
         run("star")
 
 

@@ -138,7 +138,10 @@ def test_bad_shards_raise_with_numbers(sizes, msg):
 def test_equal_shards_and_bounds():
     assert equal_shards(96, 8) == (12,) * 8
     assert shard_bounds(10, (3, 7)) == [(0, 3), (3, 10)]
-    with pytest.raises(ValueError, match="96 samples does not split evenly over 7"):
+    with pytest.raises(
+        ValueError,
+        match=r"num_ranks=7 does not divide 96 samples: .*use num_ranks in \{1, 2, 3, 4, 6, 8,",
+    ):
         equal_shards(96, 7)
 
 

@@ -419,10 +419,10 @@ def test_v_placement_has_no_latency_at_the_turn():
         (("zb_v", 4, 8, 1), "zb_v allows v = 2 (model chunks per rank): v=1; use v=2"),
         (("dualpipe_v", 4, 8, 3), "v=3; use v=2"),
         (("gpipe", 4, 8, 2), "gpipe allows v = 1 (model chunks per rank): v=2; use v=1"),
-        (("1f1b", 0, 8), "P (pipeline ranks) must be a whole number ≥ 1: got 0"),
-        (("1f1b", 4, 0), "M (micro-batches) must be a whole number ≥ 1: got 0"),
-        (("1f1b", 4, 2.5), "M (micro-batches) must be a whole number ≥ 1: got 2.5"),
-        (("pipedream", 4, 8), "unknown schedule 'pipedream': use one of gpipe, 1f1b"),
+        (("1f1b", 0, 8), "P (pipeline ranks)=0 must be a whole number ≥ 1; use 1 or more"),
+        (("1f1b", 4, 0), "M (micro-batches)=0 must be a whole number ≥ 1; use 1 or more"),
+        (("1f1b", 4, 2.5), "M (micro-batches)=2.5 must be a whole number ≥ 1; use 1 or more"),
+        (("pipedream", 4, 8), "schedule='pipedream' is unknown: use one of gpipe, 1f1b"),
         (("gpipe", 1000, 1000), "2,000,000 ops, over the 1,000,000-op limit"),
     ],
 )
@@ -435,12 +435,12 @@ def test_input_rules_state_numbers_rule_and_fix(args, expected):
 @pytest.mark.parametrize(
     "kwargs,expected",
     [
-        ({"forward_s": 0.0}, "forward_s must be a finite number > 0 seconds: got 0.0"),
-        ({"backward_input_s": -1.0}, "backward_input_s must be a finite number > 0"),
-        ({"backward_weight_s": float("inf")}, "backward_weight_s must be a finite number > 0"),
-        ({"p2p_s": -0.5}, "p2p_s must be a finite number ≥ 0 seconds: got -0.5"),
-        ({"overlap_s": 0}, "overlap_s must be a finite number > 0"),
-        ({"forward_s": "1"}, "forward_s must be a finite number > 0"),
+        ({"forward_s": 0.0}, "forward_s=0.0 must be a finite number > 0; use e.g. 1.0 seconds"),
+        ({"backward_input_s": -1.0}, "backward_input_s=-1.0 must be a finite number > 0"),
+        ({"backward_weight_s": float("inf")}, "backward_weight_s=inf must be a finite number > 0"),
+        ({"p2p_s": -0.5}, "p2p_s=-0.5 must be a finite number ≥ 0; use e.g. 0.0 seconds"),
+        ({"overlap_s": 0}, "overlap_s=0 must be a finite number > 0"),
+        ({"forward_s": "1"}, "forward_s='1' must be a finite number > 0"),
     ],
 )
 def test_durations_are_validated(kwargs, expected):

@@ -6,13 +6,8 @@ from core.collectives.algorithms import (
     ALGORITHMS,
     AllReduceAlgorithm,
     BytesScan,
-    halving_doubling_all_reduce,
-    hierarchical_all_reduce,
-    naive_all_reduce,
-    recursive_doubling_all_reduce,
     scan_bytes_per_rank,
     simulate_all_reduce,
-    tree_all_reduce,
 )
 from core.collectives.busbw import (
     BUS_BANDWIDTH_FACTORS,
@@ -23,6 +18,7 @@ from core.collectives.busbw import (
     check_positive,
     check_ranks,
 )
+from core.collectives.butterfly import halving_doubling_all_reduce, recursive_doubling_all_reduce
 from core.collectives.compare import (
     AlgorithmRun,
     cluster_step_times_s,
@@ -32,19 +28,15 @@ from core.collectives.compare import (
 from core.collectives.cost import (
     ALL_REDUCE_MODELS,
     CostBreakdown,
-    HierarchicalCost,
     all_gather_time_s,
     all_reduce_coefficients,
     all_reduce_cost,
     all_reduce_time_s,
     crossover_message_bytes,
-    flat_ring_all_reduce_time_s,
-    flat_ring_bottleneck_bytes_per_s,
-    hierarchical_all_reduce_cost,
-    hierarchical_all_reduce_time_s,
     reduce_scatter_time_s,
     step_times_s,
 )
+from core.collectives.hierarchical import hierarchical_all_reduce
 from core.collectives.ring import (
     RING_INDEXING,
     example_inputs,
@@ -53,6 +45,7 @@ from core.collectives.ring import (
     ring_reduce_scatter,
     shard,
 )
+from core.collectives.rooted import naive_all_reduce, tree_all_reduce
 from core.collectives.trace import (
     MAX_STATE_ELEMENTS,
     MAX_TRACKED_RANKS,
@@ -66,6 +59,13 @@ from core.collectives.trace import (
     keeps_states,
     make_step,
     make_trace,
+)
+from core.collectives.two_tier import (
+    HierarchicalCost,
+    flat_ring_all_reduce_time_s,
+    flat_ring_bottleneck_bytes_per_s,
+    hierarchical_all_reduce_cost,
+    hierarchical_all_reduce_time_s,
 )
 
 __all__ = [

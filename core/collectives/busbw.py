@@ -4,50 +4,24 @@ checks.
 
 from __future__ import annotations
 
-import math
-from numbers import Real
-
-import numpy as np
+from core.checks import check_choice, positive, whole_number
 
 
 def check_ranks(num_ranks, name: str = "num_ranks") -> int:
     """A rank count as an int ≥ 1, or a ValueError naming the rule and the fix."""
-    if isinstance(num_ranks, bool) or not isinstance(num_ranks, (int, np.integer)):
-        raise ValueError(
-            f"{name}={num_ranks!r} is not a whole number: ranks count GPUs; "
-            f"pass an int ≥ 1 such as 8"
-        )
-    if num_ranks < 1:
-        raise ValueError(
-            f"{name}={num_ranks} is below 1: a collective needs at least one rank; use {name} ≥ 1"
-        )
-    return int(num_ranks)
+    return whole_number(
+        name, num_ranks, fix="a collective needs at least one rank (one per GPU); use e.g. 8"
+    )
 
 
 def check_positive(value, name: str, example: str) -> float:
     """A finite number > 0 (sizes, bandwidths, times)."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, Real)
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        raise ValueError(f"{name}={value!r} must be a finite number > 0; use e.g. {example}")
-    return float(value)
+    return positive(name, value, fix=f"use e.g. {example}")
 
 
 def check_nonnegative(value, name: str, example: str) -> float:
     """A finite number ≥ 0 (latencies, gamma)."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, Real)
-        or not math.isfinite(value)
-        or value < 0
-    ):
-        raise ValueError(
-            f"{name}={value!r} must be a finite number ≥ 0 (0 ignores the term); use e.g. {example}"
-        )
-    return float(value)
+    return positive(name, value, fix=f"0 ignores the term; use e.g. {example}", allow_zero=True)
 
 
 # nccl-tests src/*.cu *GetBw(): busbw = algbw x factor (doc/PERFORMANCE.md; ref §2 table).
@@ -66,11 +40,8 @@ BUS_BANDWIDTH_FACTORS = {
 
 def bus_bandwidth_factor(collective: str, num_ranks: int) -> float:
     """nccl-tests busbw/algbw factor, e.g. 2(n-1)/n for all_reduce."""
-    if collective not in BUS_BANDWIDTH_FACTORS:
-        raise ValueError(
-            f"unknown collective {collective!r}: choose one of {', '.join(BUS_BANDWIDTH_FACTORS)}"
-        )
-    return BUS_BANDWIDTH_FACTORS[collective](check_ranks(num_ranks))
+    factor = BUS_BANDWIDTH_FACTORS[check_choice("collective", collective, BUS_BANDWIDTH_FACTORS)]
+    return factor(check_ranks(num_ranks))
 
 
 def algbw_bytes_per_s(message_bytes: float, time_s: float) -> float:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.collectives.algorithms import ALGORITHMS, simulate_all_reduce
-from core.collectives.busbw import check_positive
+from core.collectives.busbw import check_positive, check_ranks
 from core.collectives.cost import step_times_s
 from core.collectives.trace import CollectiveTrace
 from core.hardware import Cluster
@@ -74,8 +74,7 @@ def timing_elements(num_ranks: int) -> int:
     and of
     the largest power of two ≤ N (halving-doubling), so scaled bytes and times match a large
     tensor's."""
-    if num_ranks < 1:
-        raise ValueError(f"num_ranks={num_ranks} must be ≥ 1; use the number of GPUs")
+    num_ranks = check_ranks(num_ranks)
     return math.lcm(num_ranks, 1 << (num_ranks.bit_length() - 1))
 
 

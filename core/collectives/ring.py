@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.checks import whole_number
 from core.collectives.trace import (
     CollectiveTrace,
     as_rank_inputs,
@@ -156,8 +157,8 @@ def shard(trace: CollectiveTrace, rank: int) -> np.ndarray:
 
 def example_inputs(num_ranks: int, num_elements: int, seed: int = 0) -> np.ndarray:
     """Small random integers (0-9) per rank, so a learner can check the sums by eye."""
-    if num_ranks < 1 or num_elements < 1:
-        raise ValueError(f"num_ranks={num_ranks}, num_elements={num_elements}: both must be ≥ 1")
-    return np.random.default_rng(seed).integers(
-        0, 10, size=(num_ranks, num_elements), dtype=np.int64
+    size = (
+        whole_number("num_ranks", num_ranks, fix="use e.g. 4"),
+        whole_number("num_elements", num_elements, fix="use e.g. 8"),
     )
+    return np.random.default_rng(seed).integers(0, 10, size=size, dtype=np.int64)

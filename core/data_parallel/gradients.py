@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.checks import check_divides, positive, whole_number
 from core.collectives import ring_all_reduce
 
 
@@ -27,13 +28,9 @@ def make_problem(
     *, num_samples: int = 96, num_features: int = 4, hidden: int = 16, seed: int = 0
 ) -> Problem:
     """Targets from a fixed random 'teacher' MLP plus noise; a fresh random student to train."""
-    for name, v in (
-        ("num_samples", num_samples),
-        ("num_features", num_features),
-        ("hidden", hidden),
-    ):
-        if int(v) != v or v < 1:
-            raise ValueError(f"{name}={v!r} must be a whole number ≥ 1")
+    num_samples = whole_number("num_samples", num_samples)
+    num_features = whole_number("num_features", num_features)
+    hidden = whole_number("hidden", hidden)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((num_samples, num_features))
     teacher = rng.standard_normal(num_features)
@@ -84,12 +81,8 @@ def shard_bounds(num_samples: int, shard_sizes: tuple[int, ...]) -> list[tuple[i
 
 def equal_shards(num_samples: int, num_ranks: int) -> tuple[int, ...]:
     """Split a batch into num_ranks equal shards (the DistributedSampler case)."""
-    if int(num_ranks) != num_ranks or num_ranks < 1 or num_samples % num_ranks:
-        raise ValueError(
-            f"batch of {num_samples} samples does not split evenly over {num_ranks} "
-            f"ranks: equal shards need num_ranks to divide the batch; pick a divisor "
-            f"of {num_samples}"
-        )
+    num_ranks = whole_number("num_ranks", num_ranks, fix="use e.g. 8")
+    check_divides("num_ranks", num_ranks, num_samples, "samples", "equal shards split the batch")
     return (num_samples // num_ranks,) * num_ranks
 
 
@@ -211,11 +204,8 @@ def sgd_curves(
     learning_rate: float = 0.2,
 ) -> SgdCurves:
     """Run a few plain SGD steps three ways from the same start and record the full-batch loss."""
-    if int(num_steps) != num_steps or num_steps < 1 or not learning_rate > 0:
-        raise ValueError(
-            f"num_steps={num_steps}, learning_rate={learning_rate}: need ≥ 1 whole "
-            "step and a positive learning rate; use e.g. 30 steps at 0.2"
-        )
+    num_steps = whole_number("num_steps", num_steps, fix="use e.g. 30")
+    positive("learning_rate", learning_rate, fix="use e.g. 0.2")
     shard_sizes = tuple(int(s) for s in shard_sizes)
     n, total = len(shard_sizes), float(sum(shard_sizes))
     weights = np.asarray(shard_sizes, dtype=float)[:, None]

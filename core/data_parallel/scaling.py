@@ -9,6 +9,7 @@ from enum import Enum
 
 import numpy as np
 
+from core.checks import positive, whole_number
 from core.collectives import (
     all_reduce_coefficients,
     flat_ring_all_reduce_time_s,
@@ -51,13 +52,14 @@ class DpJob:
     all_reduce: AllReduceKind = AllReduceKind.FLAT_RING
 
     def __post_init__(self) -> None:
-        for f in ("num_params", "tokens_per_gpu", "grad_bytes_per_param", "flops_per_param_token"):
-            if not getattr(self, f) > 0:
-                raise ValueError(f"{f}={getattr(self, f)!r} must be > 0")
-        if not 0 < self.mfu <= 1:
-            raise ValueError(
-                f"mfu={self.mfu!r} is a fraction of peak FLOP/s and must be in (0, 1]; use e.g. 0.4"
-            )
+        for f, fix in (
+            ("num_params", "use e.g. 7e9"),
+            ("tokens_per_gpu", "use e.g. 4096"),
+            ("grad_bytes_per_param", "use 4 (fp32) or 2 (bf16)"),
+            ("flops_per_param_token", "use 6 (the 6N rule)"),
+        ):
+            positive(f, getattr(self, f), fix=fix)
+        positive("mfu", self.mfu, fix="it is a fraction of peak FLOP/s; use e.g. 0.4", hi=1.0)
         if self.bucket_bytes is not None and not self.bucket_bytes >= 1:
             raise ValueError(
                 f"bucket_bytes={self.bucket_bytes!r} must be ≥ 1 byte (or None for no "
@@ -101,8 +103,7 @@ def cluster_for(base: Cluster, num_gpus: int) -> Cluster:
     1).
     """
     g = base.gpus_per_node
-    if isinstance(num_gpus, bool) or int(num_gpus) != num_gpus or num_gpus < 1:
-        raise ValueError(f"num_gpus={num_gpus!r} must be a whole number ≥ 1")
+    num_gpus = whole_number("num_gpus", num_gpus, fix=f"use e.g. {g}")
     if num_gpus <= g:
         return replace(
             base,
@@ -198,8 +199,7 @@ class DpStep:
 def dp_step(job: DpJob, cluster: Cluster, *, tokens_per_gpu: float | None = None) -> DpStep:
     """Step time of a DP job on every GPU of a cluster (the whole cluster is the DP group)."""
     tokens = job.tokens_per_gpu if tokens_per_gpu is None else tokens_per_gpu
-    if not tokens > 0:
-        raise ValueError(f"tokens_per_gpu={tokens!r} must be > 0")
+    positive("tokens_per_gpu", tokens, fix="use e.g. 4096")
     flops = job.flops_per_param_token * job.num_params * tokens
     compute_s = flops / (cluster.gpu.bf16_flops_per_s * job.mfu)
     fwd, bwd = compute_s / 3, 2 * compute_s / 3  # backward = 2 x forward (planner.md §1)

@@ -8,6 +8,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from core.checks import positive, whole_number
+
 # Integration grid for E[max of p N(0,1)]: the integrand decays like phi(x) on both sides, so
 # [-12, 12] loses < 1e-30; the trapezoid rule is spectrally accurate for such smooth, decaying
 # functions.
@@ -24,17 +26,13 @@ def _grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return x, pdf, log_cdf
 
 
-def _check_ranks(num_ranks: int) -> None:
-    if not isinstance(num_ranks, (int, np.integer)) or isinstance(num_ranks, bool) or num_ranks < 1:
-        raise ValueError(
-            f"num_ranks={num_ranks!r}: a step needs a whole number of ranks ≥ 1; "
-            "use e.g. 8, 64 or 512"
-        )
+def _ranks(num_ranks) -> int:
+    return whole_number("num_ranks", num_ranks, fix="a step needs ≥ 1 rank; use e.g. 8, 64 or 512")
 
 
 def expected_max_std_normal(num_ranks: int) -> float:
     """E[max of p iid N(0,1)] = ∫ x p φ(x) Φ(x)^(p-1) dx, by the trapezoid rule."""
-    _check_ranks(num_ranks)
+    num_ranks = _ranks(num_ranks)
     x, pdf, log_cdf = _grid()
     # collectives.md §6: density of the maximum of p iid normals is p φ(x) Φ(x)^(p-1).
     density = num_ranks * pdf * np.exp((num_ranks - 1) * log_cdf)
@@ -43,12 +41,14 @@ def expected_max_std_normal(num_ranks: int) -> float:
 
 def prob_step_slow(num_ranks: int, slow_prob: float) -> float:
     """P(at least one of p ranks hiccups) = 1 - (1 - q)^p (Dean & Barroso, CACM 2013)."""
-    _check_ranks(num_ranks)
-    if not 0.0 <= slow_prob <= 1.0:
-        raise ValueError(
-            f"slow_prob={slow_prob} is a probability and must lie in [0, 1]; "
-            "use e.g. 0.01 for a 1% chance per rank per step"
-        )
+    num_ranks = _ranks(num_ranks)
+    slow_prob = positive(
+        "slow_prob",
+        slow_prob,
+        fix="it is a probability: use e.g. 0.01 for a 1% chance per rank per step",
+        allow_zero=True,
+        hi=1.0,
+    )
     return 1.0 - (1.0 - slow_prob) ** num_ranks
 
 
@@ -82,18 +82,14 @@ def straggler_curve(
     """Expected step time of p ranks with per-rank time N(mu, sigma^2), closed form and Monte
     Carlo.
     """
-    if mean_step_s <= 0 or jitter_s < 0:
-        raise ValueError(
-            f"mean_step_s={mean_step_s}, jitter_s={jitter_s}: the mean step must be > 0 "
-            "and the jitter ≥ 0; use e.g. 0.1 s and 0.005 s"
-        )
+    mean_step_s = positive("mean_step_s", mean_step_s, fix="use e.g. 0.1 s")
+    jitter_s = positive("jitter_s", jitter_s, fix="use e.g. 0.005 s", allow_zero=True)
     if num_trials < 2:
         raise ValueError(
             f"num_trials={num_trials}: a Monte Carlo mean with an error bar needs ≥ 2 "
             "trials; use e.g. 400"
         )
-    for p in rank_counts:
-        _check_ranks(p)
+    rank_counts = tuple(_ranks(p) for p in rank_counts)
     rng = np.random.default_rng(seed)
     z = [expected_max_std_normal(p) for p in rank_counts]
     mc, err = [], []
@@ -103,7 +99,7 @@ def straggler_curve(
         err.append(float(maxima.std(ddof=1) / math.sqrt(num_trials)))
     expected = [mean_step_s + jitter_s * v for v in z]
     return StragglerCurve(
-        rank_counts=tuple(int(p) for p in rank_counts),
+        rank_counts=rank_counts,
         mean_step_s=mean_step_s,
         jitter_s=jitter_s,
         expected_max_z=tuple(z),

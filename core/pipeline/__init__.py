@@ -15,6 +15,13 @@ from core.pipeline.metrics import (
     closed_form_makespan_s,
     closed_form_peak_activations,
 )
+from core.pipeline.orders import (
+    ScheduleOrder,
+    build_order,
+    format_action,
+    stage_chunks,
+    stage_to_rank,
+)
 from core.pipeline.result import (
     KINDS,
     Op,
@@ -25,17 +32,7 @@ from core.pipeline.result import (
     peak_activations,
     span_bubble,
 )
-from core.pipeline.schedules import (
-    MAX_OPS,
-    SCHEDULES,
-    ScheduleInfo,
-    ScheduleOrder,
-    build_order,
-    check_inputs,
-    format_action,
-    stage_chunks,
-    stage_to_rank,
-)
+from core.pipeline.schedules import MAX_OPS, SCHEDULES, ScheduleInfo, check_inputs
 from core.pipeline.simulator import simulate, simulate_order
 
 __all__ = [

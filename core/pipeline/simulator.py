@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import math
-from numbers import Real
-
 import numpy as np
 
+from core.checks import positive
+from core.pipeline.orders import ScheduleOrder, build_order, format_action, stage_chunks
 from core.pipeline.result import OpTable, PipelineResult, peak_activations
-from core.pipeline.schedules import ScheduleOrder, build_order, format_action, stage_chunks
 
 
-def _positive(name: str, value: float, allow_zero: bool = False) -> float:
-    ok = isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or value < 0 or (value == 0 and not allow_zero):
-        rule = "≥ 0" if allow_zero else "> 0"
-        raise ValueError(
-            f"{name} must be a finite number {rule} seconds: got {value!r}; "
-            f"use e.g. {0.0 if allow_zero else 1.0}"
-        )
-    return float(value)
+def _seconds(name: str, value, allow_zero: bool = False) -> float:
+    """A duration in seconds through core.checks.positive, with a sample value as the fix."""
+    fix = f"use e.g. {0.0 if allow_zero else 1.0} seconds"
+    return positive(name, value, fix=fix, allow_zero=allow_zero)
 
 
 def simulate(
@@ -55,11 +48,11 @@ def simulate_order(
     overlap_s: float | None = None,
 ) -> PipelineResult:
     """Time any per-rank order; ValueError names the rank and op that would wait forever."""
-    f = _positive("forward_s", forward_s)
-    i = _positive("backward_input_s", backward_input_s)
-    w = _positive("backward_weight_s", backward_weight_s)
-    lat = _positive("p2p_s", p2p_s, allow_zero=True)
-    o = f + i + w if overlap_s is None else _positive("overlap_s", overlap_s)
+    f = _seconds("forward_s", forward_s)
+    i = _seconds("backward_input_s", backward_input_s)
+    w = _seconds("backward_weight_s", backward_weight_s)
+    lat = _seconds("p2p_s", p2p_s, allow_zero=True)
+    o = f + i + w if overlap_s is None else _seconds("overlap_s", overlap_s)
     v = order.num_chunks
     # A chunk op costs 1/v of a full stage's op; a full backward is I + W.
     dur = {"F": f / v, "B": (i + w) / v, "I": i / v, "W": w / v, "FB": o / v}

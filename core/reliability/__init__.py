@@ -1,7 +1,14 @@
 """Reliability at scale: failure rates, checkpoint intervals and goodput."""
 
-from core.reliability.goodput import (
+from core.reliability.checkpoints import (
     CHECKPOINT_CONTENTS,
+    Checkpoint,
+    checkpoint,
+    daly_interval_s,
+    optimal_interval_s,
+    young_interval_s,
+)
+from core.reliability.failures import (
     DAY_S,
     HOUR_S,
     LLAMA3_GPU_MTBF_S,
@@ -10,22 +17,18 @@ from core.reliability.goodput import (
     LLAMA3_PLANNED,
     LLAMA3_SNAPSHOT_S,
     LLAMA3_UNEXPECTED,
-    Checkpoint,
-    GoodputCurve,
     Interruptions,
-    MonteCarloGoodput,
+    interruptions,
+)
+from core.reliability.goodput import (
+    GoodputCurve,
     UsefulDevices,
     Waste,
-    checkpoint,
-    daly_interval_s,
     goodput_curve,
-    interruptions,
-    optimal_interval_s,
-    simulate_goodput,
     useful_devices,
     waste,
-    young_interval_s,
 )
+from core.reliability.montecarlo import MonteCarloGoodput, simulate_goodput
 
 __all__ = [
     "CHECKPOINT_CONTENTS",

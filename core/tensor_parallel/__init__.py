@@ -2,6 +2,12 @@
 their communication.
 """
 
+from core.tensor_parallel.attention import (
+    attention_backward,
+    attention_forward,
+    attention_ownership,
+    prove_tp_attention,
+)
 from core.tensor_parallel.comm import (
     LINKS_COMPARED,
     TP_DEGREES,
@@ -15,22 +21,16 @@ from core.tensor_parallel.comm import (
     tp_comm_plan,
     tp_sweep,
 )
-from core.tensor_parallel.layers import (
-    REPLICATED,
-    TpProof,
-    attention_backward,
-    attention_forward,
-    attention_ownership,
-    check_tp,
+from core.tensor_parallel.mlp import (
     gelu,
     gelu_grad,
     mlp_backward,
     mlp_forward,
     mlp_ownership,
     prove_sequence_parallel_mlp,
-    prove_tp_attention,
     prove_tp_mlp,
 )
+from core.tensor_parallel.proof import REPLICATED, TpProof, check_tp
 
 __all__ = [
     "LINKS_COMPARED",

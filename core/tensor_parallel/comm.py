@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from core.checks import positive, whole_number
 from core.collectives import (
     all_gather_time_s,
     all_reduce_coefficients,
@@ -16,7 +17,7 @@ from core.collectives import (
 from core.data_parallel import AllReduceKind, all_reduce_s, cluster_for
 from core.hardware import Cluster, GpuSpec, LinkSpec, link
 from core.model import ModelSpec
-from core.tensor_parallel.layers import check_tp
+from core.tensor_parallel.proof import check_tp
 
 LINKS_COMPARED = ("NVLink 4", "PCIe 5 x16", "InfiniBand NDR")
 TP_DEGREES = (1, 2, 4, 8, 16, 32)
@@ -25,12 +26,12 @@ TP_DEGREES = (1, 2, 4, 8, 16, 32)
 def check_model_tp(model: ModelSpec, tp: int, seq_len: int | None = None) -> None:
     """TP must divide the heads, KV heads and FFN width (and the sequence under SP)."""
     sizes = {
-        "num_heads": model.num_heads,
-        "num_kv_heads": model.num_kv_heads,
-        "ffn_hidden_size": model.ffn_hidden_size,
+        "attention heads": model.num_heads,
+        "KV heads": model.num_kv_heads,
+        "FFN columns": model.ffn_hidden_size,
     }
     if seq_len is not None:
-        sizes["seq_len (sequence parallelism shards it)"] = seq_len
+        sizes["tokens of seq_len (sequence parallelism shards them)"] = seq_len
     check_tp(tp, **sizes)
 
 
@@ -80,8 +81,7 @@ def tp_comm_plan(
         ("num_micro_batches", num_micro_batches),
         ("bytes_per_element", bytes_per_element),
     ):
-        if isinstance(v, bool) or int(v) != v or v < 1:
-            raise ValueError(f"{name}={v!r} must be a whole number ≥ 1")
+        whole_number(name, v)
     m = float(micro_batch * seq_len * model.hidden_size * bytes_per_element)
     again = 2 if full_recompute else 0  # full recompute re-runs the forward's collectives
     if sequence_parallel:
@@ -138,10 +138,7 @@ def layer_compute_s(
     full_recompute: bool = False,
 ) -> float:
     """One layer's forward + backward on one TP rank: layer FLOPs × (3, or 4 with recompute) / t."""
-    if not 0 < mfu <= 1:
-        raise ValueError(
-            f"mfu={mfu!r} is a fraction of peak FLOP/s and must be in (0, 1]; use e.g. 0.5"
-        )
+    positive("mfu", mfu, fix="it is a fraction of peak FLOP/s; use e.g. 0.5", hi=1.0)
     fwd = model.layer_forward_flops_per_token(seq_len) / model.num_layers * micro_batch * seq_len
     return fwd * (4 if full_recompute else 3) / tp / (gpu.bf16_flops_per_s * mfu)
 

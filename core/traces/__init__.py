@@ -2,6 +2,18 @@
 timelines.
 """
 
+from core.traces.analysis import (
+    COMM_ONLY,
+    COMPUTE,
+    IDLE,
+    MAX_SEGMENTS,
+    OVERLAP,
+    RankTime,
+    TraceAnalysis,
+    analyze,
+    runs,
+    union,
+)
 from core.traces.export import (
     CAT,
     SLICE,
@@ -18,27 +30,17 @@ from core.traces.export import (
 )
 from core.traces.importer import (
     COMM,
-    COMM_ONLY,
-    COMPUTE,
     CPU_OP,
-    IDLE,
     KERNEL,
     MAX_BYTES,
     MAX_EVENTS,
-    MAX_SEGMENTS,
     MAX_UNCOMPRESSED_BYTES,
     MB,
     OTHER,
-    OVERLAP,
     STEP,
     TRIM,
-    RankTime,
     Trace,
-    TraceAnalysis,
-    analyze,
     load_trace,
-    runs,
-    union,
 )
 
 __all__ = [

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from core.checks import positive
 from core.data_parallel import DpJob, DpStep, dp_step
 from core.hardware import Cluster, GpuSpec, LinkSpec
-from core.traces.importer import COMM_ONLY, COMPUTE, IDLE, OVERLAP, TraceAnalysis, runs, union
+from core.traces.analysis import COMM_ONLY, COMPUTE, IDLE, OVERLAP, TraceAnalysis, runs, union
 
 # Slice names in exported traces: what a rank does in each state.
 SLICE = {
@@ -34,7 +35,7 @@ class PlanTimeline:
     step_s: float
     seg_start_s: np.ndarray
     seg_end_s: np.ndarray
-    seg_state: np.ndarray  # IDLE, COMPUTE, COMM_ONLY, OVERLAP (core.traces.importer)
+    seg_state: np.ndarray  # IDLE, COMPUTE, COMM_ONLY, OVERLAP (core.traces.analysis)
 
     def seconds(self, state: int) -> float:
         """Time in one state over all the steps, per rank."""
@@ -93,9 +94,8 @@ def plan_cluster(
     num_ranks: int, *, flops_per_s: float, bus_bytes_per_s: float, latency_s: float = 0.0
 ) -> Cluster:
     """One node of `num_ranks` identical workers joined by one link (the plan's hardware)."""
-    for k, v in (("flops_per_s", flops_per_s), ("bus_bytes_per_s", bus_bytes_per_s)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-            raise ValueError(f"{k}={v!r} must be a finite number > 0")
+    positive("flops_per_s", flops_per_s, fix="use e.g. 1e12 (fit_rates measures it from a trace)")
+    positive("bus_bytes_per_s", bus_bytes_per_s, fix="use e.g. 1e10 (fit_rates measures it)")
     gpu = GpuSpec(
         name="plan rank",
         bf16_flops_per_s=float(flops_per_s),
