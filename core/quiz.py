@@ -12,10 +12,12 @@ import numpy as np
 from core.collectives import example_inputs, ring_all_reduce
 from core.data_parallel import equal_shards, make_problem, prove_data_parallel, skewed_shards
 from core.hardware import GPU_PRESETS
-from core.memory import ZERO_STAGE_LABELS, get_recipe, model_state_bytes_per_gpu
+from core.memory import model_state_bytes_per_gpu
 from core.model import preset
+from core.parallel import ZERO_STAGES
 from core.pipeline import simulate
 from core.tensor_parallel import link_comparison, tp_comm_plan
+from core.training import get_recipe
 from core.units import bytes_in, format_bytes, format_seconds, gib_or_gb
 
 BLANK = "—"  # a multiple-choice question's "no answer yet" label (listed first, the widget default)
@@ -281,7 +283,7 @@ def _zero(rng: np.random.Generator, units: str) -> Question:
 
     rows = " · ".join(
         ("**{}**" if z == k else "{}").format(
-            f"{ZERO_STAGE_LABELS[z]} {forms[z]} = {fmt(per[z])}"
+            f"{ZERO_STAGES[z].label} {forms[z]} = {fmt(per[z])}"
             + (f" (saves {fmt(per[0] - per[z])})" if z else "")
         )
         for z in range(4)
