@@ -212,9 +212,7 @@ class ModelSpec:
             "selective": self.attention_core_forward_flops_per_token(seq_len),
             "full": self.layer_forward_flops_per_token(seq_len),
         }
-        if recompute not in extra:
-            raise ValueError(f"recompute={recompute!r} is unknown: use one of {', '.join(extra)}")
-        return extra[recompute] / self.flops_per_token(seq_len)
+        return extra[check_choice("recompute", recompute, extra)] / self.flops_per_token(seq_len)
 
 
 @dataclass(frozen=True, kw_only=True)
