@@ -474,3 +474,13 @@ def test_activations_module_is_reexported_and_sized_by_hand():
     assert activations.edge_activation_bytes(0, 1, s, b, h, v, tp=2, sequence_parallel=True) == (
         5 * s * b * h / 2 + 4 * s * b * v / 2
     )
+
+
+def test_one_training_default_is_flash_attention():
+    """Memory and planner share one Training: flash attention on unless asked otherwise."""
+    m, lay = preset("Llama-2 7B"), Layout(dp=1)
+    s, h = 2048, 4096
+    on = memory_per_gpu(m, lay, Training(global_batch=1, seq_len=s))
+    off = memory_per_gpu(m, lay, Training(global_batch=1, seq_len=s, flash_attention=False))
+    assert on.layer_activation_bytes == 34 * s * h  # Korthikanti Table 2 without the 5as/h term
+    assert off.layer_activation_bytes == (34 + 5 * 32 * s / h) * s * h
