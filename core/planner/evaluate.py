@@ -71,7 +71,7 @@ class Evaluation:
         )
 
 
-def _need_shape(model) -> None:
+def check_model_shape(model) -> None:
     if not isinstance(model, ModelSpec):
         raise ValueError(
             "the planner needs a model shape (layers, hidden size, heads) to count FLOPs "
@@ -79,7 +79,7 @@ def _need_shape(model) -> None:
         )
 
 
-def _usable(cluster: Cluster, training: Training) -> float:
+def usable_bytes(cluster: Cluster, training: Training) -> float:
     return cluster.gpu.hbm_bytes * (1 - training.memory_headroom)
 
 
@@ -90,14 +90,14 @@ def capacity_fits(cluster: Cluster, training: Training, mem: MemoryResult) -> bo
 
 def evaluate(model, cluster: Cluster, layout: Layout, training: Training) -> Evaluation:
     """Predict step time, tokens/s, MFU, per-GPU memory and the step-time breakdown of a layout."""
-    _need_shape(model)
+    check_model_shape(model)
     layout.check(cluster.num_gpus, training.global_batch)
     spans = {d: group_span(layout.dims, d, cluster) for d in ("dp", "pp", "tp")}
     mem = memory_per_gpu(model, layout, training)
-    return _evaluate(model, cluster, layout, training, spans, mem)
+    return evaluate_placed(model, cluster, layout, training, spans, mem)
 
 
-def _evaluate(
+def evaluate_placed(
     model: ModelSpec,
     cluster: Cluster,
     lay: Layout,
@@ -153,8 +153,9 @@ def _warnings(cluster, lay, spans, mem, ok, m, training) -> tuple[str, ...]:
     if not ok:
         out.append(
             f"does not fit: {mem.total_bytes / 1e9:.1f} GB per GPU (stage {mem.stage}) > "
-            f"{_usable(cluster, training) / 1e9:.1f} GB usable ({training.memory_headroom:.0%} "
-            "headroom); raise TP, PP or the ZeRO stage, lower the micro-batch, or recompute"
+            f"{usable_bytes(cluster, training) / 1e9:.1f} GB usable "
+            f"({training.memory_headroom:.0%} headroom); raise TP, PP or the ZeRO stage, lower the "
+            "micro-batch, or recompute"
         )
     if lay.pp > 1 and m < lay.pp:
         out.append(

@@ -10,7 +10,13 @@ from core.hardware import Cluster
 from core.memory import SIZED_SCHEDULES, memory_per_gpu
 from core.model import ModelSpec
 from core.parallel import DEFAULT_ORDER, Layout, ParallelDims, group_span
-from core.planner.evaluate import Evaluation, _evaluate, _need_shape, _usable, capacity_fits
+from core.planner.evaluate import (
+    Evaluation,
+    capacity_fits,
+    check_model_shape,
+    evaluate_placed,
+    usable_bytes,
+)
 from core.training import Training
 
 
@@ -112,9 +118,9 @@ def search(
     sequence_parallel: bool = False,
 ) -> SearchResult:
     """Every (DP, TP, PP, ZeRO, micro-batch, schedule, v) of the cluster, ranked or rejected."""
-    _need_shape(model)
+    check_model_shape(model)
     N, B, ranked, rejected = cluster.num_gpus, training.global_batch, [], []
-    sp = sequence_parallel
+    sp, usable = sequence_parallel, usable_bytes(cluster, training)
     for tp in _divisors(N):
         for pp in _divisors(N // tp):
             dims = ParallelDims(dp=N // (tp * pp), pp=pp, tp=tp, order=order)
@@ -148,7 +154,9 @@ def search(
                         mem = None if z in too_big else memory_per_gpu(model, lay, training)
                         if mem is not None and capacity_fits(cluster, training, mem):
                             try:
-                                ranked.append(_evaluate(model, cluster, lay, training, spans, mem))
+                                ranked.append(
+                                    evaluate_placed(model, cluster, lay, training, spans, mem)
+                                )
                             except ValueError as e:  # e.g. sequence parallelism: TP must divide s
                                 rejected.append(
                                     Rejected(**kw, zero_stage=z, rule="model split", reason=str(e))
@@ -166,8 +174,7 @@ def search(
                                 zero_stage=z,
                                 rule="memory",
                                 reason=(
-                                    f"does not fit: {need} {_usable(cluster, training) / 1e9:.1f} "
-                                    "GB usable; "
+                                    f"does not fit: {need} {usable / 1e9:.1f} GB usable; "
                                     "raise TP, PP or the ZeRO stage, lower the micro-batch, or "
                                     "recompute"
                                 ),
