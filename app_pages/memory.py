@@ -11,12 +11,14 @@ from app_pages import common
 from core import memory as cm
 from core.hardware import GPU_PRESETS
 from core.model import ModelSpec, ParamsOnly, preset
+from core.parallel import ZERO_STAGES, Layout
+from core.training import Training
 from core.units import bytes_in, format_bytes, gib_or_gb
 from figures import memory as fm
 
 ZERO = {"0": "0", "1": "1", "2": "2", "3": "3", "hsdp": "HSDP"}  # URL value zero=3 etc.
 RC = {m: m for m in cm.RECOMPUTE_MODES}
-NAMES = {str(z): name for z, name in cm.ZERO_STAGE_LABELS.items()} | {"hsdp": "HSDP"}
+NAMES = {str(z): s.label for z, s in ZERO_STAGES.items()} | {"hsdp": "HSDP"}
 SHAPE = [
     ("Layers", "L", 32),
     ("Hidden", "h", 4096),
@@ -52,26 +54,25 @@ def _model(spec: tuple):
 
 
 def _configs(dp, tp, pp, zero, mb, rc, sp, seq, recipe, flash):
-    """ParallelConfig and TrainingConfig of one layout; HSDP shards over the DP ranks of one 8-GPU
-    node.
-    """
+    """Layout and Training of one run; HSDP shards over the DP ranks of one 8-GPU node."""
     shard = cm.fsdp_to_zero("HYBRID_SHARD", dp, max(1, 8 // tp))[1] if zero == "hsdp" else None
-    par = cm.ParallelConfig(
+    par = Layout(
         dp=dp,
         tp=tp,
         pp=pp,
         zero_stage=int(zero.replace("hsdp", "3")),
         sequence_parallel=sp,
+        micro_batch=mb,
         shard_degree=shard,
     )
-    return par, cm.TrainingConfig(
-        micro_batch=mb,
+    return par, Training(
+        global_batch=pp * dp * mb,  # PP micro-batches per pipeline: 1F1B stage r holds PP − r
         seq_len=seq,
-        num_microbatches=pp,
         recipe=recipe,
         recompute=rc,
         flash_attention=flash,
-    )  # 1F1B with ≥ PP micro-batches: stage r holds PP − r
+        memory_headroom=0.05,  # the page's default reserve
+    )
 
 
 @st.cache_data(max_entries=64)

@@ -11,9 +11,10 @@ import streamlit as st
 
 from app_pages import common
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
-from core.memory import RECOMPUTE_MODES
+from core.memory import RECOMPUTE_MODES, SIZED_SCHEDULES
 from core.model import MODEL_PRESETS, preset
-from core.parallel import ORDERS, SCHEDULE_LABELS, ZERO_LABELS, Layout, ParallelDims, place
+from core.parallel import ORDERS, ZERO_STAGES, Layout, ParallelDims, place
+from core.pipeline import SCHEDULES
 from core.planner import Efficiency, Training, evaluate, search
 from core.units import gib_or_gb
 from figures import planner as fp
@@ -78,7 +79,6 @@ def _setup(cfg: tuple):
             seq_len=seq,
             recipe=recipe,
             recompute=rc,
-            sequence_parallel=sp,
             efficiency=Efficiency(matmul=eff),
         ),
     )
@@ -88,7 +88,7 @@ def _setup(cfg: tuple):
     max_entries=16
 )  # shared and never mutated: no 1-2 MB copy per hit as with cache_data
 def _search(cfg: tuple):
-    return search(*_setup(cfg))
+    return search(*_setup(cfg), sequence_parallel=cfg[11])
 
 
 @st.cache_resource(max_entries=128)
@@ -139,9 +139,9 @@ def _apply_row_click() -> None:
         dp=r["dp"],
         tp=r["tp"],
         pp=r["pp"],
-        zero=ZERO_LABELS[r["zero_stage"]],
+        zero=ZERO_STAGES[r["zero_stage"]].label,
         mb=r["micro_batch"],
-        sched=SCHEDULE_LABELS[r["schedule"]],
+        sched=SCHEDULES[r["schedule"]].label,
         v=max(2, r["num_chunks"]),
         order=ORDERS[0],
     )
@@ -227,13 +227,19 @@ with st.expander(
         for i, (k, d) in enumerate((("dp", 1), ("tp", 8), ("pp", 8)))
     )
     zero = common.select(
-        "ZeRO", {str(k): v for k, v in ZERO_LABELS.items()}, "0", key="zero", where=c[3]
+        "ZeRO", {str(k): v.label for k, v in ZERO_STAGES.items()}, "0", key="zero", where=c[3]
     )
     order = common.select(
         "Order (innermost first)", {o: o for o in ORDERS}, ORDERS[0], key="order", where=c[4]
     )
     mb = int(common.number("Micro-batch", 1, 65536, 1, key="mb", step=1, where=c[5]))
-    sched = common.select("Schedule", SCHEDULE_LABELS, "1f1b", key="sched", where=c[6])
+    sched = common.select(
+        "Schedule",
+        {s: SCHEDULES[s].label for s in SIZED_SCHEDULES},
+        "1f1b",
+        key="sched",
+        where=c[6],
+    )
     v = common.slider("Chunks v (interleaved)", 2, 8, 2, key="v", where=c[7])
 
 units, gpus, cmp = common.memory_units().value, nodes * int(gpn), vs is not None
@@ -251,6 +257,7 @@ try:
             schedule=sched,
             num_chunks=v if sched == "interleaved_1f1b" else 1,
             order=order,
+            sequence_parallel=sp,
         )
         if pick == "custom"
         else fp.pick_layout(res, pick)

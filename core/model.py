@@ -9,9 +9,7 @@ from core.checks import check_choice, check_divides, whole_number
 
 @dataclass(frozen=True, kw_only=True)
 class ModelSpec:
-    """A decoder-only transformer: GPT-style (LayerNorm, biases, learned positions) or
-    Llama-style.
-    """
+    """A decoder-only transformer, GPT-style (LayerNorm, biases, learned positions) or Llama."""
 
     name: str
     num_layers: int
@@ -29,15 +27,9 @@ class ModelSpec:
     source: str = ""
 
     def __post_init__(self) -> None:
-        for f in (
-            "num_layers",
-            "hidden_size",
-            "num_heads",
-            "num_kv_heads",
-            "ffn_hidden_size",
-            "vocab_size",
-        ):
+        for f in ("num_layers", "hidden_size", "num_heads", "num_kv_heads", "ffn_hidden_size"):
             object.__setattr__(self, f, whole_number(f, getattr(self, f)))
+        object.__setattr__(self, "vocab_size", whole_number("vocab_size", self.vocab_size))
         if self.head_dim is not None:
             object.__setattr__(self, "head_dim", whole_number("head_dim", self.head_dim))
         elif self.hidden_size % self.num_heads:
@@ -148,9 +140,7 @@ class ModelSpec:
         }
 
     def layer_params_per_gpu(self, tp: int) -> int:
-        """One layer's parameters on one TP rank (what FSDP all-gathers per layer, before
-        sharding).
-        """
+        """One layer's parameters on one TP rank: what FSDP all-gathers per layer."""
         return -(-self.layer_tp_sharded_params // tp) + self.layer_replicated_params
 
     def params_per_gpu(self, tp: int, pp: int, stage: int) -> int:
@@ -165,7 +155,7 @@ class ModelSpec:
             n += self.final_norm_params + (vocab if not self.tied_embeddings or pp > 1 else 0)
         return n
 
-    def check_split(self, tp: int, pp: int, virtual_stages: int = 1) -> None:
+    def check_split(self, tp: int, pp: int, num_chunks: int = 1) -> None:
         """Raise unless TP splits heads, KV heads and FFN evenly and PP x v splits the layers."""
         check_divides(
             "TP", tp, self.num_heads, "attention heads", "each TP rank must own whole heads"
@@ -177,8 +167,8 @@ class ModelSpec:
             "TP", tp, self.ffn_hidden_size, "FFN columns", "each TP rank must own an equal slice"
         )
         check_divides(
-            "PP" if virtual_stages == 1 else "PP x v",
-            pp * virtual_stages,
+            "PP" if num_chunks == 1 else "PP x v",
+            pp * num_chunks,
             self.num_layers,
             "layers",
             "every pipeline stage (chunk) must hold the same number of layers",
@@ -188,12 +178,8 @@ class ModelSpec:
     @property
     def matmul_params(self) -> int:
         """Weights used in matrix multiplies per token: layer weights plus the V x h logit layer."""
-        h, q, kv, f = (
-            self.hidden_size,
-            self.q_width,
-            self.num_kv_heads * self.d_head,
-            self.ffn_hidden_size,
-        )
+        h, q, f = self.hidden_size, self.q_width, self.ffn_hidden_size
+        kv = self.num_kv_heads * self.d_head
         per_layer = 2 * h * q + 2 * h * kv + (3 if self.gated_mlp else 2) * h * f
         return self.num_layers * per_layer + self.vocab_size * h
 
@@ -210,9 +196,7 @@ class ModelSpec:
         return float(flops)
 
     def layer_forward_flops_per_token(self, seq_len: int) -> float:
-        """Forward FLOPs per token of all transformer layers (no logits): what full recompute
-        repeats.
-        """
+        """Forward FLOPs per token of all layers (no logits): what full recompute repeats."""
         layer_matmul = self.matmul_params - self.vocab_size * self.hidden_size
         return float(2 * layer_matmul + 4 * self.num_layers * self.q_width * seq_len)
 
@@ -228,9 +212,7 @@ class ModelSpec:
             "selective": self.attention_core_forward_flops_per_token(seq_len),
             "full": self.layer_forward_flops_per_token(seq_len),
         }
-        if recompute not in extra:
-            raise ValueError(f"recompute={recompute!r} is unknown: use one of {', '.join(extra)}")
-        return extra[recompute] / self.flops_per_token(seq_len)
+        return extra[check_choice("recompute", recompute, extra)] / self.flops_per_token(seq_len)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -243,7 +225,7 @@ class ParamsOnly:
     def __post_init__(self) -> None:
         object.__setattr__(self, "num_params", whole_number("num_params", self.num_params))
 
-    def check_split(self, tp: int, pp: int, virtual_stages: int = 1) -> None:
+    def check_split(self, tp: int, pp: int, num_chunks: int = 1) -> None:
         """Without a shape any split is allowed."""
 
     def params_per_gpu(self, tp: int, pp: int, stage: int) -> int:
@@ -269,7 +251,8 @@ def _gpt(name, L, h, a, V, s, src):
     )
 
 
-def _llama(name, L, h, a, g, f, V, src, tied=False):
+def _llama(name, L, h, a, g, f, V, repo, tied=False):
+    """A Llama-style shape; repo: its Hugging Face repository (the source of its config.json)."""
     return ModelSpec(
         name=name,
         num_layers=L,
@@ -280,45 +263,26 @@ def _llama(name, L, h, a, g, f, V, src, tied=False):
         gated_mlp=True,
         vocab_size=V,
         tied_embeddings=tied,
-        source=src,
+        source=_HF + repo,
     )
 
 
 _HF = "Hugging Face config.json of "
+_NARAYANAN = "Narayanan et al. 2021, Table 1 (145.6B; V = 51,200)"
 MODEL_PRESETS: dict[str, ModelSpec] = {
     m.name: m
     for m in [
         _gpt("GPT-2 small (124M)", 12, 768, 12, 50257, 1024, _HF + "openai-community/gpt2"),
         _gpt("GPT-3 175B", 96, 12288, 96, 50257, 2048, "Brown et al. 2020, Table 2.1 (175.0B)"),
-        _gpt(
-            "Megatron GPT 145.6B (Narayanan 2021)",
-            80,
-            12288,
-            96,
-            51200,
-            2048,
-            "Narayanan et al. 2021, Table 1 (145.6B; V = 51,200)",
-        ),
-        _llama("Llama-2 7B", 32, 4096, 32, 32, 11008, 32000, _HF + "meta-llama/Llama-2-7b-hf"),
-        _llama("Llama-2 13B", 40, 5120, 40, 40, 13824, 32000, _HF + "meta-llama/Llama-2-13b-hf"),
-        _llama("Llama-2 70B", 80, 8192, 64, 8, 28672, 32000, _HF + "meta-llama/Llama-2-70b-hf"),
-        _llama("Llama-3.1 8B", 32, 4096, 32, 8, 14336, 128256, _HF + "meta-llama/Llama-3.1-8B"),
-        _llama("Llama-3.1 70B", 80, 8192, 64, 8, 28672, 128256, _HF + "meta-llama/Llama-3.1-70B"),
-        _llama(
-            "Llama-3.1 405B", 126, 16384, 128, 8, 53248, 128256, _HF + "meta-llama/Llama-3.1-405B"
-        ),
-        _llama(
-            "Llama-3.2 1B",
-            16,
-            2048,
-            32,
-            8,
-            8192,
-            128256,
-            _HF + "meta-llama/Llama-3.2-1B",
-            tied=True,
-        ),
-        _llama("Mistral 7B", 32, 4096, 32, 8, 14336, 32000, _HF + "mistralai/Mistral-7B-v0.1"),
+        _gpt("Megatron GPT 145.6B (Narayanan 2021)", 80, 12288, 96, 51200, 2048, _NARAYANAN),
+        _llama("Llama-2 7B", 32, 4096, 32, 32, 11008, 32000, "meta-llama/Llama-2-7b-hf"),
+        _llama("Llama-2 13B", 40, 5120, 40, 40, 13824, 32000, "meta-llama/Llama-2-13b-hf"),
+        _llama("Llama-2 70B", 80, 8192, 64, 8, 28672, 32000, "meta-llama/Llama-2-70b-hf"),
+        _llama("Llama-3.1 8B", 32, 4096, 32, 8, 14336, 128256, "meta-llama/Llama-3.1-8B"),
+        _llama("Llama-3.1 70B", 80, 8192, 64, 8, 28672, 128256, "meta-llama/Llama-3.1-70B"),
+        _llama("Llama-3.1 405B", 126, 16384, 128, 8, 53248, 128256, "meta-llama/Llama-3.1-405B"),
+        _llama("Llama-3.2 1B", 16, 2048, 32, 8, 8192, 128256, "meta-llama/Llama-3.2-1B", True),
+        _llama("Mistral 7B", 32, 4096, 32, 8, 14336, 32000, "mistralai/Mistral-7B-v0.1"),
     ]
 }
 

@@ -4,13 +4,15 @@ crossings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import permutations
 
 import numpy as np
 
+from core.checks import check_choice, check_divides, whole_number
 from core.hardware import Cluster
+from core.schedule_names import SCHEDULES
 
 DIMS = ("dp", "pp", "tp")
 # An order lists the dimensions innermost (adjacent ranks) first, as in Megatron-Core's
@@ -18,15 +20,28 @@ DIMS = ("dp", "pp", "tp")
 # one NVLink domain; PP across nodes; DP outermost" (the Llama 3 paper's [TP, CP, PP, DP]).
 ORDERS = tuple("-".join(p) for p in permutations(("tp", "pp", "dp")))
 DEFAULT_ORDER = "tp-pp-dp"
-ZERO_LABELS = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "ZeRO-3"}
-# The schedules core.memory can size (its SCHEDULES); the simulator knows more.
-SCHEDULE_LABELS = {"1f1b": "1F1B", "gpipe": "GPipe", "interleaved_1f1b": "interleaved 1F1B"}
 
 
-def _whole(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name}={value!r} must be a whole number ≥ 1")
-    return value
+@dataclass(frozen=True, kw_only=True)
+class ZeroStage:
+    """One ZeRO stage: display label, the model states it shards over the DP ranks, source."""
+
+    label: str
+    shards: str
+    source: str
+
+
+# Rajbhandari et al., SC'20 (arXiv:1910.02054) Sec. 5; PyTorch names the same splits
+# NO_SHARD / SHARD_GRAD_OP / FULL_SHARD (torch.distributed.fsdp.ShardingStrategy).
+ZERO_STAGES: dict[int, ZeroStage] = {
+    z: ZeroStage(label=label, shards=shards, source=src)
+    for z, label, shards, src in [
+        (0, "DDP", "nothing", "PyTorch DDP; FSDP NO_SHARD"),
+        (1, "ZeRO-1", "optimizer states", "ZeRO Sec. 5.1 (P_os); ZeroRedundancyOptimizer"),
+        (2, "ZeRO-2", "optimizer states, gradients", "ZeRO Sec. 5.2 (P_os+g); SHARD_GRAD_OP"),
+        (3, "ZeRO-3", "all model states", "ZeRO Sec. 5.3 (P_os+g+p); FSDP FULL_SHARD"),
+    ]
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,8 +56,8 @@ class ParallelDims:
     order: str = DEFAULT_ORDER
 
     def __post_init__(self) -> None:
-        for d in DIMS:
-            _whole(d, getattr(self, d))
+        for d in DIMS:  # store ints even when given integral floats
+            object.__setattr__(self, d, whole_number(d, getattr(self, d)))
         if self.order not in ORDERS:
             raise ValueError(
                 f"order={self.order!r} is unknown: list tp, pp and dp innermost first, "
@@ -202,45 +217,55 @@ def place(dims: ParallelDims, cluster: Cluster) -> Placement:
 
 @dataclass(frozen=True, kw_only=True)
 class Layout:
-    """DP x TP x PP degrees, ZeRO stage, micro-batch, schedule, chunks v, rank order."""
+    """DP x TP x PP degrees, ZeRO stage, sequence parallelism, micro-batch, schedule, chunks v,
+    rank order; shard_degree < dp shards inside groups and replicates across them (HSDP).
+    """
 
     dp: int
     tp: int = 1
     pp: int = 1
     zero_stage: int = 0
-    micro_batch: int | None = None  # None: the Training's
-    schedule: str | None = None  # None: the Training's
-    num_chunks: int = 1
+    sequence_parallel: bool = False
+    micro_batch: int = 1
+    schedule: str = "1f1b"
+    num_chunks: int = 1  # v: model chunks per rank (interleaved schedules)
     order: str = DEFAULT_ORDER
+    shard_degree: int | None = None  # None: shard over all DP ranks
 
     def __post_init__(self) -> None:
-        for f in ("dp", "tp", "pp", "num_chunks"):
-            _whole(f, getattr(self, f))
-        if self.zero_stage not in ZERO_LABELS:
-            raise ValueError(f"zero_stage={self.zero_stage!r} is unknown: use 0 (DDP), 1, 2 or 3")
-        if self.micro_batch is not None:
-            _whole("micro_batch", self.micro_batch)
-        if self.schedule is not None and self.schedule not in SCHEDULE_LABELS:
-            raise ValueError(
-                f"schedule={self.schedule!r} is unknown: use one of {', '.join(SCHEDULE_LABELS)}"
+        for f in ("dp", "tp", "pp", "micro_batch", "num_chunks"):  # ints even from 8.0
+            object.__setattr__(self, f, whole_number(f, getattr(self, f)))
+        zero = int(check_choice("zero_stage", self.zero_stage, ZERO_STAGES))
+        object.__setattr__(self, "zero_stage", zero)
+        info = SCHEDULES[check_choice("schedule", self.schedule, SCHEDULES)]
+        if self.num_chunks not in info.allowed_v:
+            lo, hi = info.allowed_v[0], info.allowed_v[-1]
+            runs, fix = (
+                (f"{lo}" if lo == hi else f"{lo} to {hi}"),
+                lo if self.num_chunks < lo else hi,
             )
+            raise ValueError(
+                f"{self.num_chunks} model chunks per rank with schedule {self.schedule}: "
+                f"{info.label} needs {runs} chunks; use num_chunks={fix}"
+                + (", or interleaved_1f1b for 2 to 8" if hi == 1 else "")
+            )
+        if self.shard_degree is not None:
+            shard = whole_number("shard_degree", self.shard_degree)
+            object.__setattr__(self, "shard_degree", shard)
+            rule = "the DP ranks must split into whole shard groups"
+            check_divides("shard_degree", shard, self.dp, "DP ranks", rule)
         _ = self.dims  # validates the order
 
     @property
     def dims(self) -> ParallelDims:
         return ParallelDims(dp=self.dp, pp=self.pp, tp=self.tp, order=self.order)
 
-    def resolved(self, training) -> Layout:
-        """This layout with micro-batch and schedule filled in from the training settings."""
-        return replace(
-            self,
-            micro_batch=self.micro_batch or training.micro_batch,
-            schedule=self.schedule or training.schedule,
-        )
+    @property
+    def world_size(self) -> int:
+        return self.dp * self.tp * self.pp
 
-    def check(self, num_gpus: int, global_batch: int) -> None:
-        """Raise ValueError (numbers, rule, fix) unless a resolved layout can run this batch."""
-        self.dims.check_gpus(num_gpus)
+    def check_batch(self, global_batch: int) -> None:
+        """Raise ValueError (numbers, rule, fix) unless DP x micro-batch divides the batch."""
         B, dp, b = global_batch, self.dp, self.micro_batch
         if B % (dp * b):
             fix = (
@@ -253,19 +278,20 @@ class Layout:
                 f"global batch {B} is not divisible by DP × micro-batch = {dp} × {b} = "
                 f"{dp * b}: every DP rank needs the same whole number of micro-batches; {fix}"
             )
-        if (self.num_chunks > 1) != (self.schedule == "interleaved_1f1b") or self.num_chunks > 8:
-            raise ValueError(
-                f"{self.num_chunks} model chunks per rank with schedule {self.schedule}: "
-                "interleaved 1F1B needs 2 to 8 chunks, the others 1; use num_chunks=2 "
-                "with interleaved_1f1b, else 1"
-            )
+
+    def check(self, num_gpus: int, global_batch: int) -> None:
+        """Raise ValueError (numbers, rule, fix) unless the layout can run this batch here."""
+        self.dims.check_gpus(num_gpus)
+        self.check_batch(global_batch)
 
     @property
     def label(self) -> str:
         v = f" v={self.num_chunks}" if self.num_chunks > 1 else ""
-        sched = SCHEDULE_LABELS.get(self.schedule, "schedule unset") + v
+        zero = ZERO_STAGES[self.zero_stage].label
+        shard = "" if self.shard_degree is None else f" in groups of {self.shard_degree}"
+        sp = ", SP" if self.sequence_parallel else ""
         order = "" if self.order == DEFAULT_ORDER else f", order {self.order}"
         return (
-            f"DP {self.dp} × TP {self.tp} × PP {self.pp}, {ZERO_LABELS[self.zero_stage]}, "
-            f"mb {self.micro_batch}, {sched}{order}"
+            f"DP {self.dp} × TP {self.tp} × PP {self.pp}, {zero}{shard}{sp}, "
+            f"mb {self.micro_batch}, {SCHEDULES[self.schedule].label}{v}{order}"
         )

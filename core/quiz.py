@@ -12,25 +12,19 @@ import numpy as np
 from core.collectives import example_inputs, ring_all_reduce
 from core.data_parallel import equal_shards, make_problem, prove_data_parallel, skewed_shards
 from core.hardware import GPU_PRESETS
-from core.memory import ZERO_STAGE_LABELS, get_recipe, model_state_bytes_per_gpu
+from core.memory import model_state_bytes_per_gpu
 from core.model import preset
-from core.pipeline import simulate
+from core.parallel import ZERO_STAGES
+from core.pipeline import SCHEDULES, simulate
 from core.tensor_parallel import link_comparison, tp_comm_plan
+from core.training import get_recipe
 from core.units import bytes_in, format_bytes, format_seconds, gib_or_gb
 
 BLANK = "—"  # a multiple-choice question's "no answer yet" label (listed first, the widget default)
 GOALS = ("Ring all-reduce", "Data parallel", "Tensor parallel", "Pipeline bubble", "ZeRO")
-KEYS = (
-    "steps",
-    "sent",
-    "weight",
-    "split",
-    "msg",
-    "bubble",
-    "fix",
-    "saved",
-)  # answer widgets' URL keys, in order
-SCHEDULE_NAMES = {"gpipe": "GPipe", "1f1b": "1F1B"}
+# The answer widgets' URL keys, in order.
+KEYS = ("steps", "sent", "weight", "split", "msg", "bubble", "fix", "saved")
+PIPE_SCHEDULES = ("gpipe", "1f1b")  # the bubble question's; labels from core.pipeline.SCHEDULES
 TP_MODELS = ("Llama-2 7B", "Llama-2 13B", "Llama-2 70B", "GPT-3 175B")
 
 
@@ -89,10 +83,8 @@ def _ring(rng: np.random.Generator, units: str) -> tuple[Question, Question]:
             prompt=f"A ring all-reduce over **N = {n}** GPUs: how many communication steps, start "
             "to finish?",
             explanation=f"**2(N−1) = {steps}.** Reduce-scatter takes N−1 = {n - 1} steps, after "
-            "which every GPU owns "
-            "one fully summed chunk; all-gather takes N−1 more to pass those chunks round. The "
-            "numpy ring "
-            f"simulator's trace has {steps} steps.",
+            "which every GPU owns one fully summed chunk; all-gather takes N−1 more to pass those "
+            f"chunks round. The numpy ring simulator's trace has {steps} steps.",
         ),
         Question(
             key="sent",
@@ -100,13 +92,10 @@ def _ring(rng: np.random.Generator, units: str) -> tuple[Question, Question]:
             answer=bytes_in(sent, name),
             unit=name,
             prompt=f"Each of those {n} GPUs holds a **{s}** gradient. How many {name} does each "
-            "GPU send during the "
-            "ring all-reduce?",
+            "GPU send during the ring all-reduce?",
             explanation=f"**2·S·(N−1)/N = 2 × {s} × {n - 1}/{n} = {format_bytes(sent, units)}.** "
-            "Each of the "
-            "2(N−1) steps sends one chunk of S/N (measured by the simulator). Close to 2·S "
-            "whatever N: "
-            "no GPU is a hotspot, which is why the ring scales.",
+            "Each of the 2(N−1) steps sends one chunk of S/N (measured by the simulator). Close to "
+            "2·S whatever N: no GPU is a hotspot, which is why the ring scales.",
         ),
     )
 
@@ -134,13 +123,11 @@ def _data_parallel(rng: np.random.Generator, seed: int) -> Question:
         "big batch "
         f"of {total} samples? (a fraction of 1)",
         explanation=f"**w_r = n_r / B = {sizes[k]}/{total} = {sizes[k] / total:.4g}.** The batch "
-        "loss is a mean "
-        "over samples and the gradient is linear: ∇L = (1/B) Σ_i ∇ℓ_i = Σ_r (n_r/B)·g_r. With "
-        "equal shards every w_r = 1/N — DDP's sum, then divide by N — so averaging *is* one big "
-        "batch. "
-        "Checked on a small MLP through the ring simulator: weights n_r/B match the full-batch "
-        "gradient to "
-        f"{proof.weighted_max_abs_diff:.1e}; the plain 1/N average is {plain}.",
+        "loss is a mean over samples and the gradient is linear: ∇L = (1/B) Σ_i ∇ℓ_i = Σ_r "
+        "(n_r/B)·g_r. With equal shards every w_r = 1/N — DDP's sum, then divide by N — so "
+        "averaging *is* one big batch. Checked on a small MLP through the ring simulator: weights "
+        f"n_r/B match the full-batch gradient to {proof.weighted_max_abs_diff:.1e}; the plain 1/N "
+        f"average is {plain}.",
     )
 
 
@@ -151,10 +138,9 @@ def _tensor_parallel(rng: np.random.Generator, units: str) -> tuple[Question, Qu
         ask, answer = "forward pass, which matmul's output must be all-reduced", labels[1]
         why = (
             "**Row-parallel B.** Splitting A by columns gives each GPU whole columns of X·A, so "
-            "GeLU runs "
-            "locally. B split by rows makes each GPU's product a partial sum of Y: one all-reduce "
-            "adds them "
-            "(Megatron's g). Attention does the same with heads: 2 all-reduces per layer forward."
+            "GeLU runs locally. B split by rows makes each GPU's product a partial sum of Y: one "
+            "all-reduce adds them (Megatron's g). Attention does the same with heads: 2 "
+            "all-reduces per layer forward."
         )
     else:
         ask, answer = (
@@ -163,25 +149,16 @@ def _tensor_parallel(rng: np.random.Generator, units: str) -> tuple[Question, Qu
         )
         why = (
             "**Column-parallel A.** Each GPU's slice of A yields only a partial dX = dZ_i·A_iᵀ: "
-            "one all-reduce "
-            "sums them (Megatron's f). B's backward needs none, since dY is already on every GPU. "
-            "With "
-            "attention: 2 all-reduces per layer backward."
+            "one all-reduce sums them (Megatron's f). B's backward needs none, since dY is already "
+            "on every GPU. With attention: 2 all-reduces per layer backward."
         )
     name = str(rng.choice(TP_MODELS))
-    model, b, s = (
-        preset(name),
-        int(rng.choice([1, 2, 4])),
-        int(rng.choice([1024, 2048, 4096, 8192])),
-    )
+    model, b = preset(name), int(rng.choice([1, 2, 4]))
+    s = int(rng.choice([1024, 2048, 4096, 8192]))
     plan = tp_comm_plan(model, tp=8, micro_batch=b, seq_len=s)
+    links = ("NVLink 4", "InfiniBand NDR")
     nv, ib = link_comparison(
-        model,
-        GPU_PRESETS["H100 SXM"],
-        tp=8,
-        micro_batch=b,
-        seq_len=s,
-        links=("NVLink 4", "InfiniBand NDR"),
+        model, GPU_PRESETS["H100 SXM"], tp=8, micro_batch=b, seq_len=s, links=links
     )
     small = "MiB" if gib_or_gb(units)[0] == "GiB" else "MB"
     return (
@@ -216,8 +193,8 @@ def _tensor_parallel(rng: np.random.Generator, units: str) -> tuple[Question, Qu
 def _pipeline(rng: np.random.Generator) -> tuple[Question, Question]:
     p = int(rng.choice([4, 6, 8, 12, 16]))
     m = int(rng.integers(max(2, p // 2), 4 * p + 1))
-    sched = str(rng.choice(list(SCHEDULE_NAMES)))
-    other = next(k for k in SCHEDULE_NAMES if k != sched)
+    sched = str(rng.choice(list(PIPE_SCHEDULES)))
+    other = next(k for k in PIPE_SCHEDULES if k != sched)
 
     def share(s: str, pp: int, mm: int) -> float:
         return 100 * simulate(s, pp, mm).bubble_fraction
@@ -226,7 +203,7 @@ def _pipeline(rng: np.random.Generator) -> tuple[Question, Question]:
     options = {
         "more micro-batches": share(sched, p, 2 * m),
         "more stages": share(sched, 2 * p, m),
-        f"switch to {SCHEDULE_NAMES[other]}": share(other, p, m),
+        f"switch to {SCHEDULES[other].label}": share(other, p, m),
         "fewer, bigger micro-batches": share(sched, p, max(1, m // 2)),
     }
     what = {
@@ -244,7 +221,7 @@ def _pipeline(rng: np.random.Generator) -> tuple[Question, Question]:
             rel_tol=0.0,
             abs_tol=0.5,
             pipeline=(sched, p, m),
-            prompt=f"A **{SCHEDULE_NAMES[sched]}** pipeline with **P = {p}** stages and **M = "
+            prompt=f"A **{SCHEDULES[sched].label}** pipeline with **P = {p}** stages and **M = "
             f"{m}** micro-batches per "
             "step (t_B = 2 t_F, no send latency). What share of the GPUs' time is bubble (idle), "
             "in %?",
@@ -281,7 +258,7 @@ def _zero(rng: np.random.Generator, units: str) -> Question:
 
     rows = " · ".join(
         ("**{}**" if z == k else "{}").format(
-            f"{ZERO_STAGE_LABELS[z]} {forms[z]} = {fmt(per[z])}"
+            f"{ZERO_STAGES[z].label} {forms[z]} = {fmt(per[z])}"
             + (f" (saves {fmt(per[0] - per[z])})" if z else "")
         )
         for z in range(4)

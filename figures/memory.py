@@ -7,13 +7,10 @@ from __future__ import annotations
 from core.hardware import GPU_PRESETS
 from core.memory import (
     RECIPES,
-    ZERO_STAGE_LABELS,
     FitRow,
     MemoryResult,
-    ParallelConfig,
     RecomputeOption,
     StageMemory,
-    TrainingConfig,
     ZeroComm,
     fits,
     get_recipe,
@@ -23,6 +20,8 @@ from core.memory import (
     zero_comm_bytes_per_gpu,
 )
 from core.model import MODEL_PRESETS, preset
+from core.parallel import ZERO_STAGES, Layout
+from core.training import Training
 from core.units import format_bytes, format_count, gib_or_gb
 
 # (field, legend name, colour, ZeRO stage from which this state is sharded)
@@ -57,8 +56,8 @@ def _formula(field: str, sharded_from: int | None, st: StageMemory, result: Memo
         "gradients_bytes": rec.grad_bytes,
         "optimizer_bytes": rec.optimizer_bytes,
     }[field]
-    n = result.parallel.shard_degree or result.parallel.dp
-    if result.parallel.zero_stage >= sharded_from and n > 1:
+    n = result.layout.shard_degree or result.layout.dp
+    if result.layout.zero_stage >= sharded_from and n > 1:
         return f"{per} B/param × ⌈Ψ / N_d⌉ = {per} × ⌈{st.params_on_gpu:,} / {n}⌉"
     return f"{per} B/param × Ψ = {per} × {st.params_on_gpu:,} (not sharded)"
 
@@ -171,7 +170,7 @@ def zero_stages_figure(
     capacity_label: str = "capacity",
 ) -> dict:
     """Per-GPU memory of the fullest stage for DDP / ZeRO-1 / ZeRO-2 / ZeRO-3 side by side."""
-    cols = [(ZERO_STAGE_LABELS[r.parallel.zero_stage], r, r) for r in results]
+    cols = [(ZERO_STAGES[r.layout.zero_stage].label, r, r) for r in results]
     return _stacked(
         cols, capacity_bytes, reserve_bytes, units, "Memory per GPU by ZeRO stage", capacity_label
     )
@@ -186,9 +185,7 @@ def pipeline_stages_figure(
 ) -> dict:
     """Per-GPU memory of every pipeline stage (the first holds the most micro-batches in flight)."""
     cols = [(f"stage {st.stage}", st, result) for st in result.stages]
-    title = (
-        f"Memory per GPU by pipeline stage ({result.training.schedule}, PP={result.parallel.pp})"
-    )
+    title = f"Memory per GPU by pipeline stage ({result.layout.schedule}, PP={result.layout.pp})"
     return _stacked(cols, capacity_bytes, reserve_bytes, units, title, capacity_label)
 
 
@@ -196,12 +193,12 @@ def layout_label(result: MemoryResult) -> str:
     """One layout in a line, e.g. 'DP 8 · TP 1 · PP 1 · ZeRO-3 · mb 1' (+ recompute and SP when
     on).
     """
-    par, tr = result.parallel, result.training
-    zero = "HSDP" if par.shard_degree is not None else ZERO_STAGE_LABELS[par.zero_stage]
+    par, tr = result.layout, result.training
+    zero = "HSDP" if par.shard_degree is not None else ZERO_STAGES[par.zero_stage].label
     extra = (
         f" · recompute {tr.recompute}" if tr.recompute != "none" else ""
     ) + " · SP" * par.sequence_parallel
-    return f"DP {par.dp:,} · TP {par.tp} · PP {par.pp} · {zero} · mb {tr.micro_batch}{extra}"
+    return f"DP {par.dp:,} · TP {par.tp} · PP {par.pp} · {zero} · mb {par.micro_batch}{extra}"
 
 
 def compare_layouts_figure(
@@ -260,7 +257,7 @@ def compare_summary(
     """
 
     def gpus(r):
-        return r.parallel.dp * r.parallel.tp * r.parallel.pp
+        return r.layout.world_size
 
     def metric(label, vb, va, fmt, tip, colour="inverse"):  # more memory is worse: a rise shows red
         d = vb - va
@@ -504,7 +501,7 @@ def fits_rows(
         )
         out.append(
             {
-                "ZeRO stage": ZERO_STAGE_LABELS[r.zero_stage],
+                "ZeRO stage": ZERO_STAGES[r.zero_stage].label,
                 "PyTorch": FSDP_NAMES[r.zero_stage],
                 "fewest GPUs that fit": gpus,
                 f"largest micro-batch at DP={dp:,}": mb,
@@ -569,7 +566,7 @@ def how_computed_blocks(
         2: f"{w} Ψ + {g + o} Ψ / N_d",
         3: f"{w + g + o} Ψ / N_d",
     }
-    n_d = chosen.parallel.shard_degree or chosen.parallel.dp
+    n_d = chosen.layout.shard_degree or chosen.layout.dp
     text = [
         f"**Model states** (ZeRO paper, Sec. 5; recipe {RECIPE_LABELS[rec.name]} = {w} weights + "
         f"{g} "
@@ -583,20 +580,20 @@ def how_computed_blocks(
         "|---|---|---|---|---|",
     ]
     for r in results:
-        z = r.parallel.zero_stage
+        z = r.layout.zero_stage
         states = r.states_bytes
         text.append(
-            f"| {ZERO_STAGE_LABELS[z]} | {FSDP_NAMES[z]} | {forms[z]} | {r.params_on_gpu:,} "
+            f"| {ZERO_STAGES[z].label} | {FSDP_NAMES[z]} | {forms[z]} | {r.params_on_gpu:,} "
             f"| {_exact(states, units)} |"
         )
     blocks = ["\n".join(text)]
     if chosen.layers_in_flight:
-        tr, par = chosen.training, chosen.parallel
+        tr, par = chosen.training, chosen.layout
         form = activation_formula(tr.recompute, tr.flash_attention, par.sequence_parallel)
         blocks += [
             "**Activations** per layer and micro-batch (Korthikanti et al. 2022, Table 2: 2-byte "
             "values, "
-            f"1-byte dropout masks; s = {tr.seq_len:,}, b = {tr.micro_batch}, "
+            f"1-byte dropout masks; s = {tr.seq_len:,}, b = {par.micro_batch}, "
             + (f"h = {model.hidden_size:,}, a = {model.num_heads}, " if model is not None else "")
             + f"t = {par.tp}"
             f"{', flash attention drops 5as/ht' if tr.flash_attention else ''}):",
@@ -649,11 +646,11 @@ def sizing_questions(
         )
 
     m70, m13 = preset("Llama-2 70B"), preset("Llama-2 13B")
-    tr = TrainingConfig(seq_len=seq_len, flash_attention=True)
-    full = TrainingConfig(seq_len=seq_len, flash_attention=True, recompute="full")
-    z3_16 = ParallelConfig(dp=16, zero_stage=3)
-    r70, r70_none = memory_per_gpu(m70, z3_16, full), memory_per_gpu(m70, z3_16, tr)
-    ddp13, z3_13 = (memory_per_gpu(m13, ParallelConfig(dp=8, zero_stage=z), tr) for z in (0, 3))
+    tr16, tr8 = (Training(global_batch=n, seq_len=seq_len, flash_attention=True) for n in (16, 8))
+    full = Training(global_batch=16, seq_len=seq_len, flash_attention=True, recompute="full")
+    z3_16 = Layout(dp=16, zero_stage=3)
+    r70, r70_none = memory_per_gpu(m70, z3_16, full), memory_per_gpu(m70, z3_16, tr16)
+    ddp13, z3_13 = (memory_per_gpu(m13, Layout(dp=8, zero_stage=z), tr8) for z in (0, 3))
     c0, c3 = (zero_comm_bytes_per_gpu(m13.num_params, 8, z) for z in (0, 3))
     return [
         (

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from core.hardware import Cluster
 from core.parallel import DEFAULT_ORDER, ORDERS, Layout, ParallelDims, Placement, group_span
+from core.pipeline import SCHEDULES
 from core.planner import CalibrationRow, Evaluation, SearchResult, calibration_table
 from core.units import format_bytes, format_count, format_flops, format_seconds, gib_or_gb
 from figures.memory import SEGMENTS, pipeline_stages_figure
@@ -552,7 +553,8 @@ def calibration_rows(rows: Sequence[CalibrationRow] | None = None) -> list[dict]
             "PP": r.run.pp,
             "DP": r.run.gpus // (r.run.tp * r.run.pp),
             "batch": r.run.global_batch,
-            "schedule": "1F1B" if r.num_chunks == 1 else f"interleaved v={r.num_chunks}",
+            "schedule": SCHEDULES[r.schedule].label
+            + (f" v={r.num_chunks}" if r.num_chunks > 1 else ""),
             "published TFLOP/s": r.run.tflops_per_gpu,
             "predicted": round(r.predicted_tflops_per_gpu, 1),
             "error": r.error,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.memory import model_state_bytes_per_gpu
-from core.pipeline import closed_form_bubble_share
+from core.parallel import ZERO_STAGES
+from core.pipeline import SCHEDULES, closed_form_bubble_share
 from core.planner import Breakdown
 from core.scenarios import GPU, SEQ, Placement, ScaleOut, Schedules, Sentence, Sharding, Sizing
 from core.units import (
@@ -470,7 +471,7 @@ def schedules_text(s: Schedules) -> Walkthrough:
 def schedules_figure(s: Schedules) -> dict:
     ms = sorted({m for _, m in s.rows})
     x = [f"M = {m}" for m in ms]
-    names = {"gpipe": "GPipe", "1f1b": "1F1B"}
+    names = {k: SCHEDULES[k].label for k in ("gpipe", "1f1b")}
     data = []
     for k, name in names.items():
         c = SCHEDULE_COLORS[k]
@@ -582,7 +583,7 @@ def sharding_text(s: Sharding, units: str) -> Walkthrough:
 
 def sharding_figure(s: Sharding, units: str) -> dict:
     cols = []
-    for label, r in (("DDP", s.ddp), (f"FULL_SHARD over {s.dp}", s.fsdp)):
+    for label, r in ((ZERO_STAGES[0].label, s.ddp), (f"FULL_SHARD over {s.dp}", s.fsdp)):
         st = r.states_bytes
         cols.append((label, st, r.activations_bytes, s.fits(r)))
     return _memory_bars(

@@ -4,14 +4,14 @@ import plotly.graph_objects as go
 import pytest
 
 from core.memory import (
-    ParallelConfig,
-    TrainingConfig,
     memory_by_zero_stage,
     memory_per_gpu,
     recompute_tradeoff,
     zero_comm_bytes_per_gpu,
 )
 from core.model import ParamsOnly, preset
+from core.parallel import Layout
+from core.training import Training
 from figures.memory import pipeline_stages_figure, recompute_tradeoff_figure, zero_stages_figure
 
 GB = 1e9
@@ -19,7 +19,7 @@ GB = 1e9
 
 def _13b_at_dp8():
     return memory_by_zero_stage(
-        ParamsOnly(num_params=13 * 10**9), ParallelConfig(dp=8), TrainingConfig()
+        ParamsOnly(num_params=13 * 10**9), Layout(dp=8), Training(global_batch=8)
     )
 
 
@@ -73,7 +73,7 @@ def test_hover_shows_formula_and_exact_bytes():
 
 def test_units_switch_scales_the_axis():
     results = memory_by_zero_stage(
-        ParamsOnly(num_params=10**9), ParallelConfig(dp=4), TrainingConfig()
+        ParamsOnly(num_params=10**9), Layout(dp=4), Training(global_batch=4)
     )
     dec = zero_stages_figure(results, 80 * GB, units="decimal")
     binr = zero_stages_figure(results, 80 * GB, units="binary")
@@ -90,8 +90,8 @@ def test_pipeline_stages_figure():
     m = preset("Llama-2 7B")
     r = memory_per_gpu(
         m,
-        ParallelConfig(pp=4, tp=2, sequence_parallel=True),
-        TrainingConfig(num_microbatches=8, seq_len=4096),
+        Layout(dp=1, pp=4, tp=2, sequence_parallel=True),
+        Training(global_batch=8, seq_len=4096, flash_attention=False),
     )
     fig = pipeline_stages_figure(r, 80 * GB, units="decimal")
     go.Figure(fig)
@@ -107,7 +107,9 @@ def test_pipeline_stages_figure():
 def test_recompute_tradeoff_figure():
     m = preset("GPT-3 175B")
     opts = recompute_tradeoff(
-        m, ParallelConfig(tp=8, pp=8, sequence_parallel=True), TrainingConfig(num_microbatches=8)
+        m,
+        Layout(dp=1, tp=8, pp=8, sequence_parallel=True),
+        Training(global_batch=8, flash_attention=False),
     )
     fig = recompute_tradeoff_figure(opts, units="binary")
     go.Figure(fig)
@@ -161,7 +163,9 @@ def test_how_computed_keeps_the_katex_formula_in_a_block_dp_does_not_touch():
 
     def blocks(dp):
         res = memory_by_zero_stage(
-            m, ParallelConfig(dp=dp, zero_stage=3), TrainingConfig(seq_len=4096)
+            m,
+            Layout(dp=dp, zero_stage=3),
+            Training(global_batch=dp, seq_len=4096, flash_attention=False),
         )
         comm = tuple(zero_comm_bytes_per_gpu(res[3].params_on_gpu, dp, z) for z in (0, 3))
         return how_computed_blocks(res, res[3], comm, None, "ZeRO-3", "binary", m)
@@ -184,22 +188,22 @@ P13 = (
 GIB = 2**30
 
 
-def _ab(b_par: ParallelConfig, b_mb: int = 1):
-    """Llama-2 13B at 4,096 tokens with flash attention: A = DP 8 ZeRO-3, B = the given layout."""
+def _ab(b_lay: Layout):
+    """Llama-2 13B at 4,096 tokens with flash attention: A = DP 8 ZeRO-3, B = the given layout;
+    one micro-batch per rank each.
+    """
     m = preset("Llama-2 13B")
     a = memory_per_gpu(
-        m, ParallelConfig(dp=8, zero_stage=3), TrainingConfig(seq_len=4096, flash_attention=True)
+        m, Layout(dp=8, zero_stage=3), Training(global_batch=8, seq_len=4096, flash_attention=True)
     )
-    b = memory_per_gpu(
-        m, b_par, TrainingConfig(seq_len=4096, flash_attention=True, micro_batch=b_mb)
-    )
-    return a, b
+    tr_b = Training(global_batch=b_lay.dp * b_lay.micro_batch, seq_len=4096, flash_attention=True)
+    return a, memory_per_gpu(m, b_lay, tr_b)
 
 
 def test_compare_layouts_figure_two_bars_with_hand_segments():
     from figures.memory import compare_layouts_figure
 
-    a, b = _ab(ParallelConfig(dp=8, zero_stage=1), b_mb=2)
+    a, b = _ab(Layout(dp=8, zero_stage=1, micro_batch=2))
     fig = compare_layouts_figure(
         a, b, 80 * GB, reserve_bytes=4 * GB, units="binary", capacity_label="H100 SXM"
     )
@@ -233,7 +237,7 @@ def test_compare_layouts_figure_two_bars_with_hand_segments():
 def test_compare_identical_layouts_still_draws_two_bars():
     from figures.memory import compare_layouts_figure
 
-    a, _ = _ab(ParallelConfig(dp=8, zero_stage=3))
+    a, _ = _ab(Layout(dp=8, zero_stage=3))
     fig = compare_layouts_figure(a, a, 80 * GB, units="decimal")
     assert (
         len(_trace(fig, "Parameters")["x"]) == 2 and len(set(_trace(fig, "Parameters")["x"])) == 2
@@ -246,11 +250,13 @@ def test_layout_labels_name_hsdp_recompute_and_sequence_parallel():
     m = preset("Llama-2 7B")
     r = memory_per_gpu(
         m,
-        ParallelConfig(dp=32, tp=2, pp=4, zero_stage=3, shard_degree=4, sequence_parallel=True),
-        TrainingConfig(micro_batch=2, num_microbatches=4, recompute="selective"),
+        Layout(
+            dp=32, tp=2, pp=4, zero_stage=3, shard_degree=4, sequence_parallel=True, micro_batch=2
+        ),
+        Training(global_batch=32 * 2 * 4, recompute="selective", flash_attention=False),
     )
     assert layout_label(r) == "DP 32 · TP 2 · PP 4 · HSDP · mb 2 · recompute selective · SP"
-    r = memory_per_gpu(m, ParallelConfig(dp=1024), TrainingConfig())
+    r = memory_per_gpu(m, Layout(dp=1024), Training(global_batch=1024))
     assert layout_label(r) == "DP 1,024 · TP 1 · PP 1 · DDP · mb 1"
 
 
@@ -262,7 +268,7 @@ def test_compare_summary_metrics_and_verdict_by_hand():
     # 12Ψ'/4.
     h, f, v = 5120, 13824, 32000
     psi_b = 40 * (4 * h * h // 2 + 3 * h * f // 2 + 2 * h) + h + 2 * v * h // 2
-    a, b = _ab(ParallelConfig(dp=4, tp=2, zero_stage=1))
+    a, b = _ab(Layout(dp=4, tp=2, zero_stage=1))
     rows, sentence = compare_summary(
         a, b, 80 * GB, reserve_bytes=4 * GB, units="decimal", capacity_label="H100"
     )
@@ -291,7 +297,7 @@ def test_compare_summary_metrics_and_verdict_by_hand():
 def test_compare_summary_names_the_oom_and_the_gpu_change():
     from figures.memory import compare_summary
 
-    a, b = _ab(ParallelConfig(dp=16, zero_stage=0))  # DDP: 16Ψ = 208 GB of states alone
+    a, b = _ab(Layout(dp=16, zero_stage=0))  # DDP: 16Ψ = 208 GB of states alone
     rows, sentence = compare_summary(a, b, 80 * GB, units="decimal")
     over = 16 * P13 + b.activations_bytes - 80 * GB
     assert (

@@ -8,8 +8,6 @@ import pytest
 from core.memory import (
     FSDP_STRATEGIES,
     RECIPES,
-    ParallelConfig,
-    TrainingConfig,
     activation_bytes_per_layer,
     fits,
     fsdp_to_zero,
@@ -22,6 +20,8 @@ from core.memory import (
     zero_comm_bytes_per_gpu,
 )
 from core.model import ParamsOnly, preset
+from core.parallel import Layout
+from core.training import Training
 
 GB = 1e9
 
@@ -90,8 +90,8 @@ def test_fsdp_mapping():
     stage, shard = fsdp_to_zero("HYBRID_SHARD", 32)
     r = memory_per_gpu(
         ParamsOnly(num_params=8_000_000),
-        ParallelConfig(dp=32, zero_stage=stage, shard_degree=shard),
-        TrainingConfig(),
+        Layout(dp=32, zero_stage=stage, shard_degree=shard),
+        Training(global_batch=32, flash_attention=False),
     )
     assert r.total_bytes == 16_000_000
 
@@ -101,10 +101,10 @@ def test_fsdp_mapping():
 
 def test_13b_ddp_does_not_fit_full_shard_does():
     m = preset("Llama-2 13B")
-    tr = TrainingConfig(micro_batch=1, seq_len=4096, flash_attention=True)
-    ddp = memory_per_gpu(m, ParallelConfig(dp=8, zero_stage=0), tr)
+    tr = Training(global_batch=8, seq_len=4096, flash_attention=True)
+    ddp = memory_per_gpu(m, Layout(dp=8, zero_stage=0, micro_batch=1), tr)
     stage, shard = fsdp_to_zero("FULL_SHARD", 8)
-    fsdp = memory_per_gpu(m, ParallelConfig(dp=8, zero_stage=stage, shard_degree=shard), tr)
+    fsdp = memory_per_gpu(m, Layout(dp=8, zero_stage=stage, shard_degree=shard), tr)
     assert ddp.parameters_bytes + ddp.gradients_bytes + ddp.optimizer_bytes == 16 * 13_015_864_320
     assert not fits(ddp.total_bytes, 80 * GB)
     # By hand: states 16 x 13,015,864,320 / 8; activations 40 layers x 34 s b h (flash) + the
@@ -146,14 +146,15 @@ def test_zero_comm_volumes():
 
 def test_seed_70b_zero3_on_16_cards_fits_only_with_full_recompute():
     m = preset("Llama-2 70B")
-    par = ParallelConfig(dp=16, zero_stage=3)
+    par = Layout(dp=16, zero_stage=3)
     states = 16 * 68_976_648_192 // 16
     s, h, V = 4096, 8192, 32000
-    full = memory_per_gpu(m, par, TrainingConfig(seq_len=s, recompute="full"))
+    tr = Training(global_batch=16, seq_len=s, flash_attention=False)
+    full = memory_per_gpu(m, par, replace(tr, recompute="full"))
     assert full.activations_bytes == 80 * 2 * s * h + 5 * s * h + 4 * s * V
     assert full.total_bytes == states + 6_060_769_280
     assert fits(full.total_bytes, 80 * GB)
-    none = memory_per_gpu(m, par, TrainingConfig(seq_len=s))
+    none = memory_per_gpu(m, par, tr)
     assert not fits(none.total_bytes, 80 * GB)
 
 
@@ -206,7 +207,7 @@ def test_activations_scale_with_micro_batch():
 def test_pipeline_stage_split_llama2_7b():
     m = preset("Llama-2 7B")
     layer = 4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096  # 202,383,360
-    r = memory_per_gpu(m, ParallelConfig(pp=4), TrainingConfig(num_microbatches=8))
+    r = memory_per_gpu(m, Layout(dp=1, pp=4), Training(global_batch=8, flash_attention=False))
     assert [st.params_on_gpu for st in r.stages] == [
         8 * layer + 32000 * 4096,
         8 * layer,
@@ -220,7 +221,7 @@ def test_pipeline_stage_split_llama2_7b():
 
 def test_pipeline_with_tp_shards_matrices_and_replicates_norms():
     m = preset("Llama-2 7B")
-    r = memory_per_gpu(m, ParallelConfig(tp=2, pp=2), TrainingConfig())
+    r = memory_per_gpu(m, Layout(dp=1, tp=2, pp=2), Training(global_batch=1))
     sharded = 4 * 4096 * 4096 + 3 * 4096 * 11008
     per_layer = sharded // 2 + 2 * 4096
     assert r.stages[0].params_on_gpu == 16 * per_layer + 32000 * 4096 // 2
@@ -229,8 +230,8 @@ def test_pipeline_with_tp_shards_matrices_and_replicates_norms():
 
 def test_tied_embedding_copy_on_last_stage():
     m = preset("GPT-2 small (124M)")
-    one = memory_per_gpu(m, ParallelConfig(pp=1), TrainingConfig(seq_len=1024))
-    two = memory_per_gpu(m, ParallelConfig(pp=2), TrainingConfig(seq_len=1024))
+    tr = Training(global_batch=1, seq_len=1024)
+    one, two = (memory_per_gpu(m, Layout(dp=1, pp=p), tr) for p in (1, 2))
     assert one.stages[0].params_on_gpu == m.num_params
     assert (
         sum(st.params_on_gpu for st in two.stages) == m.num_params + 50257 * 768
@@ -239,16 +240,14 @@ def test_tied_embedding_copy_on_last_stage():
 
 def test_in_flight_micro_batches():
     m = preset("Llama-2 7B")  # 32 layers
-    par = ParallelConfig(pp=4)
-    f1b = memory_per_gpu(m, par, TrainingConfig(num_microbatches=8))
+    par, tr = Layout(dp=1, pp=4), Training(global_batch=8, flash_attention=False)
+    f1b = memory_per_gpu(m, par, tr)
     assert [st.layers_in_flight for st in f1b.stages] == [32, 24, 16, 8]  # min(p - r, m) x L/p
-    gpipe = memory_per_gpu(m, par, TrainingConfig(num_microbatches=8, schedule="gpipe"))
+    gpipe = memory_per_gpu(m, replace(par, schedule="gpipe"), tr)
     assert [st.layers_in_flight for st in gpipe.stages] == [64] * 4  # m x L/p
-    few = memory_per_gpu(m, par, TrainingConfig(num_microbatches=2))
+    few = memory_per_gpu(m, par, replace(tr, global_batch=2))
     assert [st.layers_in_flight for st in few.stages] == [16, 16, 16, 8]
-    inter = memory_per_gpu(
-        m, par, TrainingConfig(num_microbatches=8, schedule="interleaved_1f1b", virtual_stages=2)
-    )
+    inter = memory_per_gpu(m, replace(par, schedule="interleaved_1f1b", num_chunks=2), tr)
     assert inter.stages[0].layers_in_flight == 32 * (1 + 3 / (4 * 2))  # L (1 + (p-1)/(p v)) = 44
     # Korthikanti Eq. 5: the first 1F1B stage stores L layers' worth: (sbhL/t)(34 + 5as/h) with SP.
     assert f1b.stages[0].activations_bytes - f1b.stages[
@@ -260,7 +259,9 @@ def test_activation_extras_first_and_last_stage():
     m = preset("Llama-2 7B")
     s, h, V = 2048, 4096, 32000
     r = memory_per_gpu(
-        m, ParallelConfig(pp=2, tp=2, sequence_parallel=True), TrainingConfig(num_microbatches=4)
+        m,
+        Layout(dp=1, pp=2, tp=2, sequence_parallel=True),
+        Training(global_batch=4, flash_attention=False),
     )
     assert r.stages[0].extra_activation_bytes == 2 * s * h / 2  # dropout mask, 2 micro-batches
     assert r.stages[1].extra_activation_bytes == 4 * s * h / 2 + 4 * s * V / 2
@@ -268,11 +269,13 @@ def test_activation_extras_first_and_last_stage():
 
 def test_params_only_mode():
     r = memory_per_gpu(
-        ParamsOnly(num_params=70_000_000_000), ParallelConfig(dp=16, zero_stage=3), TrainingConfig()
+        ParamsOnly(num_params=70_000_000_000),
+        Layout(dp=16, zero_stage=3),
+        Training(global_batch=16),
     )
     assert (r.total_bytes, r.activations_bytes) == (70e9, 0)
     r = memory_per_gpu(
-        ParamsOnly(num_params=70_000_000_000), ParallelConfig(tp=8, pp=2), TrainingConfig()
+        ParamsOnly(num_params=70_000_000_000), Layout(dp=1, tp=8, pp=2), Training(global_batch=1)
     )
     assert r.total_bytes == 70e9 * 16 / 16
 
@@ -283,7 +286,9 @@ def test_params_only_mode():
 def test_recompute_tradeoff():
     m = preset("GPT-3 175B")
     opts = recompute_tradeoff(
-        m, ParallelConfig(tp=8, pp=8, sequence_parallel=True), TrainingConfig(num_microbatches=64)
+        m,
+        Layout(dp=1, tp=8, pp=8, sequence_parallel=True),
+        Training(global_batch=64, flash_attention=False),
     )
     none, sel, full = opts
     assert none.saved_bytes == 0 and none.extra_compute_fraction == 0
@@ -303,8 +308,8 @@ def _brute_min_dp(psi, z, cap):
 def test_what_fits_model_states_only():
     rows = what_fits(
         ParamsOnly(num_params=13_000_000_000),
-        ParallelConfig(),
-        TrainingConfig(),
+        Layout(dp=1),
+        Training(global_batch=1),
         80 * GB,
         max_dp=199,
     )
@@ -313,7 +318,7 @@ def test_what_fits_model_states_only():
     assert [r.min_dp for r in rows] == [None, 6, 4, 3]
     assert [r.min_dp for r in rows] == [_brute_min_dp(13e9, z, 80 * GB) for z in range(4)]
     rows = what_fits(
-        ParamsOnly(num_params=70_000_000_000), ParallelConfig(tp=2), TrainingConfig(), 80 * GB
+        ParamsOnly(num_params=70_000_000_000), Layout(dp=1, tp=2), Training(global_batch=1), 80 * GB
     )
     # Psi = 35e9 per TP rank. ZeRO-2: 70e9 + 490e9/N <= 80e9 needs N >= 49, but at 49 the padded
     # shard ceil(35e9/49) = 714,285,715 puts 14 x that at 10 B over the line: 50. ZeRO-3: 560e9/N ->
@@ -324,14 +329,13 @@ def test_what_fits_model_states_only():
 
 def test_what_fits_micro_batch_matches_linear_scan():
     m = preset("Llama-2 7B")
-    par, tr = ParallelConfig(dp=8), TrainingConfig(seq_len=4096, recompute="selective")
-    rows = what_fits(m, par, tr, 80 * GB, reserve_bytes=5 * GB)
+    tr = Training(global_batch=8, seq_len=4096, recompute="selective", flash_attention=False)
+    rows = what_fits(m, Layout(dp=8), tr, 80 * GB, reserve_bytes=5 * GB)
     for row in rows:
         scan = 0
         for b in range(1, 200):
-            total = memory_per_gpu(
-                m, ParallelConfig(dp=8, zero_stage=row.zero_stage), replace(tr, micro_batch=b)
-            ).total_bytes
+            lay = Layout(dp=8, zero_stage=row.zero_stage, micro_batch=b)
+            total = memory_per_gpu(m, lay, replace(tr, global_batch=8 * b)).total_bytes
             if total + 5 * GB > 80 * GB:
                 break
             scan = b
@@ -340,8 +344,8 @@ def test_what_fits_micro_batch_matches_linear_scan():
 
 
 def test_memory_by_zero_stage_is_decreasing():
-    rs = memory_by_zero_stage(preset("Llama-3.1 8B"), ParallelConfig(dp=8), TrainingConfig())
-    assert [r.parallel.zero_stage for r in rs] == [0, 1, 2, 3]
+    rs = memory_by_zero_stage(preset("Llama-3.1 8B"), Layout(dp=8), Training(global_batch=8))
+    assert [r.layout.zero_stage for r in rs] == [0, 1, 2, 3]
     assert all(a.total_bytes > b.total_bytes for a, b in zip(rs, rs[1:]))
 
 
@@ -350,7 +354,7 @@ def test_memory_by_zero_stage_is_decreasing():
 
 def test_tp_not_dividing_heads():
     with pytest.raises(ValueError) as e:
-        memory_per_gpu(preset("Llama-2 7B"), ParallelConfig(tp=3), TrainingConfig())
+        memory_per_gpu(preset("Llama-2 7B"), Layout(dp=1, tp=3), Training(global_batch=1))
     assert str(e.value) == (
         "TP=3 does not divide 32 attention heads: each TP rank must own whole heads; "
         "use TP in {1, 2, 4, 8, 16, 32}"
@@ -363,7 +367,7 @@ def test_tp_not_dividing_kv_heads():
     with pytest.raises(
         ValueError, match=r"TP=16 does not divide 8 KV heads.*use TP in \{1, 2, 4, 8\}"
     ):
-        memory_per_gpu(preset("Llama-2 70B"), ParallelConfig(tp=16), TrainingConfig())
+        memory_per_gpu(preset("Llama-2 70B"), Layout(dp=1, tp=16), Training(global_batch=1))
 
 
 def test_pp_not_dividing_layers():
@@ -372,18 +376,18 @@ def test_pp_not_dividing_layers():
         match=r"PP=3 does not divide 32 layers: .*"
         r"use PP in \{1, 2, 4, 8, 16, 32\}",
     ):
-        memory_per_gpu(preset("Llama-2 7B"), ParallelConfig(pp=3), TrainingConfig())
+        memory_per_gpu(preset("Llama-2 7B"), Layout(dp=1, pp=3), Training(global_batch=1))
     with pytest.raises(ValueError, match="PP x v=24 does not divide 32 layers"):
         memory_per_gpu(
             preset("Llama-2 7B"),
-            ParallelConfig(pp=8),
-            TrainingConfig(num_microbatches=8, schedule="interleaved_1f1b", virtual_stages=3),
+            Layout(dp=1, pp=8, schedule="interleaved_1f1b", num_chunks=3),
+            Training(global_batch=8),
         )
     with pytest.raises(ValueError, match="multiple of PP"):
         memory_per_gpu(
             preset("Llama-2 7B"),
-            ParallelConfig(pp=4),
-            TrainingConfig(num_microbatches=6, schedule="interleaved_1f1b", virtual_stages=2),
+            Layout(dp=1, pp=4, schedule="interleaved_1f1b", num_chunks=2),
+            Training(global_batch=6),
         )
 
 
@@ -392,24 +396,31 @@ def test_pp_not_dividing_layers():
     [
         ({"micro_batch": 0}, "micro_batch=0 must be a whole number ≥ 1"),
         ({"seq_len": -5}, "seq_len=-5"),
+        ({"global_batch": 0}, "global_batch=0 must be a whole number ≥ 1"),
         ({"recipe": "adam8bit"}, "recipe='adam8bit' is unknown: use one of mixed_adam"),
         ({"recompute": "half"}, "recompute='half' is unknown"),
         ({"schedule": "zb"}, "schedule='zb' is unknown"),
-        ({"virtual_stages": 2}, "virtual_stages=2 needs schedule='interleaved_1f1b'"),
+        ({"num_chunks": 2}, "2 model chunks per rank with schedule 1f1b: 1F1B needs 1 chunks"),
     ],
 )
-def test_training_config_validation(kwargs, match):
+def test_training_and_layout_validation(kwargs, match):
+    on_layout = ("micro_batch", "schedule", "num_chunks")
+    layout = {k: v for k, v in kwargs.items() if k in on_layout}
+    training = {k: v for k, v in kwargs.items() if k not in on_layout}
     with pytest.raises(ValueError, match=match):
-        TrainingConfig(**kwargs)
+        Layout(dp=1, **layout)
+        Training(**{"global_batch": 1, **training})
 
 
 def test_parallel_and_model_state_validation():
     with pytest.raises(ValueError, match="dp=0 must be a whole number"):
-        ParallelConfig(dp=0)
+        Layout(dp=0)
     with pytest.raises(ValueError, match="zero_stage=4"):
-        ParallelConfig(zero_stage=4)
+        Layout(dp=1, zero_stage=4)
     with pytest.raises(ValueError, match=r"shard_degree=3 does not divide 8 DP ranks"):
-        ParallelConfig(dp=8, shard_degree=3)
+        Layout(dp=8, shard_degree=3)
+    with pytest.raises(ValueError, match=r"global batch 12 is not divisible by DP × micro-batch"):
+        memory_per_gpu(preset("Mistral 7B"), Layout(dp=8), Training(global_batch=12))
     with pytest.raises(ValueError, match="num_params=0"):
         model_state_bytes_per_gpu(0, 1, 0)
     with pytest.raises(ValueError, match="zero_stage=5"):
@@ -418,7 +429,7 @@ def test_parallel_and_model_state_validation():
         fsdp_to_zero("ZERO", 8)
     assert math.isfinite(
         memory_per_gpu(
-            preset("Mistral 7B"), ParallelConfig(tp=8, pp=4), TrainingConfig()
+            preset("Mistral 7B"), Layout(dp=1, tp=8, pp=4), Training(global_batch=1)
         ).total_bytes
     )
 
@@ -431,6 +442,14 @@ def test_layer_allgather_bytes_is_one_layers_weights():
     assert layer_allgather_bytes(m, tp=2) == 2 * ((layer - 2 * 5120) // 2 + 2 * 5120)
     with pytest.raises(ValueError, match="tp=0 must be a whole number"):
         layer_allgather_bytes(m, tp=0)
+
+
+def test_sized_schedules_are_names_of_the_one_registry():
+    from core.memory import SIZED_SCHEDULES
+    from core.pipeline import SCHEDULES
+
+    assert set(SIZED_SCHEDULES) <= set(SCHEDULES)
+    assert [SCHEDULES[s].label for s in SIZED_SCHEDULES] == ["1F1B", "GPipe", "Interleaved 1F1B"]
 
 
 def test_activations_module_is_reexported_and_sized_by_hand():
@@ -455,3 +474,13 @@ def test_activations_module_is_reexported_and_sized_by_hand():
     assert activations.edge_activation_bytes(0, 1, s, b, h, v, tp=2, sequence_parallel=True) == (
         5 * s * b * h / 2 + 4 * s * b * v / 2
     )
+
+
+def test_one_training_default_is_flash_attention():
+    """Memory and planner share one Training: flash attention on unless asked otherwise."""
+    m, lay = preset("Llama-2 7B"), Layout(dp=1)
+    s, h = 2048, 4096
+    on = memory_per_gpu(m, lay, Training(global_batch=1, seq_len=s))
+    off = memory_per_gpu(m, lay, Training(global_batch=1, seq_len=s, flash_attention=False))
+    assert on.layer_activation_bytes == 34 * s * h  # Korthikanti Table 2 without the 5as/h term
+    assert off.layer_activation_bytes == (34 + 5 * 32 * s / h) * s * h

@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 
 from core.memory import (
     RECIPES,
-    ParallelConfig,
-    TrainingConfig,
     activation_bytes_per_layer,
     memory_per_gpu,
     model_state_bytes_per_gpu,
 )
 from core.model import MODEL_PRESETS
+from core.parallel import Layout
+from core.training import Training
 
 FAST = settings(max_examples=60, deadline=None)
 
@@ -25,27 +25,27 @@ def _divisors(n, limit=64):
 
 @st.composite
 def runs(draw):
-    """A valid (model, parallel, training) triple built from a preset."""
+    """A valid (model, layout, training) triple built from a preset."""
     m = draw(st.sampled_from(list(MODEL_PRESETS.values())))
     heads_ok = [t for t in _divisors(m.num_kv_heads, 16) if m.ffn_hidden_size % t == 0]
     t = draw(st.sampled_from(heads_ok))
     p = draw(st.sampled_from(_divisors(m.num_layers, 16)))
     schedule = draw(st.sampled_from(["1f1b", "gpipe"]))
-    par = ParallelConfig(
+    par = Layout(
         dp=draw(st.integers(1, 64)),
         tp=t,
         pp=p,
         zero_stage=draw(st.integers(0, 3)),
         sequence_parallel=draw(st.booleans()),
-    )
-    tr = TrainingConfig(
         micro_batch=draw(st.integers(1, 8)),
+        schedule=schedule,
+    )
+    tr = Training(
         seq_len=draw(st.sampled_from([512, 2048, 4096])),
-        num_microbatches=draw(st.integers(1, 32)),
+        global_batch=draw(st.integers(1, 32)) * par.dp * par.micro_batch,
         recipe=draw(st.sampled_from(list(RECIPES))),
         recompute=draw(st.sampled_from(["none", "selective", "full"])),
         flash_attention=draw(st.booleans()),
-        schedule=schedule,
     )
     return m, par, tr
 
@@ -72,7 +72,8 @@ def test_more_sharding_never_increases_memory(run):
     m, par, tr = run
     totals = [memory_per_gpu(m, replace(par, zero_stage=z), tr).total_bytes for z in range(4)]
     assert totals == sorted(totals, reverse=True)
-    more_dp = memory_per_gpu(m, replace(par, dp=par.dp * 2), tr).total_bytes
+    twice = replace(tr, global_batch=tr.global_batch * 2)  # the same micro-batches per pipeline
+    more_dp = memory_per_gpu(m, replace(par, dp=par.dp * 2), twice).total_bytes
     assert more_dp <= totals[par.zero_stage]
 
 
@@ -110,13 +111,16 @@ def test_totals_are_sums_of_parts(run):
 def test_monotone_in_micro_batch_and_seq_len(run, extra):
     m, par, tr = run
     base = memory_per_gpu(m, par, tr)
-    bigger = memory_per_gpu(m, par, replace(tr, micro_batch=tr.micro_batch + extra))
+    b, mb = par.micro_batch, tr.num_microbatches(par)
+    bigger = memory_per_gpu(
+        m, replace(par, micro_batch=b + extra), replace(tr, global_batch=mb * par.dp * (b + extra))
+    )
     longer = memory_per_gpu(m, par, replace(tr, seq_len=tr.seq_len * 2))
     assert bigger.total_bytes >= base.total_bytes and longer.total_bytes >= base.total_bytes
     # Activations are linear in the micro-batch, stage by stage.
-    for a, b in zip(base.stages, bigger.stages):
-        scaled = a.activations_bytes * (tr.micro_batch + extra) / tr.micro_batch
-        assert b.activations_bytes == pytest.approx(scaled, rel=1e-12)
+    for lo, hi in zip(base.stages, bigger.stages):
+        scaled = lo.activations_bytes * (b + extra) / b
+        assert hi.activations_bytes == pytest.approx(scaled, rel=1e-12)
 
 
 @FAST
@@ -142,7 +146,10 @@ def test_recompute_and_flash_never_store_more(s, b, heads, tp, sp):
 @given(runs())
 def test_first_stage_holds_the_most_layer_activations_under_1f1b(run):
     m, par, tr = run
-    r = memory_per_gpu(m, par, replace(tr, schedule="1f1b"))
+    r = memory_per_gpu(m, replace(par, schedule="1f1b"), tr)
     layer_acts = [s.layers_in_flight * s.layer_activation_bytes for s in r.stages]
     assert layer_acts == sorted(layer_acts, reverse=True)
-    assert r.stages[0].layers_in_flight == min(par.pp, tr.num_microbatches) * m.num_layers / par.pp
+    assert (
+        r.stages[0].layers_in_flight
+        == min(par.pp, tr.num_microbatches(par)) * m.num_layers / par.pp
+    )

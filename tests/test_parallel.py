@@ -133,7 +133,35 @@ def test_layout_check_batch_and_chunks():
         r"micro-batch dividing 16",
     ):
         lay.check(64, 512)
-    with pytest.raises(ValueError, match="interleaved 1F1B needs 2 to 8 chunks"):
-        Layout(dp=1, pp=2, micro_batch=1, schedule="1f1b", num_chunks=2).check(2, 8)
+    with pytest.raises(ValueError, match="1F1B needs 1 chunks; use num_chunks=1"):
+        Layout(dp=1, pp=2, micro_batch=1, schedule="1f1b", num_chunks=2)
+    for v, fix in ((1, 2), (9, 8)):
+        with pytest.raises(ValueError, match=f"Interleaved 1F1B needs 2 to 8 chunks.*={fix}"):
+            Layout(dp=1, pp=2, schedule="interleaved_1f1b", num_chunks=v)
     Layout(dp=32, tp=2, micro_batch=4, schedule="1f1b").check(64, 512)  # 512 = 32 x 4 x 4
     assert "order pp-tp-dp" in Layout(dp=1, micro_batch=1, schedule="1f1b", order="pp-tp-dp").label
+
+
+def test_layout_is_the_one_vocabulary():
+    """Integral floats stored as ints; labels come from the ZeRO and schedule registries."""
+    from core.parallel import ZERO_STAGES
+    from core.pipeline import SCHEDULES
+
+    lay = Layout(dp=8.0, tp=2, zero_stage=3.0, micro_batch=2.0, shard_degree=4.0)
+    assert (lay.dp, lay.zero_stage, lay.micro_batch, lay.shard_degree) == (8, 3, 2, 4)
+    assert all(type(x) is int for x in (lay.dp, lay.zero_stage, lay.micro_batch, lay.shard_degree))
+    assert lay.world_size == 16
+    assert ZERO_STAGES[3].label == "ZeRO-3" and [z.label for z in ZERO_STAGES.values()] == [
+        "DDP",
+        "ZeRO-1",
+        "ZeRO-2",
+        "ZeRO-3",
+    ]
+    assert lay.label == "DP 8 × TP 2 × PP 1, ZeRO-3 in groups of 4, mb 2, 1F1B"
+    sp = Layout(dp=1, tp=2, pp=2, sequence_parallel=True, schedule="interleaved_1f1b", num_chunks=2)
+    assert sp.label == "DP 1 × TP 2 × PP 2, DDP, SP, mb 1, Interleaved 1F1B v=2"
+    assert SCHEDULES["interleaved_1f1b"].label in sp.label
+    with pytest.raises(ValueError, match="zero_stage=4 is unknown: use one of 0, 1, 2, 3"):
+        Layout(dp=1, zero_stage=4)
+    with pytest.raises(ValueError, match="schedule='zb' is unknown"):
+        Layout(dp=1, schedule="zb")

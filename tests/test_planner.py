@@ -276,3 +276,18 @@ def test_zero3_gathers_exposed_when_compute_is_short():
     assert z3.stage.zero_gather_s == pytest.approx(fwd + bwd)
     assert z3.breakdown.zero_gather_s == pytest.approx(fwd + bwd)  # one micro-batch per GPU
     assert z3.breakdown.dp_s == 0  # ZeRO-3 syncs inside the micro-batch, nothing after the step
+
+
+def test_search_puts_sequence_parallelism_on_the_layouts():
+    """SP is a layout choice: search sets it on every layout, and it shards activations over TP."""
+    model, c, tr = preset("Llama-2 7B"), make_cluster(num_nodes=1), Training(global_batch=16)
+    res = search(model, c, tr, sequence_parallel=True, zero_stages=(0,))
+    assert res.ranked and all(e.layout.sequence_parallel for e in res.ranked)
+    sp, plain = (
+        evaluate(model, c, Layout(dp=1, tp=8, sequence_parallel=s), Training(global_batch=1))
+        for s in (True, False)
+    )
+    assert sp.memory.activations_bytes < plain.memory.activations_bytes
+    assert tr.num_microbatches(Layout(dp=2, micro_batch=4)) == 2  # 16 / (2 x 4)
+    with pytest.raises(ValueError, match="global batch 16 is not divisible by DP × micro-batch"):
+        tr.num_microbatches(Layout(dp=3))

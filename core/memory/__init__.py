@@ -1,52 +1,46 @@
-"""Per-GPU training memory: precision recipes, ZeRO/FSDP sharding, activations, what fits."""
+"""Per-GPU training memory: ZeRO/FSDP sharding, activations, what fits."""
 
 from core.memory.activations import (
-    RECOMPUTE_MODES,
-    SCHEDULES,
+    SIZED_SCHEDULES,
     RecomputeOption,
     activation_bytes_per_layer,
     edge_activation_bytes,
     layers_in_flight,
     stage_activations,
 )
+from core.memory.fit import FitRow, fits, what_fits
 from core.memory.per_gpu import (
-    FSDP_STRATEGIES,
-    RECIPES,
-    ZERO_STAGE_LABELS,
-    FitRow,
     MemoryResult,
-    ModelStates,
-    ParallelConfig,
-    Recipe,
     StageMemory,
-    TrainingConfig,
-    ZeroComm,
-    fits,
-    fsdp_to_zero,
-    get_recipe,
-    layer_allgather_bytes,
     memory_by_zero_stage,
     memory_per_gpu,
-    model_state_bytes_per_gpu,
     recompute_tradeoff,
-    what_fits,
+)
+from core.memory.zero import (
+    FSDP_STRATEGIES,
+    ModelStates,
+    ZeroComm,
+    fsdp_to_zero,
+    layer_allgather_bytes,
+    model_state_bytes_per_gpu,
     zero_comm_bytes_per_gpu,
 )
+
+# Precision recipes and recompute modes are nouns of how a model is trained (core.training);
+# re-exported here for code that sizes memory with them.
+from core.training import RECIPES, RECOMPUTE_MODES, Recipe, get_recipe
 
 __all__ = [
     "FSDP_STRATEGIES",
     "FitRow",
     "MemoryResult",
     "ModelStates",
-    "ParallelConfig",
     "RECIPES",
     "RECOMPUTE_MODES",
     "Recipe",
     "RecomputeOption",
-    "SCHEDULES",
+    "SIZED_SCHEDULES",
     "StageMemory",
-    "TrainingConfig",
-    "ZERO_STAGE_LABELS",
     "ZeroComm",
     "activation_bytes_per_layer",
     "edge_activation_bytes",

@@ -8,9 +8,12 @@ from dataclasses import dataclass
 
 from core.checks import check_choice, check_divides, whole_number
 from core.model import ModelSpec
+from core.parallel import Layout
+from core.training import RECOMPUTE_MODES, Training
 
-RECOMPUTE_MODES = ("none", "selective", "full")
-SCHEDULES = ("1f1b", "gpipe", "interleaved_1f1b")
+# The schedules of core.schedule_names.SCHEDULES whose activations in flight this module counts
+# (layers_in_flight); the simulator runs more. Order: the planner tries them in this order.
+SIZED_SCHEDULES = ("1f1b", "gpipe", "interleaved_1f1b")
 
 
 def activation_bytes_per_layer(
@@ -55,11 +58,11 @@ def layers_in_flight(
     pp: int,
     num_microbatches: int,
     schedule: str = "1f1b",
-    virtual_stages: int = 1,
+    num_chunks: int = 1,
 ) -> float:
     """Layers' worth of activations pipeline stage `stage` holds at its peak (memory.md §5-6)."""
-    r, L, p, m, v = stage, num_layers, pp, num_microbatches, virtual_stages
-    check_choice("schedule", schedule, SCHEDULES)
+    r, L, p, m, v = stage, num_layers, pp, num_microbatches, num_chunks
+    check_choice("schedule", schedule, SIZED_SCHEDULES)
     if schedule == "gpipe":
         return m * L / p  # every forward runs before the first backward
     if schedule == "1f1b":
@@ -90,30 +93,22 @@ def edge_activation_bytes(
 
 
 def stage_activations(
-    model, stage: int, tp: int, pp: int, sequence_parallel: bool, training
+    model, stage: int, layout: Layout, training: Training, num_microbatches: int
 ) -> tuple[float, float, float]:
     """(bytes per layer and micro-batch, layers in flight, embedding/logits bytes) of one stage's
     GPU.
     """
     if not isinstance(model, ModelSpec):
         return 0.0, 0.0, 0.0  # a bare parameter count has no layer shape, hence no activations
-    tr, h = training, model.hidden_size
+    lay, tr, h = layout, training, model.hidden_size
+    tp, pp, sp, b = lay.tp, lay.pp, lay.sequence_parallel, lay.micro_batch
     layer = activation_bytes_per_layer(
-        tr.seq_len,
-        tr.micro_batch,
-        h,
-        model.num_heads,
-        tp,
-        sequence_parallel,
-        tr.recompute,
-        tr.flash_attention,
+        tr.seq_len, b, h, model.num_heads, tp, sp, tr.recompute, tr.flash_attention
     )
     flight = layers_in_flight(
-        stage, model.num_layers, pp, tr.num_microbatches, tr.schedule, tr.virtual_stages
+        stage, model.num_layers, pp, num_microbatches, lay.schedule, lay.num_chunks
     )
-    extras = edge_activation_bytes(
-        stage, pp, tr.seq_len, tr.micro_batch, h, model.vocab_size, tp, sequence_parallel
-    )
+    extras = edge_activation_bytes(stage, pp, tr.seq_len, b, h, model.vocab_size, tp, sp)
     return layer, flight, extras * flight * pp / model.num_layers  # x micro-batches in flight
 
 

@@ -1,9 +1,9 @@
-"""Planner: time one DP x TP x PP x ZeRO layout on a cluster, search every layout, calibrate, export
-a
-step.
+"""Planner: time one DP x TP x PP x ZeRO layout on a cluster, search every layout, calibrate,
+export a step.
 """
 
-# Layout is a shared noun (core.parallel); re-exported so `from core.planner import Layout` works.
+# Layout and Training are shared nouns (core.parallel, core.training); re-exported so
+# `from core.planner import Layout, Training` works.
 from core.parallel import Layout
 from core.planner.calibration import (
     NARAYANAN_2021,
@@ -19,31 +19,22 @@ from core.planner.calibration import (
     predict,
     write,
 )
+from core.planner.comm import dp_sync_s, group_collective_s, p2p_s
+from core.planner.evaluate import Evaluation, capacity_fits, evaluate
 from core.planner.export import planner_step_trace
-from core.planner.search import (
-    Evaluation,
-    Rejected,
-    SearchResult,
-    capacity_fits,
-    evaluate,
-    layout_memory,
-    search,
-)
+from core.planner.search import Rejected, SearchResult, search
 from core.planner.step_time import (
     ACT_BYTES,
     LOSS_BWD_BYTES,
     LOSS_FWD_BYTES,
     Breakdown,
     StageTimes,
-    dp_sync_s,
-    group_collective_s,
     layer_traffic_bytes,
     makespan_per_microbatch,
-    p2p_s,
     stage_times,
     step_breakdown,
 )
-from core.planner.training import Efficiency, Training
+from core.training import Efficiency, Training
 
 __all__ = [
     "Layout",
@@ -70,7 +61,6 @@ __all__ = [
     "gpt",
     "group_collective_s",
     "layer_traffic_bytes",
-    "layout_memory",
     "makespan_per_microbatch",
     "markdown",
     "megatron_2021_training",

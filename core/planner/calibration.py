@@ -11,8 +11,8 @@ from pathlib import Path
 from core.hardware import make_cluster
 from core.model import ModelSpec
 from core.parallel import Layout
-from core.planner.search import Training, evaluate
-from core.planner.step_time import Efficiency
+from core.planner.evaluate import evaluate
+from core.training import Efficiency, Training
 
 SEQ_LEN, VOCAB = 2048, 51_200
 SOURCE = (
@@ -68,12 +68,11 @@ NARAYANAN_2021 = tuple(
 def megatron_2021_training(global_batch: int, efficiency: Efficiency | None = None) -> Training:
     """How those runs trained, as the planner's Training."""
     # fp16 with fp32 main grads (Megatron's 18 B/param recipe), full recompute, no flash attention
-    # (2022), no gradient-sync overlap (Megatron added overlap_grad_reduce in 2023), micro-batch 1
-    # [assumed: the table does not print it].
+    # (2022), no gradient-sync overlap (Megatron added overlap_grad_reduce in 2023). Micro-batch 1
+    # [assumed: the table does not print it] is the Layout's, in predict.
     return Training(
         global_batch=global_batch,
         seq_len=SEQ_LEN,
-        micro_batch=1,
         recipe="megatron_fp32_grads",
         recompute="full",
         flash_attention=False,
@@ -141,7 +140,7 @@ def predict(run: PublishedRun, efficiency: Efficiency | None = None) -> Calibrat
             evaluate(
                 model,
                 cluster,
-                Layout(dp=dp, tp=run.tp, pp=run.pp, schedule=s, num_chunks=v),
+                Layout(dp=dp, tp=run.tp, pp=run.pp, micro_batch=1, schedule=s, num_chunks=v),
                 training,
             )
             for s, v in options

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.pipeline import to_chrome_trace
-from core.planner.search import Evaluation
+from core.planner.evaluate import Evaluation
 from core.traces import IDLE, meta_events, runs, slice_event, union
 
 

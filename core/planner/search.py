@@ -1,5 +1,5 @@
-"""Planner: time one DP x TP x PP x ZeRO layout on a cluster, or search every layout and rank
-them.
+"""Planner search: every DP x TP x PP x ZeRO x micro-batch x schedule layout of a cluster,
+ranked by predicted step time, or rejected with the rule it breaks.
 """
 
 from __future__ import annotations
@@ -7,194 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.hardware import Cluster
-from core.memory import MemoryResult, ParallelConfig, TrainingConfig, fits, memory_per_gpu
+from core.memory import SIZED_SCHEDULES, memory_per_gpu
 from core.model import ModelSpec
-from core.parallel import (
-    DEFAULT_ORDER,
-    SCHEDULE_LABELS,
-    GroupSpan,
-    Layout,  # noqa: F401
-    ParallelDims,
-    Placement,
-    group_span,
-    place,
+from core.parallel import DEFAULT_ORDER, Layout, ParallelDims, group_span
+from core.planner.evaluate import (
+    Evaluation,
+    capacity_fits,
+    check_model_shape,
+    evaluate_placed,
+    usable_bytes,
 )
-from core.pipeline import PipelineResult, simulate
-from core.planner.step_time import Breakdown, StageTimes, stage_times, step_breakdown
-from core.planner.training import Training
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)
-class Evaluation:
-    """One layout's predicted step: time, throughput, utilisation, memory and where the time
-    goes.
-    """
-
-    model: ModelSpec
-    cluster: Cluster
-    training: Training
-    layout: Layout  # resolved: micro-batch and schedule set
-    num_microbatches: int  # per pipeline: B / (DP x micro-batch)
-    step_time_s: float
-    tokens_per_s: float
-    mfu: float  # model FLOPs (6N + attention, no recompute) / (GPUs x dense peak x step)
-    hfu: float  # hardware FLOPs (recompute included) / the same
-    model_flops: float  # per step
-    hardware_flops: float
-    memory: MemoryResult
-    capacity_bytes: float
-    fits: bool
-    breakdown: Breakdown
-    stage: StageTimes
-    spans: dict[str, GroupSpan]
-    dp_sync_s: float  # gradient sync before any overlap
-    warnings: tuple[str, ...]
-
-    @property
-    def tflops_per_gpu(self) -> float:
-        """Model TFLOP/s per GPU (MFU x peak)."""
-        return self.model_flops / self.step_time_s / self.cluster.num_gpus / 1e12
-
-    @property
-    def hardware_tflops_per_gpu(self) -> float:
-        """Hardware TFLOP/s per GPU, the convention of Narayanan et al. 2021 (full recompute: Eq.
-        3).
-        """
-        return self.hardware_flops / self.step_time_s / self.cluster.num_gpus / 1e12
-
-    @property
-    def placement(self) -> Placement:
-        return place(self.layout.dims, self.cluster)
-
-    def pipeline(self) -> PipelineResult:
-        """The simulated schedule of one step with this layout's real F and B durations."""
-        lay, st = self.layout, self.stage
-        return simulate(
-            lay.schedule,
-            lay.pp,
-            self.num_microbatches,
-            lay.num_chunks,
-            st.forward_s,
-            st.backward_s / 2,
-            st.backward_s / 2,
-        )
-
-
-def _need_shape(model) -> None:
-    if not isinstance(model, ModelSpec):
-        raise ValueError(
-            "the planner needs a model shape (layers, hidden size, heads) to count FLOPs "
-            "and activations; pick a preset or enter a custom shape"
-        )
-
-
-def layout_memory(model: ModelSpec, lay: Layout, training: Training) -> MemoryResult:
-    """Per-GPU memory of a resolved layout, from core.memory."""
-    return memory_per_gpu(
-        model,
-        ParallelConfig(
-            dp=lay.dp,
-            tp=lay.tp,
-            pp=lay.pp,
-            zero_stage=lay.zero_stage,
-            sequence_parallel=training.sequence_parallel,
-        ),
-        TrainingConfig(
-            micro_batch=lay.micro_batch,
-            seq_len=training.seq_len,
-            num_microbatches=training.global_batch // (lay.dp * lay.micro_batch),
-            recipe=training.recipe,
-            recompute=training.recompute,
-            flash_attention=training.flash_attention,
-            schedule=lay.schedule,
-            virtual_stages=lay.num_chunks,
-        ),
-    )
-
-
-def _usable(cluster: Cluster, training: Training) -> float:
-    return cluster.gpu.hbm_bytes * (1 - training.memory_headroom)
-
-
-def capacity_fits(cluster: Cluster, training: Training, mem: MemoryResult) -> bool:
-    cap = cluster.gpu.hbm_bytes
-    return fits(mem.total_bytes, cap, training.memory_headroom * cap)
-
-
-def evaluate(model, cluster: Cluster, layout: Layout, training: Training) -> Evaluation:
-    """Predict step time, tokens/s, MFU, per-GPU memory and the step-time breakdown of a layout."""
-    _need_shape(model)
-    lay = layout.resolved(training)
-    lay.check(cluster.num_gpus, training.global_batch)
-    spans = {d: group_span(lay.dims, d, cluster) for d in ("dp", "pp", "tp")}
-    return _evaluate(model, cluster, lay, training, spans, layout_memory(model, lay, training))
-
-
-def _evaluate(
-    model: ModelSpec,
-    cluster: Cluster,
-    lay: Layout,
-    training: Training,
-    spans: dict[str, GroupSpan],
-    mem: MemoryResult,
-) -> Evaluation:
-    s, m = training.seq_len, training.global_batch // (lay.dp * lay.micro_batch)
-    st = stage_times(model, cluster, spans, lay, training, mem.stages[-1].params_on_gpu)
-    bd, sync = step_breakdown(
-        st, cluster, spans, lay, training, max(x.params_on_gpu for x in mem.stages)
-    )
-    step, tokens = bd.total_s, training.global_batch * s
-    model_flops = model.flops_per_token(s) * tokens  # 6N + 12 l h s per token (planner.md §1)
-    hw_flops = model_flops * (1 + model.recompute_flops_fraction(s, training.recompute))
-    peak = cluster.num_gpus * cluster.gpu.bf16_flops_per_s * step
-    ok = capacity_fits(cluster, training, mem)
-    return Evaluation(
-        model=model,
-        cluster=cluster,
-        training=training,
-        layout=lay,
-        num_microbatches=m,
-        step_time_s=step,
-        tokens_per_s=tokens / step,
-        mfu=model_flops / peak,
-        hfu=hw_flops / peak,
-        model_flops=model_flops,
-        hardware_flops=hw_flops,
-        memory=mem,
-        capacity_bytes=cluster.gpu.hbm_bytes,
-        fits=ok,
-        breakdown=bd,
-        stage=st,
-        spans=spans,
-        dp_sync_s=sync,
-        warnings=_warnings(cluster, lay, spans, mem, ok, m, training),
-    )
-
-
-def _warnings(cluster, lay, spans, mem, ok, m, training) -> tuple[str, ...]:
-    out, tp, gpn = [], spans["tp"], cluster.gpus_per_node
-    if tp.crosses_node:
-        why = (
-            f"TP={lay.tp} exceeds {gpn} GPUs per node"
-            if lay.tp > gpn
-            else f"order {lay.order} puts TP groups across nodes"
-        )
-        out.append(
-            f"{why}: {tp.crossing_groups} of {tp.num_groups} TP groups cross the node boundary, "
-            f"so every layer's all-reduces run on {tp.link}; keep TP ≤ {gpn} and innermost"
-        )
-    if not ok:
-        out.append(
-            f"does not fit: {mem.total_bytes / 1e9:.1f} GB per GPU (stage {mem.stage}) > "
-            f"{_usable(cluster, training) / 1e9:.1f} GB usable ({training.memory_headroom:.0%} "
-            "headroom); raise TP, PP or the ZeRO stage, lower the micro-batch, or recompute"
-        )
-    if lay.pp > 1 and m < lay.pp:
-        out.append(
-            f"only {m} micro-batches for PP={lay.pp} stages: most of the pipeline idles; "
-            f"use ≥ {4 * lay.pp} micro-batches (smaller micro-batch or DP)"
-        )
-    return tuple(out)
+from core.training import Training
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -288,14 +111,16 @@ def search(
     training: Training,
     *,
     zero_stages=(0, 1, 2, 3),
-    schedules=tuple(SCHEDULE_LABELS),
+    schedules=SIZED_SCHEDULES,
     micro_batches=None,
     max_chunks: int = 8,
     order: str = DEFAULT_ORDER,
+    sequence_parallel: bool = False,
 ) -> SearchResult:
     """Every (DP, TP, PP, ZeRO, micro-batch, schedule, v) of the cluster, ranked or rejected."""
-    _need_shape(model)
+    check_model_shape(model)
     N, B, ranked, rejected = cluster.num_gpus, training.global_batch, [], []
+    sp, usable = sequence_parallel, usable_bytes(cluster, training)
     for tp in _divisors(N):
         for pp in _divisors(N // tp):
             dims = ParallelDims(dp=N // (tp * pp), pp=pp, tp=tp, order=order)
@@ -325,11 +150,13 @@ def search(
                         )
                         continue
                     for z in (z for z in zero_stages if dp > 1 or z == 0):  # ZeRO = DDP at DP 1
-                        lay = Layout(**kw, zero_stage=z, order=order)
-                        mem = None if z in too_big else layout_memory(model, lay, training)
+                        lay = Layout(**kw, zero_stage=z, order=order, sequence_parallel=sp)
+                        mem = None if z in too_big else memory_per_gpu(model, lay, training)
                         if mem is not None and capacity_fits(cluster, training, mem):
                             try:
-                                ranked.append(_evaluate(model, cluster, lay, training, spans, mem))
+                                ranked.append(
+                                    evaluate_placed(model, cluster, lay, training, spans, mem)
+                                )
                             except ValueError as e:  # e.g. sequence parallelism: TP must divide s
                                 rejected.append(
                                     Rejected(**kw, zero_stage=z, rule="model split", reason=str(e))
@@ -347,8 +174,7 @@ def search(
                                 zero_stage=z,
                                 rule="memory",
                                 reason=(
-                                    f"does not fit: {need} {_usable(cluster, training) / 1e9:.1f} "
-                                    "GB usable; "
+                                    f"does not fit: {need} {usable / 1e9:.1f} GB usable; "
                                     "raise TP, PP or the ZeRO stage, lower the micro-batch, or "
                                     "recompute"
                                 ),

@@ -4,22 +4,16 @@ makespan.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
-from core.collectives import (
-    all_gather_time_s,
-    all_reduce_time_s,
-    hierarchical_all_reduce_time_s,
-    reduce_scatter_time_s,
-)
 from core.hardware import Cluster
-from core.memory import Recipe, get_recipe
 from core.model import ModelSpec
 from core.parallel import GroupSpan, Layout
 from core.pipeline import simulate
-from core.planner.training import Efficiency, Training
+from core.planner.comm import dp_sync_s, group_collective_s, p2p_s
 from core.tensor_parallel import tp_comm_plan
+from core.training import Training, get_recipe
 
 ACT_BYTES = 2  # bf16/fp16 activations
 # Vocab-parallel cross entropy in fp32 per logit: forward reads the 2-byte logit, writes and
@@ -64,66 +58,6 @@ def layer_traffic_bytes(
     )
 
 
-def _tiers(cluster: Cluster, eff: Efficiency) -> tuple[tuple[float, float], tuple[float, float]]:
-    """(bandwidth, latency) inside a node and per GPU off-node, scaled by achievable efficiency."""
-    return (
-        (cluster.intra_link.bandwidth_bytes_per_s * eff.intra_link, cluster.intra_link.latency_s),
-        (
-            cluster.inter_bandwidth_per_gpu_bytes_per_s * eff.inter_link,
-            cluster.inter_link.latency_s,
-        ),
-    )
-
-
-def _group_cluster(span: GroupSpan, cluster: Cluster, eff: Efficiency) -> Cluster:
-    """One group's GPUs (g per node) as a Cluster, for core.collectives' hierarchical all-reduce."""
-    # Every GPU of a real node runs its own group's inter-node phase at once, so each keeps its
-    # 1/gpus_per_node share of the node's NICs.
-    (b_in, _), (b_net, _) = _tiers(cluster, eff)
-    g = span.ranks_per_node
-    return replace(
-        cluster,
-        num_nodes=span.size // g,
-        gpus_per_node=g,
-        nics_per_node=g,
-        intra_link=replace(cluster.intra_link, bandwidth_bytes_per_s=b_in),
-        inter_link=replace(cluster.inter_link, bandwidth_bytes_per_s=b_net),
-    )
-
-
-def group_collective_s(
-    kind: str, span: GroupSpan, message_bytes: float, cluster: Cluster, eff: Efficiency
-) -> float:
-    """Time of one all_reduce / reduce_scatter / all_gather over each group of a kind."""
-    # Inside a node: ring on NVLink. One member per node (or uneven): ring on the NICs. Several per
-    # node: two-level (intra-node reduce-scatter, inter-node phase on a 1/g shard, intra all-gather;
-    # collectives.md §3.2); for reduce-scatter / all-gather the matching two halves of it.
-    if span.size == 1 or message_bytes <= 0:
-        return 0.0
-    intra, inter = _tiers(cluster, eff)
-    one = {
-        "all_reduce": lambda p, n, tier: all_reduce_time_s("ring", p, n, *tier),
-        "reduce_scatter": lambda p, n, tier: reduce_scatter_time_s(p, n, *tier),
-        "all_gather": lambda p, n, tier: all_gather_time_s(p, n, *tier),
-    }[kind]
-    if span.nodes_per_group == 1:
-        return one(span.size, message_bytes, intra)
-    g = span.ranks_per_node
-    if g == 1 or not span.even:
-        return one(span.size, message_bytes, inter)
-    if kind == "all_reduce":
-        return hierarchical_all_reduce_time_s(_group_cluster(span, cluster, eff), message_bytes)
-    return one(g, message_bytes, intra) + one(span.size // g, message_bytes / g, inter)
-
-
-def p2p_s(span: GroupSpan, message_bytes: float, cluster: Cluster, eff: Efficiency) -> float:
-    """One send between neighbouring stages: alpha + bytes / bandwidth on the slowest hop."""
-    if span.size == 1:
-        return 0.0
-    bw, lat = _tiers(cluster, eff)[span.nodes_per_group > 1]
-    return lat + message_bytes / bw
-
-
 @dataclass(frozen=True, kw_only=True)
 class StageTimes:
     """Seconds per micro-batch on the slowest pipeline stage (the last: layers + LM head + loss)."""
@@ -157,7 +91,7 @@ def stage_times(
     head_fwd = (model.flops_per_token(s) - 3 * model.layer_forward_flops_per_token(s)) / 3 * tok / t
     mm_f = (layers * layer_fwd + head_fwd) / flop_s
     tr_f, tr_b, tr_core = layer_traffic_bytes(
-        model, s, micro_batch, t, training.sequence_parallel, training.flash_attention
+        model, s, micro_batch, t, lay.sequence_parallel, training.flash_attention
     )
     logits = tok * model.vocab_size / t
     mem_f = (layers * tr_f + LOSS_FWD_BYTES * logits) / hbm
@@ -179,7 +113,7 @@ def stage_times(
         micro_batch=micro_batch,
         seq_len=s,
         bytes_per_element=ACT_BYTES,
-        sequence_parallel=training.sequence_parallel,
+        sequence_parallel=lay.sequence_parallel,
         full_recompute=recompute == "full",
     )
     each = {
@@ -256,20 +190,6 @@ class Breakdown:
         return sum(getattr(self, f.name) for f in fields(self))
 
 
-def dp_sync_s(
-    zero_stage: int, span: GroupSpan, params: int, recipe: Recipe, cluster: Cluster, eff: Efficiency
-) -> tuple[float, float]:
-    """(after the last backward, before the next forward) gradient / parameter sync of one step."""
-    if zero_stage == 0:  # DDP all-reduce of the gradients
-        return group_collective_s("all_reduce", span, params * recipe.grad_bytes, cluster, eff), 0.0
-    if zero_stage in (1, 2):  # reduce-scatter grads, all-gather updated params (ZeRO paper Sec. 7)
-        return (
-            group_collective_s("reduce_scatter", span, params * recipe.grad_bytes, cluster, eff),
-            group_collective_s("all_gather", span, params * recipe.param_bytes, cluster, eff),
-        )
-    return 0.0, 0.0  # ZeRO-3 syncs layer by layer inside each micro-batch (stage_times)
-
-
 def step_breakdown(
     st: StageTimes,
     cluster: Cluster,
@@ -281,7 +201,7 @@ def step_breakdown(
     """(breakdown, DP sync before overlap): pipeline makespan, exposed DP sync, optimizer step."""
     # params: parameters on the GPU of the stage holding the most (it syncs and updates last).
     eff, recipe = training.efficiency, get_recipe(training.recipe)
-    m = training.global_batch // (lay.dp * lay.micro_batch)
+    m = training.num_microbatches(lay)
     busy = st.forward_s + st.backward_s
     makespan = makespan_per_microbatch(lay.schedule, lay.pp, m, lay.num_chunks) * busy
     sync = dp_sync_s(lay.zero_stage, spans["dp"], params, recipe, cluster, eff)

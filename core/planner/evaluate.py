@@ -1,0 +1,165 @@
+"""Planner: time one DP x TP x PP x ZeRO layout on a cluster: step time, throughput, MFU, memory
+and where the time goes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.hardware import Cluster
+from core.memory import MemoryResult, fits, memory_per_gpu
+from core.model import ModelSpec
+from core.parallel import GroupSpan, Layout, Placement, group_span, place
+from core.pipeline import PipelineResult, simulate
+from core.planner.step_time import Breakdown, StageTimes, stage_times, step_breakdown
+from core.training import Training
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Evaluation:
+    """One layout's predicted step: time, throughput, utilisation, memory and where the time
+    goes.
+    """
+
+    model: ModelSpec
+    cluster: Cluster
+    training: Training
+    layout: Layout
+    num_microbatches: int  # per pipeline: B / (DP x micro-batch)
+    step_time_s: float
+    tokens_per_s: float
+    mfu: float  # model FLOPs (6N + attention, no recompute) / (GPUs x dense peak x step)
+    hfu: float  # hardware FLOPs (recompute included) / the same
+    model_flops: float  # per step
+    hardware_flops: float
+    memory: MemoryResult
+    capacity_bytes: float
+    fits: bool
+    breakdown: Breakdown
+    stage: StageTimes
+    spans: dict[str, GroupSpan]
+    dp_sync_s: float  # gradient sync before any overlap
+    warnings: tuple[str, ...]
+
+    @property
+    def tflops_per_gpu(self) -> float:
+        """Model TFLOP/s per GPU (MFU x peak)."""
+        return self.model_flops / self.step_time_s / self.cluster.num_gpus / 1e12
+
+    @property
+    def hardware_tflops_per_gpu(self) -> float:
+        """Hardware TFLOP/s per GPU, the convention of Narayanan et al. 2021 (full recompute: Eq.
+        3).
+        """
+        return self.hardware_flops / self.step_time_s / self.cluster.num_gpus / 1e12
+
+    @property
+    def placement(self) -> Placement:
+        return place(self.layout.dims, self.cluster)
+
+    def pipeline(self) -> PipelineResult:
+        """The simulated schedule of one step with this layout's real F and B durations."""
+        lay, st = self.layout, self.stage
+        return simulate(
+            lay.schedule,
+            lay.pp,
+            self.num_microbatches,
+            lay.num_chunks,
+            st.forward_s,
+            st.backward_s / 2,
+            st.backward_s / 2,
+        )
+
+
+def check_model_shape(model) -> None:
+    if not isinstance(model, ModelSpec):
+        raise ValueError(
+            "the planner needs a model shape (layers, hidden size, heads) to count FLOPs "
+            "and activations; pick a preset or enter a custom shape"
+        )
+
+
+def usable_bytes(cluster: Cluster, training: Training) -> float:
+    return cluster.gpu.hbm_bytes * (1 - training.memory_headroom)
+
+
+def capacity_fits(cluster: Cluster, training: Training, mem: MemoryResult) -> bool:
+    cap = cluster.gpu.hbm_bytes
+    return fits(mem.total_bytes, cap, training.memory_headroom * cap)
+
+
+def evaluate(model, cluster: Cluster, layout: Layout, training: Training) -> Evaluation:
+    """Predict step time, tokens/s, MFU, per-GPU memory and the step-time breakdown of a layout."""
+    check_model_shape(model)
+    layout.check(cluster.num_gpus, training.global_batch)
+    spans = {d: group_span(layout.dims, d, cluster) for d in ("dp", "pp", "tp")}
+    mem = memory_per_gpu(model, layout, training)
+    return evaluate_placed(model, cluster, layout, training, spans, mem)
+
+
+def evaluate_placed(
+    model: ModelSpec,
+    cluster: Cluster,
+    lay: Layout,
+    training: Training,
+    spans: dict[str, GroupSpan],
+    mem: MemoryResult,
+) -> Evaluation:
+    s, m = training.seq_len, training.num_microbatches(lay)
+    st = stage_times(model, cluster, spans, lay, training, mem.stages[-1].params_on_gpu)
+    bd, sync = step_breakdown(
+        st, cluster, spans, lay, training, max(x.params_on_gpu for x in mem.stages)
+    )
+    step, tokens = bd.total_s, training.global_batch * s
+    model_flops = model.flops_per_token(s) * tokens  # 6N + 12 l h s per token (planner.md §1)
+    hw_flops = model_flops * (1 + model.recompute_flops_fraction(s, training.recompute))
+    peak = cluster.num_gpus * cluster.gpu.bf16_flops_per_s * step
+    ok = capacity_fits(cluster, training, mem)
+    return Evaluation(
+        model=model,
+        cluster=cluster,
+        training=training,
+        layout=lay,
+        num_microbatches=m,
+        step_time_s=step,
+        tokens_per_s=tokens / step,
+        mfu=model_flops / peak,
+        hfu=hw_flops / peak,
+        model_flops=model_flops,
+        hardware_flops=hw_flops,
+        memory=mem,
+        capacity_bytes=cluster.gpu.hbm_bytes,
+        fits=ok,
+        breakdown=bd,
+        stage=st,
+        spans=spans,
+        dp_sync_s=sync,
+        warnings=_warnings(cluster, lay, spans, mem, ok, m, training),
+    )
+
+
+def _warnings(cluster, lay, spans, mem, ok, m, training) -> tuple[str, ...]:
+    out, tp, gpn = [], spans["tp"], cluster.gpus_per_node
+    if tp.crosses_node:
+        why = (
+            f"TP={lay.tp} exceeds {gpn} GPUs per node"
+            if lay.tp > gpn
+            else f"order {lay.order} puts TP groups across nodes"
+        )
+        out.append(
+            f"{why}: {tp.crossing_groups} of {tp.num_groups} TP groups cross the node boundary, "
+            f"so every layer's all-reduces run on {tp.link}; keep TP ≤ {gpn} and innermost"
+        )
+    if not ok:
+        out.append(
+            f"does not fit: {mem.total_bytes / 1e9:.1f} GB per GPU (stage {mem.stage}) > "
+            f"{usable_bytes(cluster, training) / 1e9:.1f} GB usable "
+            f"({training.memory_headroom:.0%} headroom); raise TP, PP or the ZeRO stage, lower the "
+            "micro-batch, or recompute"
+        )
+    if lay.pp > 1 and m < lay.pp:
+        out.append(
+            f"only {m} micro-batches for PP={lay.pp} stages: most of the pipeline idles; "
+            f"use ≥ {4 * lay.pp} micro-batches (smaller micro-batch or DP)"
+        )
+    return tuple(out)
