@@ -1,6 +1,6 @@
 """Pipeline simulator: orders, timings against the papers' closed forms, memory, errors, export.
 
-Expected values come from the papers' formulas (reference pipeline.md sections 5-6), from orders
+Expected values come from the papers' formulas (docs/notes/pipeline.md §3), from orders
 written out by hand from the published recipes, or from hand arithmetic in the comments.
 """
 

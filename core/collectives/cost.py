@@ -2,7 +2,7 @@
 
 t = a·alpha + b·n·beta + c·n·gamma, alpha = per-message latency, beta = 1/B (B = bytes/s per link
 direction), gamma = seconds per byte reduced. Coefficients: Thakur, Rabenseifner & Gropp, IJHPCA
-19(1) 2005, as in the pmodels/mpich src/mpi/coll/ comments (shared/reference/collectives.md §3).
+19(1) 2005, as in the pmodels/mpich src/mpi/coll/ comments (derivations: docs/notes/collectives.md).
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def reduce_scatter_time_s(
     algorithm: str = "ring",
     gamma_s_per_byte: float = 0.0,
 ) -> float:
-    """Reduce-scatter time; message_bytes = the whole vector (nccl-tests convention, ref §1)."""
+    """Reduce-scatter time; message_bytes = the whole vector (the NVIDIA/nccl-tests convention)."""
     a, b = _rs_ag_coefficients(algorithm, check_ranks(num_ranks))
     n = check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
     bw = check_positive(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "450e9")
@@ -203,7 +203,7 @@ def all_gather_time_s(
 
 @dataclass(frozen=True, kw_only=True)
 class HierarchicalCost:
-    """The three phases of the two-level all-reduce (ref §3.2), seconds."""
+    """The three phases of the two-level all-reduce (docs/notes/collectives.md §3), seconds."""
 
     intra_reduce_scatter_s: float
     inter_all_reduce_s: float
@@ -235,8 +235,8 @@ def hierarchical_all_reduce_cost(
     inter_latency_s: float | None = None,
     gamma_s_per_byte: float = 0.0,
 ) -> HierarchicalCost:
-    """Intra-node ring RS, inter-node ring AR of each GPU's n/g shard, intra-node ring AG (ref
-    §3.2).
+    """Intra-node ring RS, inter-node ring AR of each GPU's n/g shard, intra-node ring AG (see
+    docs/notes/collectives.md §3).
 
     All g GPUs of a node run their inter-node rings at once, so each gets nics·B_nic/g of the
     network. Latencies default to the cluster's link presets.
@@ -279,7 +279,7 @@ def flat_ring_bottleneck_bytes_per_s(cluster: Cluster) -> float:
     """Per-rank ring bandwidth across nodes: min(intra link, NICs per node x NIC bandwidth).
 
     NCCL runs one ring channel per NIC, each carrying 1/nics of the data, so a step's node-crossing
-    traffic is spread over all NICs (ref §3.2 "busbw ~ min(NVLink, NICs/node x per-NIC)"; DGX A100
+    traffic is spread over all NICs (docs/notes/collectives.md §3; DGX A100
     8x HDR measured 192 GB/s busbw, nccl #812).
     """
     if cluster.num_nodes == 1:

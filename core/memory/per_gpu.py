@@ -11,7 +11,7 @@ from core.model import ModelSpec
 
 @dataclass(frozen=True, kw_only=True)
 class Recipe:
-    """Bytes per parameter of weights, gradients and optimizer state (memory.md §2)."""
+    """Bytes per parameter of weights, gradients and optimizer state; `source` cites it."""
 
     name: str
     param_bytes: int
@@ -65,8 +65,8 @@ RECIPES: dict[str, Recipe] = {
     ]
 }
 ZERO_STAGE_LABELS = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "ZeRO-3"}
-# PyTorch FSDP strategy -> ZeRO stage (memory.md §4); HYBRID_* shard inside a node, replicate
-# across.
+# PyTorch FSDP ShardingStrategy -> ZeRO stage (pytorch/pytorch torch/distributed/fsdp/api.py);
+# HYBRID_* shard inside a node, replicate across.
 FSDP_STRATEGIES = {
     "NO_SHARD": 0,
     "SHARD_GRAD_OP": 2,

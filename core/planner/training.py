@@ -18,7 +18,8 @@ class Efficiency:
     matmul: float = 0.70  # of dense peak for GEMMs: the one value set against Narayanan Table 1
     # (all rows at once); folds in kernel gaps (Calculon: 0.9-0.95 raw)
     hbm: float = 0.85  # of HBM bandwidth, for memory-bound elementwise kernels (Calculon: 0.9)
-    intra_link: float = 0.77  # busbw / NVLink: 8x A100 231.6 of 300 GB/s (collectives.md §7.3)
+    intra_link: float = 0.77  # busbw / NVLink: 8x A100 231.6 of 300 GB/s, 8 GB all-reduce in
+    # Azure/AI-benchmarking-guide Azure_Results/ND_A100_v4_results.md
     inter_link: float = (
         0.94  # per NIC: 47 of 50 GB/s NDR (nccl-tests #290), 24 of 25 HDR (nccl #812)
     )

@@ -49,7 +49,7 @@ class Interruptions:
     num_gpus: int
     gpu_mtbf_s: float
     run_s: float
-    job_mtbf_s: float  # MTBF_gpu / N (planner.md §7)
+    job_mtbf_s: float  # MTBF_gpu / N (docs/notes/planner.md §4)
     expected_interruptions: float  # N T / MTBF_gpu
     prob_no_failure: float  # exp(-N T / MTBF_gpu)
 
@@ -86,8 +86,8 @@ def interruptions(
 
 
 # What a checkpoint holds, in terms of a memory.py recipe's parts. Gradients are rebuilt by the next
-# backward pass, so frameworks save weights + optimizer state (planner.md §7: 14 B/param, mixed
-# Adam).
+# backward pass, so frameworks save weights + optimizer state (14 B/param for
+# mixed-precision Adam: docs/notes/planner.md §4).
 CHECKPOINT_CONTENTS = {
     "weights+optimizer": ("parameters", "optimizer"),
     "weights": ("parameters",),
@@ -189,7 +189,7 @@ class Waste:
     checkpoint_fraction: float  # completed checkpoint writes
     lost_work_fraction: float  # work and partial checkpoints destroyed by failures
     restart_fraction: float  # restarts, including restarts hit by a further failure
-    first_order_waste: float  # delta/tau + (tau/2 + R)/M (planner.md §7)
+    first_order_waste: float  # delta/tau + (tau/2 + R)/M (docs/notes/planner.md §4)
 
     @property
     def wasted_fraction(self) -> float:

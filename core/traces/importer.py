@@ -16,7 +16,7 @@ MB = 1e6
 MAX_BYTES = 25 * MB  # an upload as sent (gzipped or plain)
 MAX_UNCOMPRESSED_BYTES = 300 * MB  # the JSON text after gunzip
 MAX_EVENTS = 2_000_000
-MAX_SEGMENTS = 2000  # drawn boxes over all ranks (~2k bars stay fast: streamlit.md §8)
+MAX_SEGMENTS = 2000  # drawn boxes over all ranks (~2k bars stay fast: docs/notes/plotly.md §1)
 TRIM = "trim the trace to a few steps (torch.profiler schedule(wait=1, warmup=1, active=2))"
 # Collectives by name: NCCL kernels (ncclDevKernel_AllReduce…), gloo work (gloo:all_reduce), c10d
 # dispatcher ops (c10d::allreduce_), record_param_comms. aten:: ops never are (aten::broadcast_to).
