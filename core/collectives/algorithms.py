@@ -39,8 +39,8 @@ def halving_doubling_all_reduce(inputs) -> CollectiveTrace:
     """Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather.
 
     Blocks: the vector is cut into pof2 blocks; at distance mask = 1, 2, 4, ... the lower rank of
-    each
-    pair keeps the lower half of its block range (MPICH allreduce_intra_reduce_scatter_allgather.c).
+    each pair keeps the lower half of its block range (pmodels/mpich
+    src/mpi/coll/allreduce/allreduce_intra_reduce_scatter_allgather.c).
     Non-power-of-two N: one extra fold step before and one unfold step after (same file).
     """
     x = as_rank_inputs(inputs)
@@ -77,7 +77,7 @@ def halving_doubling_all_reduce(inputs) -> CollectiveTrace:
 def recursive_doubling_all_reduce(inputs) -> CollectiveTrace:
     """Recursive doubling: at distance 1, 2, 4, ... partners swap whole vectors and both add.
 
-    MPICH allreduce_intra_recursive_doubling.c, with the same fold/unfold for non-power-of-two N.
+    MPICH (pmodels/mpich allreduce_intra_recursive_doubling.c), same fold/unfold for non-pof2 N.
     """
     x = as_rank_inputs(inputs)
     p, _ = x.shape
@@ -95,8 +95,8 @@ def tree_all_reduce(inputs) -> CollectiveTrace:
     """Binomial-tree reduce to rank 0, then binomial-tree broadcast: 2·ceil(lg N) steps of the whole
     vector.
 
-    MPICH reduce_intra_binomial.c / bcast_intra_binomial.c: at distance mask, rank r with lowest set
-    bit mask sends to r - mask (reduce); the broadcast replays the tree top-down.
+    pmodels/mpich reduce_intra_binomial.c, bcast_intra_binomial.c: at distance mask, rank r, lowest
+    set bit mask, sends to r - mask (reduce); the broadcast replays the tree top-down.
     """
     x = as_rank_inputs(inputs)
     p, _ = x.shape
@@ -223,25 +223,25 @@ ALGORITHMS: dict[str, AllReduceAlgorithm] = {
             name="ring",
             label="Ring",
             simulate=ring_all_reduce,
-            source="Baidu/Gibiansky 2017; MPICH allreduce_intra_ring.c",
+            source="Gibiansky 2017; pmodels/mpich src/mpi/coll/allreduce/allreduce_intra_ring.c",
         ),
         AllReduceAlgorithm(
             name="halving_doubling",
             label="Halving-doubling",
             simulate=halving_doubling_all_reduce,
-            source="MPICH allreduce_intra_reduce_scatter_allgather.c; Thakur et al. 2005",
+            source="Thakur et al. 2005; pmodels/mpich allreduce_intra_reduce_scatter_allgather.c",
         ),
         AllReduceAlgorithm(
             name="recursive_doubling",
             label="Recursive doubling",
             simulate=recursive_doubling_all_reduce,
-            source="MPICH allreduce_intra_recursive_doubling.c",
+            source="pmodels/mpich src/mpi/coll/allreduce/allreduce_intra_recursive_doubling.c",
         ),
         AllReduceAlgorithm(
             name="tree",
             label="Binomial tree",
             simulate=tree_all_reduce,
-            source="MPICH reduce_intra_binomial.c + bcast_intra_binomial.c",
+            source="pmodels/mpich reduce_intra_binomial.c, bcast_intra_binomial.c (src/mpi/coll/)",
         ),
         AllReduceAlgorithm(
             name="naive",

@@ -39,7 +39,7 @@ RECIPES: dict[str, Recipe] = {
             2,
             4,
             12,
-            "Megatron-LM theoretical_memory_usage.py, issue #654: fp32 grads",
+            "NVIDIA/Megatron-LM megatron/training/theoretical_memory_usage.py; fp32 grads (#654)",
         ),
         (
             "fp32_adam",

@@ -16,8 +16,8 @@ from core.planner.step_time import Efficiency
 
 SEQ_LEN, VOCAB = 2048, 51_200
 SOURCE = (
-    "Narayanan et al., SC'21 (arXiv:2104.04473) Table 1; NVIDIA/Megatron-LM README "
-    "images/cases_april2021.png (commit 50a4b5fa)"
+    "Narayanan et al., SC'21 (arXiv:2104.04473) Table 1; NVIDIA/Megatron-LM "
+    "images/cases_april2021.png (README image, commit 50a4b5fa)"
 )
 
 
