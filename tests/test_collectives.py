@@ -1,4 +1,4 @@
-"""Collectives core: real-data simulators, reference chunk indexing, bytes per rank, cost model."""
+"""Collectives core: real-data simulators, ring chunk indexing, bytes per rank, cost model."""
 
 import math
 

@@ -135,7 +135,7 @@ def hierarchical_all_reduce(inputs, *, gpus_per_node: int) -> CollectiveTrace:
 
     Ranks are node-major (rank = node * g + local). Chunk c*m + j is piece j (of m nodes) of
     intra-node
-    chunk c (of g); both levels use the reference ring indexing of core.collectives.ring.
+    chunk c (of g); both levels use the ring indexing of core.collectives.ring.
     """
     x = as_rank_inputs(inputs)
     p, e = x.shape
