@@ -1,6 +1,6 @@
 """Load test: browserless WebSocket sessions against ONE app process on loopback.
 
-Each session speaks Streamlit's own protocol (shared/reference/streamlit.md §12, approach 2): open
+Each session speaks Streamlit's own protocol (streamlit/streamlit proto/streamlit/proto/): open
 /_stcore/stream with sub-protocol "streamlit", send a BackMsg `rerun_script` for the page, read
 ForwardMsgs until `script_finished`, harvest the page's first main-area slider from the deltas, then
 rerun with `widget_states` carrying a new slider value, again and again (closed loop, no think time:

@@ -28,7 +28,7 @@ class LinkSpec:
 
 
 # Bandwidths per direction; NVIDIA's "NVLink GB/s" figures are bidirectional totals
-# (ref: shared/reference/collectives.md §1, §7; jax-ml/scaling-book gpus.md).
+# (jax-ml/scaling-book gpus.md; NVIDIA A100 and H100 datasheets).
 # Latencies: NCCL's default per-step hwLat for the Simple protocol (NVIDIA/nccl
 # src/graph/tuning.cc):
 # NVLink ring 3.4 us, PCI 5.7 us, NET 14 us; used as alpha-slider defaults only.

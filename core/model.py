@@ -58,7 +58,7 @@ class ModelSpec:
         """Width of all query heads together (a x d_head); equals hidden_size for most models."""
         return self.num_heads * self.d_head
 
-    # --- per-layer parts (memory.md §7) ---
+    # --- per-layer parts (docs/notes/memory.md §1) ---
     @property
     def attention_params_per_layer(self) -> int:
         h, q, kv = self.hidden_size, self.q_width, self.num_kv_heads * self.d_head
@@ -174,7 +174,7 @@ class ModelSpec:
             "every pipeline stage (chunk) must hold the same number of layers",
         )
 
-    # --- FLOPs (planner.md §1) ---
+    # --- FLOPs (docs/notes/planner.md §1) ---
     @property
     def matmul_params(self) -> int:
         """Weights used in matrix multiplies per token: layer weights plus the V x h logit layer."""

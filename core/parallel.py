@@ -16,8 +16,8 @@ from core.schedule_names import SCHEDULES
 
 DIMS = ("dp", "pp", "tp")
 # An order lists the dimensions innermost (adjacent ranks) first, as in Megatron-Core's
-# initialize_model_parallel(order="tp-cp-ep-dp-pp"). Default: planner.md §4, "TP innermost, inside
-# one NVLink domain; PP across nodes; DP outermost" (the Llama 3 paper's [TP, CP, PP, DP]).
+# initialize_model_parallel(order="tp-cp-ep-dp-pp"). Default (docs/notes/planner.md §2): TP
+# innermost, in one NVLink domain; PP across nodes; DP outermost (Llama 3 paper Sec. 3.3.2).
 ORDERS = tuple("-".join(p) for p in permutations(("tp", "pp", "dp")))
 DEFAULT_ORDER = "tp-pp-dp"
 

@@ -44,7 +44,7 @@ SCHEDULES: dict[str, ScheduleInfo] = {
         splits_backward=False,
         allowed_v=tuple(range(2, 9)),
         constraints="v ≥ 2; M a multiple of P",
-        source="Narayanan et al. 2021; Megatron-LM pipeline_parallel/schedules.py",
+        source="Narayanan 2021; NVIDIA/Megatron-LM megatron/core/pipeline_parallel/schedules.py",
     ),
     "looped_bfs": ScheduleInfo(
         label="Looped BFS",

@@ -42,7 +42,7 @@ RECIPES: dict[str, Recipe] = {
             2,
             4,
             12,
-            "Megatron-LM theoretical_memory_usage.py, issue #654: fp32 grads",
+            "NVIDIA/Megatron-LM megatron/training/theoretical_memory_usage.py; fp32 grads (#654)",
         ),
         (
             "fp32_adam",
@@ -82,7 +82,8 @@ class Efficiency:
     matmul: float = 0.70  # of dense peak for GEMMs: the one value set against Narayanan Table 1
     # (all rows at once); folds in kernel gaps (Calculon: 0.9-0.95 raw)
     hbm: float = 0.85  # of HBM bandwidth, for memory-bound elementwise kernels (Calculon: 0.9)
-    intra_link: float = 0.77  # busbw / NVLink: 8x A100 231.6 of 300 GB/s (collectives.md §7.3)
+    intra_link: float = 0.77  # busbw / NVLink: 8x A100 231.6 of 300 GB/s in
+    # Azure/AI-benchmarking-guide Azure_Results/ND_A100_v4_results.md
     inter_link: float = (
         0.94  # per NIC: 47 of 50 GB/s NDR (nccl-tests #290), 24 of 25 HDR (nccl #812)
     )

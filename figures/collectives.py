@@ -646,7 +646,7 @@ def time_vs_size_figure(
         )
     shapes, notes, n_star = [], [], 0.0
     if num_ranks > 1 and latency_s > 0:
-        # Ring: 2(p−1)·α = 2(p−1)/p·n/B at n = p·α·B (reference §3 table).
+        # Ring: 2(p−1)·α = 2(p−1)/p·n/B at n = p·α·B (docs/notes/collectives.md §2).
         n_star = num_ranks * latency_s * bandwidth_bytes_per_s
         shapes.append(
             {

@@ -8,8 +8,8 @@ import numpy as np
 
 from core.pipeline import BubbleSweep, PipelineResult
 
-# Reference pipeline.md section 8: F blue, B orange, I teal, W green, overlapped F&B purple;
-# a later chunk is a lighter shade of the same hue.
+# F blue, B orange, I teal, W green, overlapped F&B purple, as in pytorch/pytorch
+# torch/distributed/pipelining/_schedule_visualizer.py; a later chunk: lighter shade, same hue.
 KIND_COLORS = {"F": "#1f77b4", "B": "#ff7f0e", "I": "#17becf", "W": "#2ca02c", "F&B": "#9467bd"}
 KIND_NAMES = {
     "F": "forward",

@@ -453,7 +453,7 @@ def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
     attn = 12 * L * m.q_width * s
     spans = ev.spans
     lines = [
-        "**FLOPs (PaLM App. B; planner.md §1).** Model FLOPs per token = 6N + 12·L·(a·d_head)·s, N "
+        "**FLOPs (PaLM App. B).** Model FLOPs per token = 6N + 12·L·(a·d_head)·s, N "
         "= "
         f"{m.matmul_params:,} matmul weights: 6N = {format_flops(6 * m.matmul_params)}, attention "
         f"12·{L}·{m.q_width}·{s:,} = {format_flops(attn)}; × B·s = {B:,} × {s:,} tokens → "

@@ -152,7 +152,8 @@ def ready(spec: dict):
     Given a dict, st.plotly_chart builds a validating go.Figure (10-40 ms per chart; the ring
     animation's frames cost 38 ms) and embeds Plotly's default template (Streamlit's, full of
     placeholder colours its theme layer would replace). Given a Figure, it only calls `to_dict()`
-    (streamlit/elements/plotly_chart.py → plotly.tools.return_figure_from_figure_or_data). The
+    (streamlit/streamlit lib/streamlit/elements/plotly_chart.py →
+    plotly.tools.return_figure_from_figure_or_data). The
     figure tests validate every builder's spec once instead.
     """
     layout = spec.get("layout", {})

@@ -17,7 +17,7 @@ def registered_pages() -> list[tuple[str, str]]:
 
 
 def url_path(page_file: str) -> str:
-    """Streamlit serves app_pages/x.py at /x."""
+    """Streamlit serves app_pages/<name>.py at /<name>."""
     return Path(page_file).stem
 
 

@@ -54,7 +54,7 @@ def test_detector_catches_a_violation(tmp_path):
     assert _imports(f) == {"numpy", "streamlit", "plotly"}
 
 
-# Line budgets (DEVELOPERS.md): core and figure modules ≤ 300 lines, pages ≤ 150.
+# Line budgets (CONTRIBUTING.md): core and figure modules ≤ 300 lines, pages ≤ 150.
 BUDGETS = {"core": 300, "figures": 300, "app_pages": 150}
 
 

@@ -1,4 +1,4 @@
-"""Collectives core: real-data simulators, reference chunk indexing, bytes per rank, cost model."""
+"""Collectives core: real-data simulators, ring chunk indexing, bytes per rank, cost model."""
 
 import math
 
@@ -32,8 +32,8 @@ GIB = 2**30
 
 
 def slow_ring_states(x: np.ndarray) -> list[np.ndarray]:
-    """Second, deliberately naive ring: one transfer at a time, indexing copied from the reference
-    §4.
+    """Second, deliberately naive ring: one transfer at a time, indexing copied from
+    docs/notes/collectives.md §1.
     """
     n, e = x.shape
     bounds = np.cumsum([0] + [len(a) for a in np.array_split(np.arange(e), n)])
@@ -80,7 +80,7 @@ def test_every_step_matches_a_naive_second_implementation():
 
 
 def test_reference_chunk_indexing_p5():
-    """collectives.md §4: RS step k rank r sends (r-k) mod p; AG step k sends (r+1-k) mod p."""
+    """docs/notes/collectives.md §1: RS step k, rank r sends (r-k) mod p; AG step k (r+1-k)."""
     p = 5
     t = ring_all_reduce(np.ones((p, 10)))
     for k in range(p - 1):
@@ -221,7 +221,7 @@ def test_nccl_tests_bus_bandwidth_factors():
 
 
 def test_ring_vs_recursive_doubling_crossover():
-    """Reference §3: p = 64, alpha = 10 us, B = 50 GB/s gives n* = 14,883,721 B."""
+    """docs/notes/collectives.md §2: p = 64, alpha = 10 us, B = 50 GB/s gives n* = 14,883,721 B."""
     n_star = crossover_message_bytes("ring", "recursive_doubling", 64, 50e9, 10e-6)
     assert round(n_star) == 14_883_721
     t = {

@@ -152,7 +152,7 @@ def test_equal_shards_and_bounds():
     "p, expected", [(2, 0.56419), (8, 1.42360), (64, 2.34373), (512, 3.04390), (4096, 3.62608)]
 )
 def test_expected_max_matches_reference_values(p, expected):
-    # collectives.md §6 values (numerical integration, 5 decimals)
+    # docs/notes/collectives.md §5 values (numerical integration, 5 decimals)
     assert expected_max_std_normal(p) == pytest.approx(expected, abs=1e-5)
 
 
@@ -175,7 +175,7 @@ def test_straggler_curve_closed_form_and_monte_carlo_agree():
     c = straggler_curve(
         rank_counts=(1, 8, 64), mean_step_s=0.100, jitter_s=0.005, num_trials=2000, seed=4
     )
-    # reference example: N(100 ms, 5 ms) -> 107.12 ms at p = 8, 111.72 ms at p = 64
+    # docs/notes/collectives.md §5: N(100 ms, 5 ms) -> 107.12 ms at p = 8, 111.72 ms at p = 64
     assert c.expected_step_s[1] == pytest.approx(0.10712, abs=1e-5)
     assert c.expected_step_s[2] == pytest.approx(0.11172, abs=1e-5)
     for mc, cf, se in zip(c.mc_step_s, c.expected_step_s, c.mc_stderr_s):
@@ -191,7 +191,7 @@ def test_straggler_rejects_bad_input():
         straggler_curve(jitter_s=-1)
 
 
-# ---------- scaling model (hand arithmetic from the α-β formulas of collectives.md §3) ----------
+# ---------- scaling model (hand arithmetic, α-β formulas: docs/notes/collectives.md §2-3) ---
 
 
 MIB = 2**20

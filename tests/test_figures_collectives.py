@@ -86,7 +86,7 @@ def test_arrows_join_sender_and_receiver_cells_of_the_sent_chunk():
         heads = fig["frames"][t]["data"][2]
         assert len(heads["x"]) == n
         for r, (hx, hy) in enumerate(zip(heads["x"], heads["y"])):
-            chunk = (r - (t - 1)) % n if t < n else (r + 1 - (t - n)) % n  # reference §4 indexing
+            chunk = (r - (t - 1)) % n if t < n else (r + 1 - (t - n)) % n  # collectives note §1
             assert math.hypot(hx, hy) == pytest.approx(radius[chunk], abs=2e-3)
             dst_angle = math.pi / 2 - 2 * math.pi * ((r + 1) % n) / n
             src_angle = math.pi / 2 - 2 * math.pi * r / n
@@ -135,7 +135,7 @@ def test_comparison_figures_are_valid_and_put_numbers_where_expected():
     )
     go.Figure(by_n)
     ring = next(d for d in by_n["data"] if d["name"] == "Ring")
-    assert ring["y"][1] == pytest.approx(6.2635e-3, rel=1e-4)  # the reference's worked example
+    assert ring["y"][1] == pytest.approx(6.2635e-3, rel=1e-4)  # docs/notes/collectives.md §1
     hier = next(d for d in by_n["data"] if d["name"].startswith("Hierarchical"))
     assert hier["x"] == [8, 16]  # only whole nodes of 8
     by_size = time_vs_size_figure(

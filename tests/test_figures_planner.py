@@ -196,7 +196,7 @@ def test_how_computed_uses_the_papers_closed_forms(pair):
     good, _ = pair
     text = how_computed_markdown(good, units="decimal")
     # GPT-3 175B, B = 64, s = 2048: Korthikanti's 72 B s l h^2 (1 + s/6h + V/12lh) model FLOPs and
-    # Narayanan's Eq. 3 96-form with full recompute (planner.md §1), computed here by hand.
+    # Narayanan's Eq. 3 96-form with full recompute (docs/notes/planner.md §1), by hand.
     B, s, l, h, V = 64, 2048, 96, 12288, 50257
     f_model = 72 * B * s * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h))
     f_hw = 96 * B * s * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h))

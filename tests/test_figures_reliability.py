@@ -105,11 +105,11 @@ def test_stragglers_figure_uses_the_stragglers_core():
     curve = straggler_curve(rank_counts=(2, 8, 64), mean_step_s=0.1, jitter_s=0.005, num_trials=200)
     fig = stragglers_figure(curve)
     go.Figure(fig)
-    # collectives.md §6: N(100 ms, 5 ms) gives E[step] ≈ 107.12 ms at p = 8 and 111.72 ms at p = 64.
+    # docs/notes/collectives.md §5: N(100 ms, 5 ms) gives E[step] ≈ 107.12 ms at p 8, 111.72 at 64.
     closed = _trace(fig, "closed form")
     assert closed["y"][1:] == pytest.approx([1.0712, 1.1172], abs=1e-4)
     assert _trace(fig, "Monte Carlo")["y"] == pytest.approx([s / 0.1 for s in curve.mc_step_s])
-    # q = 1%: 1 - 0.99^8 = 0.0773, 1 - 0.99^64 = 0.4744 (collectives.md §6).
+    # q = 1%: 1 - 0.99^8 = 0.0773, 1 - 0.99^64 = 0.4744 (docs/notes/collectives.md §5).
     assert _trace(fig, "P(step slow)")["y"][1:] == pytest.approx([0.0773, 0.4744], abs=1e-4)
     title = fig["layout"]["title"]["text"]
     assert "μ = 100 ms" in title and "σ = 5 ms" in title

@@ -33,9 +33,7 @@ def test_70b_needs_1_12_tb_at_16_bytes_per_param():
     ms = model_state_bytes_per_gpu(70e9, 1, 0)
     assert (ms.parameters_bytes, ms.gradients_bytes, ms.optimizer_bytes) == (140e9, 140e9, 840e9)
     assert ms.total_bytes == 1_120_000_000_000
-    assert ms.total_bytes / 2**30 == pytest.approx(
-        1043.08, abs=0.01
-    )  # memory.md: "about 1,043 GiB"
+    assert ms.total_bytes / 2**30 == pytest.approx(1043.08, abs=0.01)  # 1.12e12 B / 2^30 B per GiB
 
 
 def test_zero3_over_16_gpus_is_70_gb_per_gpu():
@@ -61,7 +59,8 @@ def test_18_vs_16_bytes_and_megatron_distributed_optimizer():
     psi = 70e9
     assert model_state_bytes_per_gpu(psi, 1, 0, "megatron_fp32_grads").total_bytes == 18 * psi
     assert model_state_bytes_per_gpu(psi, 1, 0, "mixed_adam").total_bytes == 16 * psi
-    # Megatron docs dist_optimizer.md: bf16 params + fp32 grads 6 + 12/d; fp32 + fp32 8 + 8/d.
+    # NVIDIA/Megatron-LM docs/user-guide/features/dist_optimizer.md: bf16 params + fp32 grads
+    # 6 + 12/d; fp32 + fp32 8 + 8/d.
     d = 8
     assert model_state_bytes_per_gpu(psi, d, 1, "megatron_fp32_grads").total_bytes == psi * (
         6 + 12 / d

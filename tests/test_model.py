@@ -104,14 +104,14 @@ def test_every_preset_is_checked_and_parts_sum():
 
 
 def test_gpt_closed_form():
-    # memory.md §7: L (12 h^2 + 13 h) + (V + s) h + 2h for GPT-3 (V = 50,257, s = 2,048).
+    # docs/notes/memory.md §1: L (12 h^2 + 13 h) + (V + s) h + 2h for GPT-3 (V = 50,257, s = 2,048).
     L, h, V, s = 96, 12288, 50257, 2048
     assert preset("GPT-3 175B").num_params == L * (12 * h * h + 13 * h) + (V + s) * h + 2 * h
     assert preset("GPT-3 175B").num_params == 174_604_259_328
 
 
 def test_llama_closed_form_and_parts():
-    # memory.md §7: L (2 h^2 (1 + g/a) + 3 h f + 2h) + h + 2 V h, Llama-2 70B: g/a = 8/64.
+    # docs/notes/memory.md §1: L (2 h^2 (1 + g/a) + 3 h f + 2h) + h + 2 V h; Llama-2 70B g/a = 8/64.
     m = preset("Llama-2 70B")
     L, h, f, V = 80, 8192, 28672, 32000
     assert m.attention_params_per_layer == 2 * h * h + 2 * h * h // 8

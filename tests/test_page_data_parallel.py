@@ -3,7 +3,7 @@
 Expected numbers are derived here, independently of the page: gradients by central finite
 differences
 of a loss written out in numpy, step times by hand from 6·Ψ·T FLOPs and the ring's 2(p−1)/p·n bytes
-over the bottleneck link, straggler values from collectives.md §6.
+over the bottleneck link, straggler values from docs/notes/collectives.md §5.
 """
 
 import json
@@ -177,7 +177,7 @@ def test_scenario_numbers_by_hand():
 
 def test_straggler_deep_link_matches_the_reference_integral():
     at = run(mu="200", sigma="10")
-    # collectives.md §6: E[max of 512 N(0,1)] = 3.04390 → 200 + 10 × 3.04390 = 230.44 ms.
+    # docs/notes/collectives.md §5: E[max of 512 N(0,1)] = 3.04390 → 200 + 10 × 3.04390 = 230.44 ms.
     spec = next(
         json.loads(c.proto.spec)
         for c in at.get("plotly_chart")
@@ -190,7 +190,7 @@ def test_straggler_deep_link_matches_the_reference_integral():
 @pytest.mark.parametrize("key, right, wrong", [("q1", 1.75, 1.0), ("q2", 111.72, 107.12)])
 def test_self_checks_accept_the_worked_answers(key, right, wrong):
     # q1: a ring all-reduce sends 2(N−1)/N of the buffer: 1.75 GiB at N = 8.
-    # q2: 100 + 5 × 2.34373 (collectives.md §6) = 111.72 ms; 107.12 is the p = 8 value.
+    # q2: 100 + 5 × 2.34373 (docs/notes/collectives.md §5) = 111.72 ms; 107.12 is the p = 8 value.
     assert_self_check(run(), key, right, wrong)
 
 

@@ -1,6 +1,6 @@
 """Pipeline page (AppTest): deep links, broken schedule rules, compare mode, exports, self-check.
 
-Expected numbers are worked by hand from the reference's closed forms (pipeline.md §5-6), not read
+Expected numbers are worked by hand from the closed forms of docs/notes/pipeline.md §3, not read
 back from the page: 1F1B / GPipe A = (P−1)/(M+P−1); ZB-H1 idle per rank = (P−1)(t_F + t_I − t_W).
 """
 
@@ -40,7 +40,7 @@ def metric(at: AppTest, prefix: str, nth: int = 0):
 
 
 def test_defaults_show_the_worked_example():
-    # Reference §6: P=4, M=8, t_F=1, t_B=2: T = 33, idle 9 per rank, A = 9/33, B = 9/24.
+    # docs/notes/pipeline.md §3: P=4, M=8, t_F=1, t_B=2: T = 33, idle 9 a rank, A = 9/33, B = 9/24.
     at = run()
     assert not at.error
     assert metric(at, "A.").value == f"{9 / 33:.1%}"

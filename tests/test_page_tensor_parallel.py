@@ -3,7 +3,7 @@ rules.
 
 Expected numbers are worked by hand: bytes per all-reduce b·s·h·2, ring bytes 2(t−1)/t per
 all-reduce, the α-β ring time with the NVLink 4 preset (450 GB/s, 3.4 µs), a layer's forward FLOPs
-2·(2hq + 2h·kv + 3hf) + 4·q·s per token (Narayanan et al. 2021 / planner.md §1).
+2·(2hq + 2h·kv + 3hf) + 4·q·s per token (Narayanan et al. 2021, Sec. 5.1).
 """
 
 import json

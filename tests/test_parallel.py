@@ -11,8 +11,8 @@ from core.parallel import ORDERS, Layout, ParallelDims, group_span, place
 
 
 def test_megatron_docstring_example_order_tp_dp_pp():
-    # Megatron-Core initialize_model_parallel docstring (planner.md §4): 16 GPUs, t = 2, p = 4,
-    # order "tp-dp-pp": TP [g0,g1], [g2,g3]...; DP [g0,g2], [g1,g3], [g4,g6]...; PP
+    # Megatron-Core's initialize_model_parallel docstring (docs/notes/planner.md §2): 16 GPUs, t=2,
+    # p=4, order "tp-dp-pp": TP [g0,g1], [g2,g3]...; DP [g0,g2], [g1,g3], [g4,g6]...; PP
     # [g0,g4,g8,g12]...
     d = ParallelDims(dp=2, pp=4, tp=2, order="tp-dp-pp")
     assert sorted(d.groups("tp").tolist()) == [
@@ -46,7 +46,7 @@ def test_megatron_docstring_example_order_tp_dp_pp():
 @pytest.mark.parametrize(
     "order, formula",
     [
-        # planner.md §4 [derived]: tp-dp-pp: rank = tp + t (dp + d pp); tp-pp-dp: rank = tp + t (pp
+        # docs/notes/planner.md §2: tp-dp-pp: rank = tp + t (dp + d pp); tp-pp-dp: rank = tp + t (pp
         # + p dp)
         ("tp-dp-pp", lambda tp, dp, pp, t, d, p: tp + t * (dp + d * pp)),
         ("tp-pp-dp", lambda tp, dp, pp, t, d, p: tp + t * (pp + p * dp)),

@@ -1,6 +1,6 @@
 """Pipeline simulator: orders, timings against the papers' closed forms, memory, errors, export.
 
-Expected values come from the papers' formulas (reference pipeline.md sections 5-6), from orders
+Expected values come from the papers' formulas (docs/notes/pipeline.md §3), from orders
 written out by hand from the published recipes, or from hand arithmetic in the comments.
 """
 
@@ -291,7 +291,7 @@ def test_zb_v_order_p2_m4():
 
 
 def test_dualpipe_v_order_p2_m4():
-    # Hand-executed from the eight phases of dualpipev.py (P = 2, M = 4).
+    # Hand-executed from the eight phases of deepseek-ai/DualPipe dualpipe/dualpipev.py (P 2, M 4).
     ranks = order_strings("dualpipe_v", 2, 4, 2)
     assert ranks[0] == [
         "0F0",

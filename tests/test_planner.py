@@ -146,7 +146,7 @@ def test_full_recompute_adds_one_forward_and_hfu():
         fwd_layers + 4 * per_layer_bytes / (2039e9 * 0.85)
     )
     assert full.breakdown.compute_s == pytest.approx(a.breakdown.compute_s)
-    # HFU / MFU = 96-form / 72-form (planner.md §1) for a GPT shape.
+    # HFU / MFU = 96-form / 72-form (docs/notes/planner.md §1) for a GPT shape.
     s, h, l, V = 1024, 1024, 4, 32000
     ratio = 96 * (1 + s / (6 * h) + V / (16 * l * h)) / (72 * (1 + s / (6 * h) + V / (12 * l * h)))
     assert full.hfu / full.mfu == pytest.approx(ratio)
@@ -246,7 +246,7 @@ def test_collectives_on_a_group_spanning_two_nodes_by_hand():
     n, eff = 1e9, Efficiency()
     a_in, a_net, b_in, b_net = 3.4e-6, 14e-6, 450e9 * 0.77, 50e9 * 0.94
     rs_in = 7 * a_in + 7 / 8 * n / b_in
-    # Two-level all-reduce (collectives.md §3.2): intra RS, inter AR of the n/8 shard, intra AG.
+    # Two-level all-reduce (docs/notes/collectives.md §3): intra RS, inter AR of n/8, intra AG.
     ar = 2 * rs_in + 2 * a_net + 2 * (1 / 2) * (n / 8) / b_net
     assert group_collective_s("all_reduce", span, n, c, eff) == pytest.approx(ar)
     # Reduce-scatter: intra RS, then inter RS of the shard (1 step of (m-1)/m).

@@ -28,7 +28,7 @@ def test_predictions_within_15_percent_of_published(rows):
 
 
 def test_flop_convention_matches_the_references_implied_step():
-    # planner.md §6 derived column: implied step = F_hw (96 form) / (GPUs x TFLOP/s): 3.53 s for
+    # docs/notes/planner.md §3: implied step = F_hw (96 form) / (GPUs x TFLOP/s): 3.53 s for
     # 1.7B,
     # 102.63 s for 1T. Our FLOP count with full recompute must give the same F_hw.
     for run, implied in ((NARAYANAN_2021[0], 3.53), (NARAYANAN_2021[-1], 102.63)):

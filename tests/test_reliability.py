@@ -1,4 +1,4 @@
-"""Reliability core against hand-computed cases, planner.md's worked example and a Monte Carlo."""
+"""Reliability core: hand-worked cases, docs/notes/planner.md §4's worked example, Monte Carlo."""
 
 import math
 
@@ -42,7 +42,7 @@ def test_failure_rate_and_mtbf_inputs_agree():
 
 
 def test_llama3_snapshot_implies_about_three_hours_and_50677_gpu_hours():
-    # planner.md §7 [derived]: 54 x 24 h / 419 ≈ 3.09 h; x 16,384 GPUs = 21,233,664 / 419 GPU-hours.
+    # docs/notes/planner.md §4: 54 x 24 h / 419 ≈ 3.09 h; x 16,384 GPUs = 21,233,664 / 419 GPU-h.
     assert LLAMA3_JOB_MTBF_S / HOUR_S == pytest.approx(1296 / 419, rel=1e-12)
     assert round(LLAMA3_JOB_MTBF_S / HOUR_S, 2) == 3.09
     assert LLAMA3_GPU_MTBF_S / HOUR_S == pytest.approx(
@@ -58,7 +58,7 @@ def test_llama3_snapshot_implies_about_three_hours_and_50677_gpu_hours():
 def test_checkpoint_bytes_for_70b_params_by_hand():
     m = ParamsOnly(num_params=70_000_000_000)
     ck = checkpoint(model=m, write_bandwidth_bytes_per_s=100e9)
-    # mixed-precision Adam: 2 B bf16 weights + 12 B fp32 master, m, v = 14 B/param (planner.md §7).
+    # mixed-precision Adam: 2 B bf16 weights + 12 B fp32 master, m, v = 14 B/param (ZeRO Sec. 3.1).
     assert ck.bytes_per_param == 14 and ck.size_bytes == 980_000_000_000
     assert ck.write_s == pytest.approx(9.8, rel=1e-12)
     assert (
@@ -116,9 +116,9 @@ def test_daly_falls_back_to_mtbf_when_checkpoint_exceeds_two_mtbf():
     ],
 )
 def test_planner_worked_example(delta_s, young_min, daly_min, waste_pct):
-    # planner.md §7 [derived], M = 3.09 h (Llama 3): Young's tau and first-order waste sqrt(2
+    # docs/notes/planner.md §4, M = 3.09 h (Llama 3): Young's tau and first-order waste sqrt(2
     # delta/M).
-    # The reference prints 27.3 min for delta = 120 s; sqrt(2 x 120 x 11135 s) = 1634.8 s = 27.25
+    # Rounded: 27.3 min for delta = 120 s; sqrt(2 x 120 x 11135 s) = 1634.8 s = 27.25
     # min.
     m = LLAMA3_JOB_MTBF_S
     tau = young_interval_s(checkpoint_s=delta_s, mtbf_s=m)

@@ -24,7 +24,7 @@ def check_nonnegative(value, name: str, example: str) -> float:
     return positive(name, value, fix=f"0 ignores the term; use e.g. {example}", allow_zero=True)
 
 
-# nccl-tests src/*.cu *GetBw(): busbw = algbw x factor (doc/PERFORMANCE.md; ref §2 table).
+# busbw = algbw x factor (NVIDIA/nccl-tests doc/PERFORMANCE.md, src/*.cu *GetBw()).
 BUS_BANDWIDTH_FACTORS = {
     "all_reduce": lambda n: 2 * (n - 1) / n,
     "reduce_scatter": lambda n: (n - 1) / n,

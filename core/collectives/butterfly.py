@@ -33,8 +33,8 @@ def halving_doubling_all_reduce(inputs) -> CollectiveTrace:
     """Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather.
 
     Blocks: the vector is cut into pof2 blocks; at distance mask = 1, 2, 4, ... the lower rank of
-    each pair keeps the lower half of its block range (MPICH
-    allreduce_intra_reduce_scatter_allgather.c).
+    each pair keeps the lower half of its block range (pmodels/mpich
+    src/mpi/coll/allreduce/allreduce_intra_reduce_scatter_allgather.c).
     Non-power-of-two N: one extra fold step before and one unfold step after (same file).
     """
     x = as_rank_inputs(inputs)
@@ -71,7 +71,7 @@ def halving_doubling_all_reduce(inputs) -> CollectiveTrace:
 def recursive_doubling_all_reduce(inputs) -> CollectiveTrace:
     """Recursive doubling: at distance 1, 2, 4, ... partners swap whole vectors and both add.
 
-    MPICH allreduce_intra_recursive_doubling.c, with the same fold/unfold for non-power-of-two N.
+    MPICH (pmodels/mpich allreduce_intra_recursive_doubling.c), same fold/unfold for non-pof2 N.
     """
     x = as_rank_inputs(inputs)
     p, _ = x.shape

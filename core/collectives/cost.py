@@ -2,7 +2,7 @@
 
 t = a·alpha + b·n·beta + c·n·gamma, alpha = per-message latency, beta = 1/B (B = bytes/s per link
 direction), gamma = seconds per byte reduced. Coefficients: Thakur, Rabenseifner & Gropp, IJHPCA
-19(1) 2005, as in the pmodels/mpich src/mpi/coll/ comments (shared/reference/collectives.md §3).
+19(1) 2005, as in the pmodels/mpich src/mpi/coll/ comments (derivations: docs/notes/collectives.md).
 Two-tier clusters (NVLink inside nodes, NICs between): core.collectives.two_tier.
 """
 
@@ -170,7 +170,7 @@ def reduce_scatter_time_s(
     algorithm: str = "ring",
     gamma_s_per_byte: float = 0.0,
 ) -> float:
-    """Reduce-scatter time; message_bytes = the whole vector (nccl-tests convention, ref §1)."""
+    """Reduce-scatter time; message_bytes = the whole vector (the NVIDIA/nccl-tests convention)."""
     a, b = _rs_ag_coefficients(algorithm, check_ranks(num_ranks))
     n = check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
     bw = check_positive(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", "450e9")

@@ -1,6 +1,6 @@
 """Ring reduce-scatter, all-gather and all-reduce on real numpy buffers, vectorised across ranks.
 
-Chunk indexing (shared/reference/collectives.md §4, checked there by simulating p = 5): each rank's
+Chunk indexing (derived in docs/notes/collectives.md §1): each rank's
 buffer is split into N chunks (chunk c = elements chunk_offsets[c]:chunk_offsets[c+1], the first
 num_elements % N chunks one element longer); rank r sends to (r + 1) mod N.
 - All-reduce reduce-scatter step k = 0..N-2: rank r sends chunk (r - k) mod N; the receiver adds it.
@@ -51,7 +51,7 @@ def _diagonal(n: int, shift: int) -> list[tuple[slice, slice]]:
 
 
 def _ring(inputs, phases: tuple[str, ...], owner: int, collective: str) -> CollectiveTrace:
-    """Run ring phases in place; owner = 1 is the reference indexing, 0 is NCCL's placement."""
+    """Run ring phases in place; owner = 1 is the indexing above, 0 is NCCL's placement."""
     x = as_rank_inputs(inputs)
     n, e = x.shape
     off = chunk_offsets(e, n)

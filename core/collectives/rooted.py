@@ -15,8 +15,8 @@ def tree_all_reduce(inputs) -> CollectiveTrace:
     """Binomial-tree reduce to rank 0, then binomial-tree broadcast: 2·ceil(lg N) steps of the whole
     vector.
 
-    MPICH reduce_intra_binomial.c / bcast_intra_binomial.c: at distance mask, rank r with lowest set
-    bit mask sends to r - mask (reduce); the broadcast replays the tree top-down.
+    pmodels/mpich reduce_intra_binomial.c, bcast_intra_binomial.c: at distance mask, rank r, lowest
+    set bit mask, sends to r - mask (reduce); the broadcast replays the tree top-down.
     """
     x = as_rank_inputs(inputs)
     p, _ = x.shape

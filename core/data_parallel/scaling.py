@@ -19,7 +19,7 @@ from core.collectives import (
 from core.hardware import Cluster
 
 # PyTorch DDP: kDefaultBucketBytesCap = 25 MiB and kDefaultFirstBucketBytes = 1 MiB
-# (torch/csrc/distributed/c10d/reducer.hpp; collectives.md §5).
+# (pytorch/pytorch torch/csrc/distributed/c10d/reducer.hpp).
 DEFAULT_BUCKET_BYTES = 25 * 2**20
 FIRST_BUCKET_BYTES = 2**20
 
@@ -46,7 +46,7 @@ class DpJob:
     tokens_per_gpu: float
     grad_bytes_per_param: float = 4.0  # fp32 grads (DDP + AMP keeps fp32 params); 2 for bf16
     mfu: float = 0.4  # achieved fraction of dense peak FLOP/s
-    flops_per_param_token: float = 6.0  # 6N rule: 2N forward + 4N backward (planner.md §1)
+    flops_per_param_token: float = 6.0  # 6N rule: 2N forward + 4N backward (Kaplan et al. 2020)
     bucket_bytes: float | None = DEFAULT_BUCKET_BYTES  # None: one all-reduce after backward
     first_bucket_bytes: float = FIRST_BUCKET_BYTES
     all_reduce: AllReduceKind = AllReduceKind.FLAT_RING
@@ -89,7 +89,7 @@ def overlap_schedule(ready_s: np.ndarray, comm_s: np.ndarray) -> tuple[np.ndarra
     """Start and finish of each bucket's all-reduce on one stream: finish_i = max(r_i, f_{i-1}) +
     c_i.
 
-    Exposure recurrence of collectives.md §5 [derived]; buckets run in launch order. Unrolled,
+    Exposure recurrence of docs/notes/collectives.md §4; buckets run in launch order. Unrolled,
     finish_n = C_n + max_{k≤n}(r_k − C_{k−1}) with C the running sum of c: one vectorised pass.
     """
     ready_s, comm_s = np.asarray(ready_s, dtype=float), np.asarray(comm_s, dtype=float)
@@ -202,7 +202,7 @@ def dp_step(job: DpJob, cluster: Cluster, *, tokens_per_gpu: float | None = None
     positive("tokens_per_gpu", tokens, fix="use e.g. 4096")
     flops = job.flops_per_param_token * job.num_params * tokens
     compute_s = flops / (cluster.gpu.bf16_flops_per_s * job.mfu)
-    fwd, bwd = compute_s / 3, 2 * compute_s / 3  # backward = 2 x forward (planner.md §1)
+    fwd, bwd = compute_s / 3, 2 * compute_s / 3  # backward = 2 x forward (Kaplan et al. 2020)
     p = cluster.num_gpus
     sizes = bucket_sizes(job.grad_bytes, job.bucket_bytes, job.first_bucket_bytes)
     # Buckets come in at most three sizes (first, full, tail): price each size once.

@@ -34,7 +34,7 @@ def expected_max_std_normal(num_ranks: int) -> float:
     """E[max of p iid N(0,1)] = ∫ x p φ(x) Φ(x)^(p-1) dx, by the trapezoid rule."""
     num_ranks = _ranks(num_ranks)
     x, pdf, log_cdf = _grid()
-    # collectives.md §6: density of the maximum of p iid normals is p φ(x) Φ(x)^(p-1).
+    # docs/notes/collectives.md §5: density of the maximum of p iid normals is p φ(x) Φ(x)^(p-1).
     density = num_ranks * pdf * np.exp((num_ranks - 1) * log_cdf)
     return float(np.trapezoid(x * density, x))
 

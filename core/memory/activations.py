@@ -60,7 +60,7 @@ def layers_in_flight(
     schedule: str = "1f1b",
     num_chunks: int = 1,
 ) -> float:
-    """Layers' worth of activations pipeline stage `stage` holds at its peak (memory.md §5-6)."""
+    """Layers' worth of activations stage `stage` holds at its peak (docs/notes/memory.md §2)."""
     r, L, p, m, v = stage, num_layers, pp, num_microbatches, num_chunks
     check_choice("schedule", schedule, SIZED_SCHEDULES)
     if schedule == "gpipe":
@@ -81,8 +81,8 @@ def edge_activation_bytes(
     tp: int = 1,
     sequence_parallel: bool = False,
 ) -> float:
-    """Embedding / logits activation bytes of one micro-batch on a stage's GPU (memory.md §6
-    extras).
+    """Embedding / logits activation bytes of one micro-batch on a stage's GPU (Korthikanti et
+    al. 2022, Sec. 4; docs/notes/memory.md §2).
     """
     s, b, t = seq_len, micro_batch, tp
     sbh = s * b * hidden / (t if sequence_parallel else 1)

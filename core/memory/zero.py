@@ -9,8 +9,8 @@ from core.model import ModelSpec
 from core.parallel import ZERO_STAGES
 from core.training import get_recipe
 
-# PyTorch FSDP strategy -> ZeRO stage (memory.md §4); HYBRID_* shard inside a node, replicate
-# across.
+# PyTorch FSDP ShardingStrategy -> ZeRO stage (pytorch/pytorch torch/distributed/fsdp/api.py);
+# HYBRID_* shard inside a node, replicate across.
 FSDP_STRATEGIES = {
     "NO_SHARD": 0,
     "SHARD_GRAD_OP": 2,

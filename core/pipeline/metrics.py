@@ -17,7 +17,7 @@ class BubbleMetric:
     used_by: str
 
 
-# Reference pipeline.md section 4: name the convention next to every number.
+# Three conventions (docs/notes/pipeline.md §2): name the one used next to every number.
 BUBBLE_METRICS: dict[str, BubbleMetric] = {
     "share": BubbleMetric(
         label="A. bubble fraction (share of step time)",

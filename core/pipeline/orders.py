@@ -24,7 +24,7 @@ class ScheduleOrder:
 
 
 def stage_to_rank(placement: str, num_ranks: int, num_chunks: int) -> tuple[int, ...]:
-    """Rank of each global stage under loop or V placement (reference section 1)."""
+    """Rank of each global stage under loop or V placement (docs/notes/pipeline.md §1)."""
     p = num_ranks
     if placement == "v":
         return tuple(s if s < p else 2 * p - 1 - s for s in range(2 * p))

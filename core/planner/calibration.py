@@ -16,8 +16,8 @@ from core.training import Efficiency, Training
 
 SEQ_LEN, VOCAB = 2048, 51_200
 SOURCE = (
-    "Narayanan et al., SC'21 (arXiv:2104.04473) Table 1; NVIDIA/Megatron-LM README "
-    "images/cases_april2021.png (commit 50a4b5fa)"
+    "Narayanan et al., SC'21 (arXiv:2104.04473) Table 1; NVIDIA/Megatron-LM "
+    "images/cases_april2021.png (README image, commit 50a4b5fa)"
 )
 
 
@@ -121,7 +121,7 @@ def predict(run: PublishedRun, efficiency: Efficiency | None = None) -> Calibrat
     # The paper used the interleaved schedule (Sec. 5.1) without printing v: take the fastest valid
     # v (1F1B when PP = 1).
     model, dp = gpt(run), run.gpus // (run.tp * run.pp)
-    # Selene: DGX A100 80 GB, NVLink 3 inside, 8 x HDR InfiniBand per node (planner.md §6).
+    # Selene: DGX A100 80 GB, NVLink 3 inside, 8 x HDR InfiniBand per node (Narayanan 2021, Sec. 5).
     cluster = make_cluster(
         num_nodes=run.gpus // 8,
         gpus_per_node=8,

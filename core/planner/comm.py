@@ -50,7 +50,7 @@ def group_collective_s(
     """Time of one all_reduce / reduce_scatter / all_gather over each group of a kind."""
     # Inside a node: ring on NVLink. One member per node (or uneven): ring on the NICs. Several per
     # node: two-level (intra-node reduce-scatter, inter-node phase on a 1/g shard, intra all-gather;
-    # collectives.md §3.2); for reduce-scatter / all-gather the matching two halves of it.
+    # docs/notes/collectives.md §3); for reduce-scatter / all-gather the matching two halves of it.
     if span.size == 1 or message_bytes <= 0:
         return 0.0
     intra, inter = _tiers(cluster, eff)

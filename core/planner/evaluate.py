@@ -111,7 +111,7 @@ def evaluate_placed(
         st, cluster, spans, lay, training, max(x.params_on_gpu for x in mem.stages)
     )
     step, tokens = bd.total_s, training.global_batch * s
-    model_flops = model.flops_per_token(s) * tokens  # 6N + 12 l h s per token (planner.md §1)
+    model_flops = model.flops_per_token(s) * tokens  # 6N + 12 l h s per token (PaLM App. B)
     hw_flops = model_flops * (1 + model.recompute_flops_fraction(s, training.recompute))
     peak = cluster.num_gpus * cluster.gpu.bf16_flops_per_s * step
     ok = capacity_fits(cluster, training, mem)

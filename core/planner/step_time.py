@@ -205,7 +205,7 @@ def step_breakdown(
     busy = st.forward_s + st.backward_s
     makespan = makespan_per_microbatch(lay.schedule, lay.pp, m, lay.num_chunks) * busy
     sync = dp_sync_s(lay.zero_stage, spans["dp"], params, recipe, cluster, eff)
-    # Overlap window: the backward (resp. forward) of one micro-batch, as in Calculon's llm.py.
+    # Overlap window: one micro-batch's bwd (fwd), as calculon-ai/calculon calculon/llm/llm.py
     dp = (
         max(0.0, sync[0] - st.backward_s) + max(0.0, sync[1] - st.forward_s)
         if training.overlap_dp

@@ -11,9 +11,9 @@ from core.checks import check_choice, positive
 from core.memory import get_recipe, model_state_bytes_per_gpu
 from core.model import ModelSpec, ParamsOnly
 
-# What a checkpoint holds, in terms of a memory.py recipe's parts. Gradients are rebuilt by the next
-# backward pass, so frameworks save weights + optimizer state (planner.md §7: 14 B/param, mixed
-# Adam).
+# What a checkpoint holds, in terms of a training recipe's parts. Gradients are rebuilt by the next
+# backward pass, so frameworks save weights + optimizer state (14 B/param for mixed-precision
+# Adam: docs/notes/planner.md §4).
 CHECKPOINT_CONTENTS = {
     "weights+optimizer": ("parameters", "optimizer"),
     "weights": ("parameters",),

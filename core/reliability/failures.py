@@ -24,7 +24,7 @@ class Interruptions:
     num_gpus: int
     gpu_mtbf_s: float
     run_s: float
-    job_mtbf_s: float  # MTBF_gpu / N (planner.md §7)
+    job_mtbf_s: float  # MTBF_gpu / N (docs/notes/planner.md §4)
     expected_interruptions: float  # N T / MTBF_gpu
     prob_no_failure: float  # exp(-N T / MTBF_gpu)
 

@@ -31,7 +31,7 @@ class Waste:
     checkpoint_fraction: float  # completed checkpoint writes
     lost_work_fraction: float  # work and partial checkpoints destroyed by failures
     restart_fraction: float  # restarts, including restarts hit by a further failure
-    first_order_waste: float  # delta/tau + (tau/2 + R)/M (planner.md §7)
+    first_order_waste: float  # delta/tau + (tau/2 + R)/M (docs/notes/planner.md §4)
 
     @property
     def wasted_fraction(self) -> float:
