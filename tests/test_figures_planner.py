@@ -22,11 +22,9 @@ from figures.planner import (
     layout_figure,
     memory_figure,
     no_layout_message,
-    pick_layout,
     table_columns,
     table_rows,
     takeaway_text,
-    tp_flipped,
 )
 
 
@@ -148,35 +146,12 @@ def test_layout_figure_time_left_memory_right(pair):
     assert fig["layout"]["title"]["text"].endswith("fits")
 
 
-def test_tp_flipped_moves_tp_across_and_back(pair):
-    good, bad = pair
-    assert (
-        tp_flipped(good).order == "pp-tp-dp"
-    )  # first order (innermost first) putting TP across nodes
-    assert tp_flipped(bad).order == "tp-pp-dp"
-    one_node = evaluate(
-        preset("Llama-2 7B"),
-        make_cluster(num_nodes=1),
-        Layout(dp=1, tp=8),
-        Training(global_batch=8),
-    )
-    assert tp_flipped(one_node) is None  # one node: TP cannot cross anything
-    no_tp = evaluate(
-        preset("Llama-2 7B"), make_cluster(num_nodes=2), Layout(dp=16), Training(global_batch=16)
-    )
-    assert tp_flipped(no_tp) is None
-
-
-def test_pick_layout_and_filter_rows():
+def test_filter_rows():
     res = search(
         preset("Llama-2 13B"),
         make_cluster(num_nodes=2),
         Training(global_batch=32, seq_len=4096, recompute="selective"),
     )
-    assert pick_layout(res, "fastest") == res.ranked[0].layout
-    assert pick_layout(res, "#3") == res.ranked[2].layout
-    assert pick_layout(res, "#9999") == res.ranked[-1].layout  # clamped to the slowest
-    assert pick_layout(res, "boring") == res.boring.layout
     rows = table_rows(res)
     ranked = filter_rows(rows, "ranked", 10_000, units="decimal")
     assert len(ranked) == len(res.ranked) and {r["status"] for r in ranked} == {"ok"}
@@ -185,7 +160,6 @@ def test_pick_layout_and_filter_rows():
     assert len(memory) == 5 and all(r["status"] == "memory" and r["memory"] is None for r in memory)
     assert len(filter_rows(rows, "all", 10_000)) == len(res.ranked) + len(res.rejected)
     nothing = search(preset("Llama-3.1 405B"), make_cluster(num_nodes=1), Training(global_batch=8))
-    assert pick_layout(nothing, "fastest") is None and pick_layout(nothing, "boring") is None
     msg = no_layout_message(nothing, 8, "Llama-3.1 405B")
     assert msg.startswith("No layout of 8 GPUs runs Llama-3.1 405B")
     assert f"memory ({sum(r.rule == 'memory' for r in nothing.rejected):,})" in msg

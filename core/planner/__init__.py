@@ -20,6 +20,8 @@ from core.planner.calibration import (
     write,
 )
 from core.planner.export import planner_step_trace
+from core.planner.picks import pick_layout as pick_layout
+from core.planner.picks import tp_flipped as tp_flipped
 from core.planner.search import (
     Evaluation,
     Rejected,
