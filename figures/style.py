@@ -72,6 +72,7 @@ COLOURS = {
     "dark_text": "#111111",
     "light_text": "#ffffff",
     "shade": "#f2e6ff",  # a shaded region behind curves (latency-bound sizes)
+    "label_background": "rgba(255,255,255,0.85)",  # behind a label drawn over bars or lines
 }
 COLOURS["crossing"] = COLOURS["bad"]  # the outline of a group that crosses a node boundary
 COLOURS["capacity"] = COLOURS["bad"]  # the HBM capacity line: above it is OOM
