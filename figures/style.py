@@ -63,6 +63,9 @@ COLOURS = {
     "zero_gather": TAB10[5],
     "optimizer_step": TAB10[9],
     "idle": "#DDDDDD",  # pipeline bubble, idle time in a trace, the Gantt's background
+    # a model's curve vs its Monte Carlo check (stragglers on the DP and reliability pages)
+    "model": TAB10[0],
+    "monte_carlo": "#111111",
     # neutrals and ink
     "replicated": "#d9d9d9",  # held by every GPU / a cluster with no layout drawn
     "ink": "#333333",  # reference lines, outlines, markers of "the model"
