@@ -74,7 +74,7 @@ COLOURS = {
     "subtitle": "#777777",
     "dark_text": "#111111",
     "light_text": "#ffffff",
-    "shade": "#f2e6ff",  # a shaded region behind curves (latency-bound sizes)
+    "region": "#f2e6ff",  # a shaded region behind curves (latency-bound sizes)
     "label_background": "rgba(255,255,255,0.85)",  # behind a label drawn over bars or lines
 }
 COLOURS["crossing"] = COLOURS["bad"]  # the outline of a group that crosses a node boundary
@@ -100,6 +100,14 @@ SCHEDULE_COLOURS = {
     "dualpipe_v": TAB10[5],
     "looped_bfs": TAB10[6],
 }
+
+
+def schedule_colour(schedule: str, index: int = 0) -> str:
+    """A schedule's colour; unknown names cycle through the schedule colours by position."""
+    palette = list(SCHEDULE_COLOURS.values())
+    return SCHEDULE_COLOURS.get(schedule, palette[index % len(palette)])
+
+
 # Pipeline op kinds: forward, backward, input-gradient, weight-gradient, fused forward+backward.
 KIND_COLOURS = {"F": TAB10[0], "B": TAB10[1], "I": TAB10[9], "W": TAB10[2], "F&B": TAB10[4]}
 # Planner step-time breakdown: core.planner Breakdown field -> colour.

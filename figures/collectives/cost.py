@@ -149,7 +149,7 @@ def time_vs_size_figure(
                 "x1": n_star,
                 "y0": 0,
                 "y1": 1,
-                "fillcolor": COLOURS["shade"],
+                "fillcolor": COLOURS["region"],
                 "opacity": 0.5,
                 "line": {"width": 0},
                 "layer": "below",

@@ -13,11 +13,7 @@ from figures.collectives.geometry import _arcs, _polar
 from figures.style import PHASE_COLOURS, margin
 
 MAX_ANIMATED_RANKS = 32
-
-
 R_INNER, R_OUTER, EXTENT, HEIGHT = 0.7, 2.3, 2.7, 720
-
-
 PLOT_PX = HEIGHT - 90 - 130  # plot area height: layout height minus top and bottom margins
 
 

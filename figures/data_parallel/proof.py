@@ -9,8 +9,6 @@ from figures.style import SERIES_COLOURS, bottom_legend, margin
 
 # The gradient proof and SGD curves: the full-batch answer and the two averages of shard means.
 FULL, RING, WEIGHTED = SERIES_COLOURS[:3]
-
-
 MAX_PARAMS_SHOWN = 40
 
 

@@ -9,8 +9,6 @@ from core.parallel import ParallelDims, Placement
 from figures.style import COLOURS, GROUP_COLOURS, ink_on
 
 COLOUR_BY = {"tp": "TP group", "pp": "PP stage", "dp": "DP replica"}
-
-
 MAX_NODES_DRAWN = 64
 
 

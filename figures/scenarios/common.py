@@ -12,8 +12,6 @@ from core.units import format_bytes, format_seconds, gib_or_gb
 from figures.style import COLOURS, PART_COLOURS, bottom_legend
 
 FONT = {"size": 14}
-
-
 OK, BAD = COLOURS["ok"], COLOURS["bad"]
 
 
