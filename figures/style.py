@@ -128,14 +128,32 @@ RANK_COLOURS = list(TAB10)
 SERIES_COLOURS = list(TAB10)  # curves of one chart with no meaning beyond "this variant"
 # Reliability page: the goodput curve and its approximations, the waste parts.
 RELIABILITY_COLOURS = {
-    "curve": TAB10[0],
+    "curve": COLOURS["model"],
     "young": TAB10[1],
     "daly": TAB10[2],
     "optimum": TAB10[3],
-    "mc": COLOURS["dark_text"],
+    "mc": COLOURS["monte_carlo"],
     "checkpoint": TAB10[4],
     "lost": COLOURS["bad"],
     "restart": TAB10[5],
+}
+
+
+# Presenter mode (figures.theme) redraws figures in Okabe & Ito's colour-blind-safe palette. These
+# meanings keep one projector colour on every page; any other colour takes the next free one in
+# order of appearance. The warm-grey reserve stays as it is (a neutral, like the true greys).
+PRESENTER_COLOURS = {
+    COLOURS["compute"]: "#0072B2",  # blue
+    COLOURS["forward"]: "#56B4E9",  # sky blue: a tint of compute
+    COLOURS["exposed"]: "#D55E00",  # vermillion
+    COLOURS["bad"]: "#D55E00",
+    COLOURS["hidden"]: "#009E73",  # bluish green
+    COLOURS["ok"]: "#009E73",
+    COLOURS["parameters"]: "#56B4E9",
+    COLOURS["gradients"]: "#E69F00",  # orange
+    COLOURS["optimizer"]: "#F0E442",  # yellow
+    COLOURS["activations"]: "#CC79A7",  # reddish purple
+    COLOURS["reserve"]: COLOURS["reserve"],
 }
 
 
@@ -164,6 +182,17 @@ def bottom_legend(y: float = -0.2, **extra) -> dict:
     presenting).
     """
     return {"orientation": "h", "y": y, **extra}
+
+
+def legend_under_axis_title(height: int, top: int, bottom: int) -> dict:
+    """A horizontal legend under the x-axis title, whatever the figure's height (paper units)."""
+    return {
+        "orientation": "h",
+        "x": 0,
+        "yanchor": "top",
+        "y": -58 / max(height - top - bottom, 40),
+        "traceorder": "normal",
+    }
 
 
 def margin(l: int = 60, r: int = 20, t: int = 60, b: int = 40) -> dict:  # noqa: E741
