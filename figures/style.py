@@ -76,6 +76,7 @@ COLOURS = {
     "light_text": "#ffffff",
     "region": "#f2e6ff",  # a shaded region behind curves (latency-bound sizes)
     "label_background": "rgba(255,255,255,0.85)",  # behind a label drawn over bars or lines
+    "node_fill": "rgba(0,0,0,0.03)",  # a node's box behind its GPU cells
 }
 COLOURS["crossing"] = COLOURS["bad"]  # the outline of a group that crosses a node boundary
 COLOURS["capacity"] = COLOURS["bad"]  # the HBM capacity line: above it is OOM

@@ -65,7 +65,7 @@ def cluster_figure(
                 "y0": y0 + 0.1,
                 "y1": y0 - rows - 0.1,
                 "line": {"color": COLOURS["ink"], "width": 1},
-                "fillcolor": "rgba(0,0,0,0.03)",
+                "fillcolor": COLOURS["node_fill"],
             }
         )
         notes.append(
