@@ -45,6 +45,7 @@ from core.collectives.cost import (
     reduce_scatter_time_s,
     step_times_s,
 )
+from core.collectives.picks import cluster_of as cluster_of
 from core.collectives.ring import (
     RING_INDEXING,
     example_inputs,

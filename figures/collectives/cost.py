@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -10,6 +9,7 @@ import numpy as np
 from core.collectives import (
     ALL_REDUCE_MODELS,
     all_reduce_time_s,
+    cluster_of,
     flat_ring_all_reduce_time_s,
     hierarchical_all_reduce_time_s,
 )
@@ -17,12 +17,6 @@ from core.hardware import Cluster
 from core.units import format_bandwidth, format_bytes, format_seconds
 from figures.collectives.axes import _bytes_ticks, _log_axis, _ranks_axis, _time_axis
 from figures.style import ALGORITHM_COLOURS, COLOURS, bottom_legend, margin
-
-
-def _cluster_with(cluster: Cluster, num_ranks: int) -> Cluster | None:
-    if num_ranks % cluster.gpus_per_node:
-        return None
-    return dataclasses.replace(cluster, num_nodes=num_ranks // cluster.gpus_per_node)
 
 
 def time_vs_ranks_figure(
@@ -55,7 +49,7 @@ def time_vs_ranks_figure(
         for a in algorithms
     ]
     if cluster is not None:
-        points = [(p, c, message_bytes) for p in counts if (c := _cluster_with(cluster, p))]
+        points = [(p, c, message_bytes) for p in counts if (c := cluster_of(cluster, p))]
         data += _cluster_curves(points, f", {cluster.gpus_per_node} GPUs/node", "lines+markers")
     return {
         "data": data,
