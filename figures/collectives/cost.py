@@ -15,7 +15,7 @@ from core.collectives import (
 )
 from core.hardware import Cluster
 from core.units import format_bandwidth, format_bytes, format_seconds
-from figures.collectives.axes import _bytes_ticks, _log_axis, _ranks_axis, _time_axis
+from figures.collectives.axes import bytes_ticks, log_axis, ranks_axis, time_axis
 from figures.style import ALGORITHM_COLOURS, COLOURS, bottom_legend, margin
 
 
@@ -62,8 +62,8 @@ def time_vs_ranks_figure(
                     f"{format_seconds(latency_s)}"
                 },
             },
-            "xaxis": _ranks_axis(counts),
-            "yaxis": _time_axis(data),
+            "xaxis": ranks_axis(counts),
+            "yaxis": time_axis(data),
             "height": 440,
             "legend": bottom_legend(),
             "margin": margin(t=80),
@@ -180,10 +180,10 @@ def time_vs_size_figure(
                 },
             },
             "xaxis": {
-                **_log_axis("message size per rank", sizes[0], sizes[-1]),
-                **_bytes_ticks(sizes[0], sizes[-1], byte_system),
+                **log_axis("message size per rank", sizes[0], sizes[-1]),
+                **bytes_ticks(sizes[0], sizes[-1], byte_system),
             },
-            "yaxis": _time_axis(data),
+            "yaxis": time_axis(data),
             "shapes": shapes,
             "annotations": notes,
             "height": 460,

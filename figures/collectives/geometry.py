@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 
-def _polar(radius, angle):
+def polar(radius, angle):
     return radius * np.cos(angle), radius * np.sin(angle)
 
 
@@ -15,7 +15,7 @@ def _arc_points(n: int) -> int:
     return max(3, 36 // n)  # enough points that a long arc (small N) still looks round
 
 
-def _arcs(step, n: int, radii: np.ndarray) -> tuple[dict, dict]:
+def ring_arcs(step, n: int, radii: np.ndarray) -> tuple[dict, dict]:
     """Clockwise arcs from each sender's chunk cell to the receiver's, and an arrowhead at each
     end.
     """
@@ -24,7 +24,7 @@ def _arcs(step, n: int, radii: np.ndarray) -> tuple[dict, dict]:
         a0, a1 = math.pi / 2 - 2 * math.pi * s / n, math.pi / 2 - 2 * math.pi * d / n
         a1 = a1 if a1 < a0 else a1 - 2 * math.pi
         t = np.linspace(a0 + 0.18 * (a1 - a0), a1 - 0.18 * (a1 - a0), _arc_points(n))
-        x, y = _polar(radii[c], t)
+        x, y = polar(radii[c], t)
         xs += np.round(x, 3).tolist() + [None]
         ys += np.round(y, 3).tolist() + [None]
         hx.append(round(float(x[-1]), 3))

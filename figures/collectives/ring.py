@@ -9,7 +9,7 @@ import numpy as np
 from core.collectives import CollectiveTrace, check_positive, step_times_s
 from core.units import format_bytes, format_seconds
 from figures.collectives.frames import open_at_step
-from figures.collectives.geometry import _arcs, _polar
+from figures.collectives.geometry import polar, ring_arcs
 from figures.style import PHASE_COLOURS, margin
 
 MAX_ANIMATED_RANKS = 32
@@ -79,10 +79,10 @@ def ring_animation_figure(
     h = (R_OUTER - R_INNER) / n
     radii = R_INNER + h * (np.arange(n) + 0.5)
     angles = math.pi / 2 - 2 * math.pi * np.arange(n) / n
-    cx, cy = _polar(radii[None, :], angles[:, None])  # (rank, chunk)
+    cx, cy = polar(radii[None, :], angles[:, None])  # (rank, chunk)
     px_per_unit = PLOT_PX / (2 * EXTENT)
     size = float(min(40, 0.85 * min(h, 2 * math.pi * R_INNER / n) * px_per_unit))
-    lx, ly = _polar(R_OUTER + 0.2, angles)
+    lx, ly = polar(R_OUTER + 0.2, angles)
     clock = trace
     if timing is not None:
         if (
@@ -129,7 +129,7 @@ def ring_animation_figure(
             }
         if t == 0:
             return [cells, {"x": [], "y": []}, {"x": [], "y": []}]
-        arcs, heads = _arcs(trace.steps[t - 1], n, radii)
+        arcs, heads = ring_arcs(trace.steps[t - 1], n, radii)
         color = PHASE_COLOURS[trace.steps[t - 1].phase]
         return [
             cells,

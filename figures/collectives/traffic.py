@@ -14,7 +14,7 @@ from core.collectives import (
     reduce_scatter_time_s,
 )
 from core.units import format_bytes, gib_or_gb
-from figures.collectives.axes import _ranks_axis
+from figures.collectives.axes import ranks_axis
 from figures.style import ALGORITHM_COLOURS, COLOURS, SERIES_COLOURS, bottom_legend, margin
 
 
@@ -87,7 +87,7 @@ def bytes_per_rank_figure(scan: BytesScan, *, byte_system: str = "binary") -> di
                 "showlegend": False,
             },
         ]
-    ticks = _ranks_axis([int(c) for c in n])
+    ticks = ranks_axis([int(c) for c in n])
     return {
         "data": data,
         "layout": {
@@ -171,7 +171,7 @@ def bandwidth_figure(
                 "text": f"{collective} (ring): algbw vs busbw · S = "
                 f"{format_bytes(message_bytes, byte_system)}"
             },
-            "xaxis": _ranks_axis(counts),
+            "xaxis": ranks_axis(counts),
             "height": 420,
             "yaxis": {"title": {"text": f"{unit}/s"}, "rangemode": "tozero"},
             "legend": bottom_legend(),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.data_parallel import DpStep
-from figures.data_parallel.scaling import _ms
+from figures.data_parallel.scaling import to_ms
 from figures.style import COLOURS, bottom_legend, margin
 
 
@@ -65,8 +65,8 @@ def bucket_timeline_figure(step: DpStep, *, max_bars: int = 400) -> dict:
                 "orientation": "h",
                 "name": name,
                 "y": ["all-reduce"] * len(parts),
-                "base": _ms([p[0] for p in parts]),
-                "x": _ms([p[1] - p[0] for p in parts]),
+                "base": to_ms([p[0] for p in parts]),
+                "x": to_ms([p[1] - p[0] for p in parts]),
                 "customdata": [p[2] for p in parts],
                 "marker": {"color": color, "line": {"width": 0}},
                 "hovertemplate": "%{customdata} bucket(s): %{base:.4g} ms + %{x:.3g} ms"

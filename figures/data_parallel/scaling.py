@@ -77,7 +77,7 @@ def straggler_figure(curve: StragglerCurve) -> dict:
     }
 
 
-def _ms(values) -> list:
+def to_ms(values) -> list:
     return np.round(np.asarray(values, dtype=float) * 1e3, 4).tolist()
 
 
@@ -90,14 +90,14 @@ def step_time_figure(curve: ScalingCurve, *, title: str | None = None) -> dict:
             "type": "bar",
             "name": "compute (forward + backward)",
             "x": x,
-            "y": _ms(curve.column("compute_s")),
+            "y": to_ms(curve.column("compute_s")),
             "marker": {"color": COLOURS["compute"]},
         },
         {
             "type": "bar",
             "name": "exposed all-reduce",
             "x": x,
-            "y": _ms(curve.column("exposed_comm_s")),
+            "y": to_ms(curve.column("exposed_comm_s")),
             "marker": {"color": COLOURS["exposed"]},
             "customdata": [s.bottleneck_link for s in curve.steps],
             "hovertemplate": "N=%{x}: %{y:.3g} ms exposed<br>bottleneck "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.data_parallel import FixEffect, SlowerAtScale, fix_effects
 from core.hardware import Cluster
 from core.units import format_bandwidth, format_bytes, format_count, format_seconds
-from figures.data_parallel.scaling import _ms
+from figures.data_parallel.scaling import to_ms
 from figures.style import COLOURS, bottom_legend, margin
 
 
@@ -24,7 +24,7 @@ def scenario_figure(s: SlowerAtScale) -> dict:
             "orientation": "h",
             "name": "compute",
             "y": names,
-            "x": _ms([t.compute_s for t in steps]),
+            "x": to_ms([t.compute_s for t in steps]),
             "marker": {"color": COLOURS["compute"]},
         },
         {
@@ -32,7 +32,7 @@ def scenario_figure(s: SlowerAtScale) -> dict:
             "orientation": "h",
             "name": "exposed all-reduce",
             "y": names,
-            "x": _ms([t.exposed_comm_s for t in steps]),
+            "x": to_ms([t.exposed_comm_s for t in steps]),
             "marker": {"color": COLOURS["exposed"]},
             "text": [f"{t.tokens_per_s:,.0f} tok/s · eff {t.efficiency:.0%}" for t in steps],
             "textposition": "outside",

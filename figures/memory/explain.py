@@ -19,7 +19,7 @@ from core.memory import (
 from core.model import preset
 from core.units import format_bytes
 from figures.memory.labels import FSDP_NAMES, RECIPE_LABELS, activation_formula
-from figures.memory.stacks import _exact
+from figures.memory.stacks import exact_bytes
 
 
 def how_computed_markdown(
@@ -82,7 +82,7 @@ def how_computed_blocks(
         states = r.states_bytes
         text.append(
             f"| {ZERO_STAGE_LABELS[z]} | {FSDP_NAMES[z]} | {forms[z]} | {r.params_on_gpu:,} "
-            f"| {_exact(states, units)} |"
+            f"| {exact_bytes(states, units)} |"
         )
     blocks = ["\n".join(text)]
     if chosen.layers_in_flight:

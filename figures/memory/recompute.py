@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.memory import RecomputeOption
 from core.units import format_bytes, gib_or_gb
-from figures.memory.stacks import AXIS_FONT, TICK_FONT, _exact
+from figures.memory.stacks import AXIS_FONT, TICK_FONT, exact_bytes
 from figures.style import COLOURS
 
 RECOMPUTE_LABELS = {"none": "No recompute", "selective": "Selective", "full": "Full"}
@@ -15,8 +15,8 @@ def recompute_tradeoff_figure(options: list[RecomputeOption], units: str = "bina
     unit_name, unit = gib_or_gb(units)
     x = [RECOMPUTE_LABELS[o.recompute] for o in options]
     mem_hover = [
-        f"<b>{label}</b><br>activations {_exact(o.activations_bytes, units)}"
-        f"<br>saved vs none {_exact(o.saved_bytes, units)}"
+        f"<b>{label}</b><br>activations {exact_bytes(o.activations_bytes, units)}"
+        f"<br>saved vs none {exact_bytes(o.saved_bytes, units)}"
         for label, o in zip(x, options)
     ]
     flop_hover = [

@@ -20,7 +20,7 @@ SEGMENTS = (
 TICK_FONT, AXIS_FONT = {"size": 13}, {"size": 14}  # legible at 1400 px (Streamlit's theme uses ~11)
 
 
-def _exact(num_bytes: float, units: str) -> str:
+def exact_bytes(num_bytes: float, units: str) -> str:
     return f"{num_bytes:,.0f} B ({format_bytes(num_bytes, units)})"
 
 
@@ -61,7 +61,8 @@ def _stacked(
     for field, name, colour, sharded_from in SEGMENTS:
         values = [getattr(st, field) for _, st, _ in columns]
         hover = [
-            f"<b>{name}</b><br>{_formula(field, sharded_from, st, res)}<br>= {_exact(v, units)}"
+            f"<b>{name}</b><br>{_formula(field, sharded_from, st, res)}"
+            f"<br>= {exact_bytes(v, units)}"
             for (_, st, res), v in zip(columns, values)
         ]
         data.append(
@@ -84,7 +85,7 @@ def _stacked(
                 "y": [reserve_bytes / unit] * len(x),
                 "marker": {"color": COLOURS["reserve"], "pattern": {"shape": "/"}},
                 "hovertemplate": f"<b>Reserve</b> for temporaries and fragmentation (user-set)"
-                f"<br>= {_exact(reserve_bytes, units)}<extra></extra>",
+                f"<br>= {exact_bytes(reserve_bytes, units)}<extra></extra>",
             }
         )
     notes = []

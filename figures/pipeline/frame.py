@@ -35,7 +35,7 @@ def _subtitle(result: PipelineResult) -> str:
     )
 
 
-def _layout(result: PipelineResult, title: str | None) -> dict:
+def gantt_layout(result: PipelineResult, title: str | None) -> dict:
     p = result.num_stages
     return {
         "title": {"text": title or gantt_title(result), "subtitle": {"text": _subtitle(result)}},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.pipeline import PipelineResult
-from figures.pipeline.frame import KIND_NAMES, _layout
+from figures.pipeline.frame import KIND_NAMES, gantt_layout
 from figures.pipeline.raster import gantt_raster_figure
 from figures.style import COLOURS, KIND_COLOURS, shade
 
@@ -66,7 +66,7 @@ def gantt_figure(
             )
     if label:
         traces += _labels(result)
-    layout = _layout(result, title)
+    layout = gantt_layout(result, title)
     layout.update({"barmode": "overlay", "bargap": 0.2})
     return {"data": traces, "layout": layout}
 

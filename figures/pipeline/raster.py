@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.pipeline import PipelineResult
-from figures.pipeline.frame import KIND_NAMES, _layout
+from figures.pipeline.frame import KIND_NAMES, gantt_layout
 from figures.style import COLOURS, KIND_COLOURS, shade
 
 RASTER_COLUMNS = 1200
@@ -68,6 +68,6 @@ def gantt_raster_figure(
         for k in KIND_COLOURS
         if k in present
     ]
-    layout = _layout(result, title)
+    layout = gantt_layout(result, title)
     layout["title"]["subtitle"]["text"] += f" · raster of {len(result.ops):,} ops"
     return {"data": [heat, *legend], "layout": layout}

@@ -36,7 +36,7 @@ _TICKS_S = [
 ]
 
 
-def _time_axis(title: str, lo_s: float, hi_s: float) -> dict:
+def time_axis(title: str, lo_s: float, hi_s: float) -> dict:
     ticks = [t for t in _TICKS_S if lo_s <= t <= hi_s]
     while len(ticks) > 8:
         ticks = ticks[::2]
@@ -48,7 +48,7 @@ def _time_axis(title: str, lo_s: float, hi_s: float) -> dict:
     }
 
 
-def _layout(title: str, **extra) -> dict:
+def base_layout(title: str, **extra) -> dict:
     return {
         "title": {"text": title},
         "template": "plotly_white",

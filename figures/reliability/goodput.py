@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from core.reliability import GoodputCurve, MonteCarloGoodput, Waste
 from core.units import format_seconds
-from figures.reliability.axes import _layout, _time_axis
+from figures.reliability.axes import base_layout, time_axis
 from figures.style import RELIABILITY_COLOURS
 
 
@@ -110,9 +110,9 @@ def goodput_figure(
     title = f"Goodput vs checkpoint interval<br><sup>{_params(curve)}</sup>"
     return {
         "data": data,
-        "layout": _layout(
+        "layout": base_layout(
             title,
-            xaxis=_time_axis("checkpoint interval τ (log)", lo, hi),
+            xaxis=time_axis("checkpoint interval τ (log)", lo, hi),
             yaxis={"title": {"text": "goodput (useful work / wall time)"}, "tickformat": ".0%"},
         ),
     }
@@ -156,9 +156,9 @@ def waste_figure(curve: GoodputCurve) -> dict:
     title = f"Where the wall time goes<br><sup>{_params(curve)}</sup>"
     return {
         "data": data,
-        "layout": _layout(
+        "layout": base_layout(
             title,
-            xaxis=_time_axis("checkpoint interval τ (log)", min(xs), max(xs)),
+            xaxis=time_axis("checkpoint interval τ (log)", min(xs), max(xs)),
             yaxis={"title": {"text": "share of wall time wasted"}, "tickformat": ".0%"},
         ),
     }

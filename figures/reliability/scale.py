@@ -13,7 +13,7 @@ from core.reliability import (
     UsefulDevices,
 )
 from core.units import format_seconds
-from figures.reliability.axes import _layout
+from figures.reliability.axes import base_layout
 from figures.style import RELIABILITY_COLOURS
 
 
@@ -57,7 +57,7 @@ def interruptions_figure(points: Sequence[Interruptions], show_llama3: bool = Tr
     )
     return {
         "data": data,
-        "layout": _layout(
+        "layout": base_layout(
             title,
             xaxis={"title": {"text": "GPUs (log)"}, "type": "log", "dtick": 1},
             yaxis={"title": {"text": "expected interruptions (log)"}, "type": "log", "dtick": 1},
@@ -105,7 +105,7 @@ def stragglers_figure(curve: StragglerCurve) -> dict:
     )
     return {
         "data": data,
-        "layout": _layout(
+        "layout": base_layout(
             title,
             xaxis={"title": {"text": "ranks in the synchronous step (log)"}, "type": "log"},
             yaxis={"title": {"text": "E[step] / μ"}},
@@ -142,4 +142,4 @@ def useful_devices_figure(devices: UsefulDevices) -> dict:
         f"{values[0]:,.0f} ({share:.1%}) on average</sup>"
     )
     yaxis = {"title": {"text": "GPUs (average)"}, "rangemode": "tozero"}
-    return {"data": data, "layout": _layout(title, showlegend=False, yaxis=yaxis)}
+    return {"data": data, "layout": base_layout(title, showlegend=False, yaxis=yaxis)}

@@ -32,18 +32,18 @@ class Walkthrough:
     explanation: str
 
 
-def _pct(x: float) -> str:
+def pct(x: float) -> str:
     return f"{100 * x:.3g}%"
 
 
-def _sec(seconds: float) -> str:
+def sec(seconds: float) -> str:
     """Seconds as seconds from 1 s up (a step of 74 s reads better beside 124 s than as 1.24
     min).
     """
     return f"{seconds:.3g} s" if seconds >= 1 else format_seconds(seconds)
 
 
-def _verdict(ok: bool) -> str:
+def verdict(ok: bool) -> str:
     return "**fits**" if ok else "**does not fit (OOM)**"
 
 
@@ -60,7 +60,7 @@ def _capacity_legend(capacity: float, units: str, what: str = f"{GPU} HBM") -> d
     }
 
 
-def _memory_bars(cols, capacity: float, reserve: float, units: str, title: str) -> dict:
+def memory_bars(cols, capacity: float, reserve: float, units: str, title: str) -> dict:
     """Stacked bars: model states, activations, reserve; the HBM line; fits / OOM above each bar."""
     name, unit = gib_or_gb(units)
     x = [c[0] for c in cols]
@@ -120,7 +120,7 @@ def _memory_bars(cols, capacity: float, reserve: float, units: str, title: str) 
 
 
 # ---------- 3 · 3D placement, and 6 · the sentence ----------
-def _breakdown_bars(outcomes, labels, title: str) -> dict:
+def breakdown_bars(outcomes, labels, title: str) -> dict:
     data = []
     for field, label in Breakdown.LABELS.items():
         vals = [getattr(o.breakdown, field) for o in outcomes]
@@ -136,7 +136,7 @@ def _breakdown_bars(outcomes, labels, title: str) -> dict:
                 }
             )
     notes = [
-        {"x": a, "y": o.step_s, "yanchor": "bottom", "showarrow": False, "text": _sec(o.step_s)}
+        {"x": a, "y": o.step_s, "yanchor": "bottom", "showarrow": False, "text": sec(o.step_s)}
         for a, o in zip(labels, outcomes)
     ]
     return {

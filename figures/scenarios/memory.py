@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.memory import model_state_bytes_per_gpu
 from core.scenarios import GPU, SEQ, Sharding, Sizing
 from core.units import bytes_in, format_bytes, format_count, gib_or_gb
-from figures.scenarios.common import Walkthrough, _memory_bars, _pct, _verdict
+from figures.scenarios.common import Walkthrough, memory_bars, pct, verdict
 
 
 # ---------- 1 · Size a 70B run ----------
@@ -40,7 +40,7 @@ def sizing_text(s: Sizing, units: str) -> Walkthrough:
             f"**Activations come on top.** One sequence of {SEQ:,} tokens, flash attention, every "
             "layer's "
             f"activations stored: **+{b(none)}**, {b(s.used_bytes('none'))} per GPU with the "
-            f"{b(s.reserve_bytes)} reserve — {_verdict(s.fits('none'))}. Selective recompute saves "
+            f"{b(s.reserve_bytes)} reserve — {verdict(s.fits('none'))}. Selective recompute saves "
             "nothing "
             "here: it drops the s² attention scores, which flash attention never stores."
             if acts["selective"] == none
@@ -49,16 +49,16 @@ def sizing_text(s: Sizing, units: str) -> Walkthrough:
             "**Activation checkpointing.** Full recompute keeps only each layer's input "
             f"({b(acts['full'])}) "
             f"and recomputes the rest during backward: {b(s.used_bytes('full'))} per GPU — "
-            f"{_verdict(s.fits('full'))}"
+            f"{verdict(s.fits('full'))}"
             + (f", {b(margin)} to spare" if margin >= 0 else "")
-            + f" — for **+{_pct(s.extra_compute['full'])} compute** per step (one extra forward).",
+            + f" — for **+{pct(s.extra_compute['full'])} compute** per step (one extra forward).",
         ),
         takeaway=(
             f"16 bytes per parameter turns {format_count(s.num_params)} parameters into "
             f"{b(s.states_bytes)}. "
             f"ZeRO-3 over {n} GPUs brings the states to {b(s.states_per_gpu_bytes)} per GPU; the "
             "activations are what sharding does not touch, and checkpointing trades them for "
-            f"{_pct(s.extra_compute['full'])} more compute."
+            f"{pct(s.extra_compute['full'])} more compute."
         ),
         how=(
             "States: `core.memory.model_state_bytes_per_gpu` (ZeRO paper Sec. 3.1 and 5: 2Ψ + 2Ψ + "
@@ -84,7 +84,7 @@ def sizing_figure(s: Sizing, units: str) -> dict:
     cols = [
         (names[m], s.model_states_per_gpu_bytes, s.activations_bytes[m], s.fits(m)) for m in names
     ]
-    return _memory_bars(
+    return memory_bars(
         cols,
         s.capacity_bytes,
         s.reserve_bytes,
@@ -111,11 +111,11 @@ def sharding_text(s: Sharding, units: str) -> Walkthrough:
             "every GPU, + "
             f"{b(d.activations_bytes)} activations = **{b(d.total_bytes + s.reserve_bytes)}** with "
             "the reserve: "
-            f"{_verdict(s.fits(d))} — on any number of GPUs, since DDP adds replicas, not room.",
+            f"{verdict(s.fits(d))} — on any number of GPUs, since DDP adds replicas, not room.",
             f"**FSDP FULL_SHARD (= ZeRO-3) over {s.dp}.** Each GPU keeps 1/{s.dp} of weights, "
             "gradients and "
             f"optimizer state: {b(f.states_bytes)}, + {b(f.activations_bytes)} activations = "
-            f"**{b(f.total_bytes + s.reserve_bytes)}**: {_verdict(s.fits(f))}.",
+            f"**{b(f.total_bytes + s.reserve_bytes)}**: {verdict(s.fits(f))}.",
             "**The price: an all-gather per layer.** Before each layer's forward, and again "
             "before its "
             f"backward, FSDP gathers that layer's full bf16 weights, {b(s.layer_gather_bytes)}; "
@@ -155,6 +155,4 @@ def sharding_figure(s: Sharding, units: str) -> dict:
     for label, r in (("DDP", s.ddp), (f"FULL_SHARD over {s.dp}", s.fsdp)):
         st = r.states_bytes
         cols.append((label, st, r.activations_bytes, s.fits(r)))
-    return _memory_bars(
-        cols, s.capacity_bytes, s.reserve_bytes, units, f"{s.model}: memory per GPU"
-    )
+    return memory_bars(cols, s.capacity_bytes, s.reserve_bytes, units, f"{s.model}: memory per GPU")

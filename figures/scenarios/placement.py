@@ -12,7 +12,7 @@ from core.units import (
     gib_or_gb,
 )
 from figures.data_parallel import fix_notes, scenario_figure
-from figures.scenarios.common import FONT, Walkthrough, _breakdown_bars, _sec, _verdict
+from figures.scenarios.common import FONT, Walkthrough, breakdown_bars, sec, verdict
 
 
 # ---------- 2 · DP slower at scale ----------
@@ -109,7 +109,7 @@ def scale_out_figure(s: ScaleOut) -> dict:
     return fig
 
 
-def _setting(p: Placement) -> str:
+def setting(p: Placement) -> str:
     t = p.training
     return f"{t.global_batch:,} sequences of {t.seq_len:,} tokens per step, {t.recompute} recompute"
 
@@ -120,7 +120,7 @@ def placement_text(p: Placement, units: str) -> Walkthrough:
     return Walkthrough(
         title=f"3 · Place 3D parallelism on {p.nodes} nodes × {p.gpus_per_node} GPUs",
         intro=(
-            f"{p.model}, {_setting(p)}, on {p.nodes} × {p.gpus_per_node} {p.gpu} with {i.tp_link} "
+            f"{p.model}, {setting(p)}, on {p.nodes} × {p.gpus_per_node} {p.gpu} with {i.tp_link} "
             "inside "
             f"a node and {i.pp_link} between nodes. Layout: **{i.label}**."
         ),
@@ -128,7 +128,7 @@ def placement_text(p: Placement, units: str) -> Walkthrough:
             f"**Why these degrees.** TP × PP = {p.gpus_per_node} × {p.nodes} uses every GPU, so DP "
             "= 1. "
             f"Memory per GPU {b(i.memory_bytes)} of {b(i.usable_bytes)} usable: "
-            f"{_verdict(i.fits)}.",
+            f"{verdict(i.fits)}.",
             f"**TP inside the node** (rank order {i.order}, TP innermost): each TP group is one "
             "node and its "
             f"all-reduces run on {i.tp_link}. Per micro-batch every GPU sends "
@@ -138,13 +138,13 @@ def placement_text(p: Placement, units: str) -> Walkthrough:
             "= "
             f"**{b(p.pp_hop_bytes)}** ({ratio:.3g}× less than TP), over {i.pp_link}: exposed "
             "pipeline sends "
-            f"{_sec(i.breakdown.pp_p2p_s)} of a {_sec(i.step_s)} step.",
+            f"{sec(i.breakdown.pp_p2p_s)} of a {sec(i.step_s)} step.",
             f"**Flip it** (order {a.order}): each TP group now spans nodes and its all-reduces run "
             "on "
-            f"{a.tp_link}. Exposed TP {_sec(i.breakdown.tp_s)} → **{_sec(a.breakdown.tp_s)}**, "
-            f"step {_sec(i.step_s)} → **{_sec(a.step_s)}** ({a.step_s / i.step_s:.3g}×); "
+            f"{a.tp_link}. Exposed TP {sec(i.breakdown.tp_s)} → **{sec(a.breakdown.tp_s)}**, "
+            f"step {sec(i.step_s)} → **{sec(a.step_s)}** ({a.step_s / i.step_s:.3g}×); "
             "moving PP onto NVLink saves only "
-            f"{_sec(i.breakdown.pp_p2p_s - a.breakdown.pp_p2p_s)}.",
+            f"{sec(i.breakdown.pp_p2p_s - a.breakdown.pp_p2p_s)}.",
         ),
         takeaway=(
             f"TP sends {ratio:.3g}× more bytes per micro-batch than a pipeline hop, inside every "
@@ -164,10 +164,10 @@ def placement_text(p: Placement, units: str) -> Walkthrough:
         question="How many times longer is the step when TP crosses nodes?",
         answer=a.step_s / i.step_s,
         unit="×",
-        explanation=f"{_sec(a.step_s)} / {_sec(i.step_s)}.",
+        explanation=f"{sec(a.step_s)} / {sec(i.step_s)}.",
     )
 
 
 def placement_figure(p: Placement) -> dict:
     labels = [f"TP in node ({p.inside.order})", f"TP across nodes ({p.across.order})"]
-    return _breakdown_bars([p.inside, p.across], labels, "Step time: where TP sits decides it")
+    return breakdown_bars([p.inside, p.across], labels, "Step time: where TP sits decides it")

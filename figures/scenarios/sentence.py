@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from core.scenarios import Sentence
 from core.units import format_bytes, gib_or_gb
-from figures.scenarios.common import BAD, FONT, OK, Walkthrough, _sec, _verdict
-from figures.scenarios.placement import _setting
+from figures.scenarios.common import BAD, FONT, OK, Walkthrough, sec, verdict
+from figures.scenarios.placement import setting
 from figures.style import COLOURS, PART_COLOURS
 
 
@@ -24,30 +24,30 @@ def sentence_text(s: Sentence, units: str) -> Walkthrough:
             "fit.”* "
             f"For {s.model} on the planner's default cluster ({s.nodes} × {s.gpus_per_node} "
             f"{s.gpu}, "
-            f"{_setting(s)}): **{i.label}**."
+            f"{setting(s)}): **{i.label}**."
         ),
         steps=(
             f"**TP = {s.gpus_per_node} inside the node, because the in-layer all-reduce needs "
             "NVLink.** Exposed "
-            f"TP time is {_sec(i.breakdown.tp_s)} on {i.tp_link}; ordered so that TP groups span "
+            f"TP time is {sec(i.breakdown.tp_s)} on {i.tp_link}; ordered so that TP groups span "
             "nodes "
-            f"({a.order}, {a.tp_link}) it is **{_sec(a.breakdown.tp_s)}** "
-            f"({a.breakdown.tp_s / i.breakdown.tp_s:.3g}×) and the step {_sec(i.step_s)} → "
-            f"{_sec(a.step_s)}.",
+            f"({a.order}, {a.tp_link}) it is **{sec(a.breakdown.tp_s)}** "
+            f"({a.breakdown.tp_s / i.breakdown.tp_s:.3g}×) and the step {sec(i.step_s)} → "
+            f"{sec(a.step_s)}.",
             f"**PP across nodes, because activations tolerate InfiniBand.** A pipeline hop carries "
             f"{b(s.pp_hop_bytes)} per micro-batch while each GPU sends "
             f"{b(s.tp_bytes_per_microbatch)} of TP "
             f"traffic ({ratio:.3g}× more); the pipeline's sends over {i.pp_link} cost "
-            f"{_sec(i.breakdown.pp_p2p_s)}, {i.breakdown.pp_p2p_s / i.step_s:.2%} of the step.",
+            f"{sec(i.breakdown.pp_p2p_s)}, {i.breakdown.pp_p2p_s / i.step_s:.2%} of the step.",
             f"**ZeRO on top, because the optimizer state won't fit.** Without it each GPU holds "
             f"{b(d.memory_bytes)}, {b(d.optimizer_bytes)} of it Adam state, against "
             f"{b(d.usable_bytes)} usable: "
-            f"{_verdict(d.fits)}. {zero} shards it over the DP ranks: optimizer "
+            f"{verdict(d.fits)}. {zero} shards it over the DP ranks: optimizer "
             f"{b(i.optimizer_bytes)}, total "
-            f"**{b(i.memory_bytes)}**: {_verdict(i.fits)}. ({zero} is the lowest stage that fits.)",
+            f"**{b(i.memory_bytes)}**: {verdict(i.fits)}. ({zero} is the lowest stage that fits.)",
             "**Not the last word.** The planner's search over every layout finds "
             f"**{s.fastest_label}** at "
-            f"{_sec(s.fastest_step_s)} per step, {faster:.0%} less time than {_sec(i.step_s)}: the "
+            f"{sec(s.fastest_step_s)} per step, {faster:.0%} less time than {sec(i.step_s)}: the "
             "sentence "
             "places the axes right; the degrees are worth a search.",
         ),
