@@ -10,6 +10,7 @@ import numpy as np
 
 from core.collectives import AlgorithmRun
 from core.units import bytes_in, format_bytes, format_seconds
+from figures.style import margin
 
 SIDES = ("A", "B")
 
@@ -104,7 +105,7 @@ def versus_figure(
             "annotations": notes,
             "height": 440,
             "plot_bgcolor": "white",
-            "margin": {"l": 60, "r": 20, "t": 110, "b": 50},
+            "margin": margin(t=110, b=50),
         },
     }
 

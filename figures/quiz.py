@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from core.quiz import GOALS, Question
+from figures.style import COLOURS, bottom_legend
 
-COLOURS = {"right": "#2E7D32", "wrong": "#C62828", "open": "#D0D0D0"}
+VERDICT_COLOURS = {"right": COLOURS["ok"], "wrong": COLOURS["bad"], "open": COLOURS["unanswered"]}
 
 
 def scoreboard_figure(
@@ -16,7 +17,7 @@ def scoreboard_figure(
     """Horizontal stacked bars, one per goal: this set's right / wrong / unanswered question
     counts.
     """
-    counts = {k: [0] * len(GOALS) for k in COLOURS}
+    counts = {k: [0] * len(GOALS) for k in VERDICT_COLOURS}
     for q in questions:
         v = verdicts.get(q.key)
         counts["open" if v is None else "right" if v else "wrong"][GOALS.index(q.goal)] += 1
@@ -31,7 +32,7 @@ def scoreboard_figure(
             "marker": {"color": c},
             "hovertemplate": f"%{{y}}: %{{x}} {k}<extra></extra>",
         }
-        for k, c in COLOURS.items()
+        for k, c in VERDICT_COLOURS.items()
     ]
     first, tries = session
     sub = (
@@ -53,7 +54,7 @@ def scoreboard_figure(
             "height": 300,
             "xaxis": {"title": {"text": "questions"}, "dtick": 1, "range": [0, 2.05]},
             "yaxis": {"autorange": "reversed"},
-            "legend": {"orientation": "h", "y": -0.3, "traceorder": "normal"},
+            "legend": bottom_legend(-0.3, traceorder="normal"),
             "margin": {"l": 150, "t": 70, "b": 40},
         },
     }

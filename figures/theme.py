@@ -6,9 +6,12 @@ import copy
 import functools
 from typing import Any
 
+from figures.style import PRESENTER_COLOURS
+
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common colour-vision
 # deficiencies and on washed-out projectors. Black first is skipped (used for text and lines).
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+PRESENTER = {k.lower(): v for k, v in PRESENTER_COLOURS.items()}
 CONTINUOUS = "Cividis"  # perceptually uniform and colour-blind safe (Nuñez et al. 2018)
 
 _COLOR_KEYS = ("color", "fillcolor")
@@ -27,12 +30,41 @@ def _is_grey(v: str) -> bool:
     return len(v) == 7 and v.startswith("#") and v[1:3].lower() == v[3:5].lower() == v[5:7].lower()
 
 
-def _new_colour(v: str, mapping: dict[str, str]) -> str:
-    if _is_grey(v):
-        return v
-    if v not in mapping:
-        mapping[v] = OKABE_ITO[len(mapping) % len(OKABE_ITO)]
-    return mapping[v]
+class _Palette:
+    """One figure's colour mapping: semantic colours to their fixed projector colour
+    (figures.style.PRESENTER_COLOURS), every other colour to the next Okabe-Ito colour that no
+    semantic colour of this figure took.
+    """
+
+    def __init__(self, used: set[str]):
+        taken = {PRESENTER[c.lower()] for c in used if c.lower() in PRESENTER}
+        self.free = [c for c in OKABE_ITO if c not in taken] or OKABE_ITO
+        self.mapping: dict[str, str] = {}
+
+    def __getitem__(self, v: str) -> str:
+        if _is_grey(v):
+            return v
+        if v.lower() in PRESENTER:
+            return PRESENTER[v.lower()]
+        if v not in self.mapping:
+            self.mapping[v] = self.free[len(self.mapping) % len(self.free)]
+        return self.mapping[v]
+
+
+def _colours(obj: Any, out: set[str]) -> set[str]:
+    """Every discrete colour string _remap would replace."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k in _COLOR_KEYS and isinstance(v, str) and v.startswith(("#", "rgb")):
+                out.add(v)
+            elif k == "colorscale" and _is_steps(v):
+                out.update(c for _, c in v)
+            elif k != "colorscale":
+                _colours(v, out)
+    elif isinstance(obj, list):
+        for item in obj:
+            _colours(item, out)
+    return out
 
 
 def _is_steps(scale: Any) -> bool:
@@ -50,16 +82,16 @@ def _is_steps(scale: Any) -> bool:
     )
 
 
-def _remap(obj: Any, mapping: dict[str, str]) -> None:
+def _remap(obj: Any, mapping: _Palette) -> None:
     """Replace every discrete colour string in place, consistently (same colour in, same out)."""
     if isinstance(obj, dict):
         for k, v in obj.items():
             if k in _COLOR_KEYS and isinstance(v, str) and v.startswith(("#", "rgb")):
-                obj[k] = _new_colour(v, mapping)
+                obj[k] = mapping[v]
             elif k == "colorscale" and _is_steps(v):
                 # categories drawn as a heat map (e.g. "which GPU holds this cell"): keep them
                 # categorical, with the same new colour as any legend marker of that category
-                obj[k] = [[p, _new_colour(c, mapping)] for p, c in v]
+                obj[k] = [[p, mapping[c]] for p, c in v]
             elif k == "colorscale":
                 obj[k] = CONTINUOUS
             else:
@@ -72,7 +104,8 @@ def _remap(obj: Any, mapping: dict[str, str]) -> None:
 def presenter(fig: Any, *, base_font_px: int = 20) -> dict:
     """A copy of a figure for projection: larger fonts, thicker lines, Okabe-Ito colours."""
     spec = _as_dict(fig)
-    mapping: dict[str, str] = {}
+    traces = spec.get("data", []) + [t for f in spec.get("frames", []) for t in f.get("data", [])]
+    mapping = _Palette(_colours(traces, set()))
     for trace in spec.get("data", []):
         _remap(trace, mapping)
         line = trace.get("line")

@@ -10,10 +10,17 @@ import numpy as np
 
 from core.traces import COMM_ONLY, COMPUTE, IDLE, OVERLAP, PlanTimeline, TraceAnalysis
 from core.units import format_seconds
+from figures.style import COLOURS, legend_under_axis_title
 
-# Same hues as the pipeline Gantt (compute blue, communication orange); overlap purple, idle grey.
+# Compute blue, communication overlapped with compute green, exposed communication red, idle grey:
+# the same meanings as the DP bucket timeline and the planner's breakdown (figures.style.COLOURS).
 ORDER = (COMPUTE, OVERLAP, COMM_ONLY, IDLE)
-COLORS = {COMPUTE: "#1f77b4", OVERLAP: "#9467bd", COMM_ONLY: "#ff7f0e", IDLE: "#d9d9d9"}
+STATE_COLOURS = {
+    COMPUTE: COLOURS["compute"],
+    OVERLAP: COLOURS["hidden"],
+    COMM_ONLY: COLOURS["exposed"],
+    IDLE: COLOURS["idle"],
+}
 NAMES = {
     COMPUTE: "compute",
     OVERLAP: "compute + comm (overlap)",
@@ -21,17 +28,6 @@ NAMES = {
     IDLE: "idle",
 }
 MS = 1e3
-
-
-def _legend_below(height: int, top: int, bottom: int) -> dict:
-    """A horizontal legend under the x-axis title, whatever the figure's height (paper units)."""
-    return {
-        "orientation": "h",
-        "x": 0,
-        "yanchor": "top",
-        "y": -58 / max(height - top - bottom, 40),
-        "traceorder": "normal",
-    }
 
 
 def _trace_rows(analysis: TraceAnalysis) -> list[str]:
@@ -61,7 +57,7 @@ def breakdown_figure(analysis: TraceAnalysis, plan: PlanTimeline | None = None) 
             "name": NAMES[k],
             "y": rows,
             "x": np.round(np.array(parts[k]) * MS, 4).tolist(),
-            "marker": {"color": COLORS[k]},
+            "marker": {"color": STATE_COLOURS[k]},
             "hovertemplate": f"%{{y}}: {NAMES[k]} %{{x:.3f}} ms<extra></extra>",
         }
         for k in ORDER
@@ -79,7 +75,7 @@ def breakdown_figure(analysis: TraceAnalysis, plan: PlanTimeline | None = None) 
             "barmode": "stack",
             "xaxis": {"title": {"text": "time (ms)"}, "rangemode": "tozero"},
             "yaxis": {"autorange": "reversed", "automargin": True},
-            "legend": _legend_below(height := 170 + 45 * len(rows), 70, 90),
+            "legend": legend_under_axis_title(height := 170 + 45 * len(rows), 70, 90),
             "height": height,
             "margin": {"t": 70, "b": 90},
         },
@@ -105,7 +101,7 @@ def _bars(rows: list[str], starts, ends, states, axis: str, legend: bool) -> lis
                 "y": [rows[i] for i in sel.tolist()],
                 "base": np.round(starts[sel] * MS, 4).tolist(),
                 "x": np.round((ends[sel] - starts[sel]) * MS, 4).tolist(),
-                "marker": {"color": COLORS[k], "line": {"width": 0}},
+                "marker": {"color": STATE_COLOURS[k], "line": {"width": 0}},
                 "hovertemplate": f"%{{y}}: {NAMES[k]}<br>%{{base:.3f}} ms + %{{x:.3f}} "
                 "ms<extra></extra>",
             }
@@ -158,7 +154,7 @@ def timeline_figure(analysis: TraceAnalysis, plan: PlanTimeline | None = None) -
         },
         "barmode": "overlay",
         "bargap": 0.25,
-        "legend": _legend_below(height := 210 + 34 * total + (50 if plan else 0), 80, 90),
+        "legend": legend_under_axis_title(height := 210 + 34 * total + (50 if plan else 0), 80, 90),
         "xaxis": {
             "title": {"text": "time (ms)"},
             "anchor": "y2" if plan else "y",

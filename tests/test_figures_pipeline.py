@@ -7,15 +7,13 @@ import pytest
 
 from core.pipeline import bubble_sweep, simulate
 from figures.pipeline import (
-    KIND_COLORS,
     bubble_vs_m_figure,
     gantt_figure,
     peak_activations_figure,
     raster,
-    schedule_color,
-    shade,
     side_by_side,
 )
+from figures.style import KIND_COLOURS, schedule_colour, shade
 
 
 def bars(spec):
@@ -69,7 +67,7 @@ def test_gantt_hides_labels_when_boxes_are_many_and_shades_chunks():
     assert sum(len(t["y"]) for t in b.values()) == 1024
     assert not [t for t in spec["data"] if t["type"] == "scatter"]  # 1,024 boxes: no labels
     colors = set(b["F"]["color"])
-    assert colors == {KIND_COLORS["F"], shade(KIND_COLORS["F"], 1, 2)}
+    assert colors == {KIND_COLOURS["F"], shade(KIND_COLOURS["F"], 1, 2)}
     assert spec["layout"]["title"]["text"] == "Interleaved 1F1B · P=8 · M=32 · v=2"
 
 
@@ -155,19 +153,19 @@ def test_bubble_vs_m_highlights_one_schedule_and_marks_this_run():
     assert spec["data"][1]["marker"]["symbol"] != spec["data"][3]["marker"]["symbol"]
     star = spec["data"][-1]
     assert star["name"] == "this run (M=8)" and (star["x"], star["y"]) == ([8], [3 / 11])
-    assert gpipe["line"]["color"] == schedule_color("gpipe") != schedule_color("1f1b")
+    assert gpipe["line"]["color"] == schedule_colour("gpipe") != schedule_colour("1f1b")
 
 
 def test_peak_bars_use_the_schedule_colours_and_thin_ticks_at_large_p():
     rs = [simulate("gpipe", 32, 4), simulate("zb_h1", 32, 4)]
     spec = peak_activations_figure(rs)
     assert [t["marker"]["color"] for t in spec["data"]] == [
-        schedule_color("gpipe"),
-        schedule_color("zb_h1"),
+        schedule_colour("gpipe"),
+        schedule_colour("zb_h1"),
     ]
     assert spec["layout"]["xaxis"]["dtick"] == 4  # 32 rank labels would collide
     assert peak_activations_figure([simulate("gpipe", 4, 4)])["layout"]["xaxis"]["dtick"] == 1
-    assert schedule_color("unknown", 1) == schedule_color("1f1b")  # falls back by position
+    assert schedule_colour("unknown", 1) == schedule_colour("1f1b")  # falls back by position
 
 
 def test_gantt_rows_stay_readable_from_p2_to_p32():
@@ -233,10 +231,10 @@ def test_gantt_hover_data_and_compact_payload():
     spec = gantt_figure(r)
     traces = [t for t in spec["data"] if t["type"] == "bar"]
     assert [(t["name"][0], t["marker"]["color"], t["showlegend"]) for t in traces] == [
-        ("F", KIND_COLORS["F"], True),
-        ("F", shade(KIND_COLORS["F"], 1, 2), False),
-        ("B", KIND_COLORS["B"], True),
-        ("B", shade(KIND_COLORS["B"], 1, 2), False),
+        ("F", KIND_COLOURS["F"], True),
+        ("F", shade(KIND_COLOURS["F"], 1, 2), False),
+        ("B", KIND_COLOURS["B"], True),
+        ("B", shade(KIND_COLOURS["B"], 1, 2), False),
     ]
     # Hover columns: (stage, micro-batch, start, end) of each box, checked against the op list.
     late_f = traces[1]

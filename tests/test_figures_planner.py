@@ -9,8 +9,6 @@ from core.parallel import Layout
 from core.planner import Training, evaluate, search
 from core.units import format_flops, format_seconds
 from figures.planner import (
-    CROSSING_COLOUR,
-    PALETTE,
     bare_cluster_figure,
     breakdown_figure,
     calibration_rows,
@@ -22,12 +20,11 @@ from figures.planner import (
     layout_figure,
     memory_figure,
     no_layout_message,
-    pick_layout,
     table_columns,
     table_rows,
     takeaway_text,
-    tp_flipped,
 )
+from figures.style import COLOURS, GROUP_COLOURS
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +45,8 @@ def test_cluster_figure_tp_groups_inside_nodes(pair):
     assert len(cells["x"]) == 64 and len(fig["layout"]["shapes"]) == 8  # 64 GPUs, 8 node boxes
     # TP innermost: node k holds exactly TP group k, so each node's 8 cells share one colour.
     colours = cells["marker"]["color"]
-    assert all(colours[8 * k : 8 * k + 8] == [PALETTE[k]] * 8 for k in range(8))
-    assert CROSSING_COLOUR not in cells["marker"]["line"]["color"]
+    assert all(colours[8 * k : 8 * k + 8] == [GROUP_COLOURS[k]] * 8 for k in range(8))
+    assert COLOURS["crossing"] not in cells["marker"]["line"]["color"]
     assert "DP 1 × PP 8 × TP 8" in fig["layout"]["title"]["text"]
     assert fig["layout"]["title"]["subtitle"]["text"].startswith("0 of 8 TP groups cross")
 
@@ -57,13 +54,13 @@ def test_cluster_figure_tp_groups_inside_nodes(pair):
 def test_cluster_figure_highlights_crossing_groups(pair):
     _, bad = pair
     fig = cluster_figure(bad.placement, colour_by="tp")
-    assert fig["data"][0]["marker"]["line"]["color"] == [CROSSING_COLOUR] * 64
+    assert fig["data"][0]["marker"]["line"]["color"] == [COLOURS["crossing"]] * 64
     assert "8 of 8 TP groups cross" in fig["layout"]["title"]["subtitle"]["text"]
     # Coloured by PP stage the same placement has stage r on local GPU r of every node, no crossing.
     pp = cluster_figure(bad.placement, colour_by="pp")["data"][0]
     assert (
-        pp["marker"]["color"][:8] == PALETTE[:8]
-        and CROSSING_COLOUR not in pp["marker"]["line"]["color"]
+        pp["marker"]["color"][:8] == GROUP_COLOURS[:8]
+        and COLOURS["crossing"] not in pp["marker"]["line"]["color"]
     )
     with pytest.raises(ValueError, match="colour_by='xx' is unknown"):
         cluster_figure(bad.placement, colour_by="xx")
@@ -148,35 +145,12 @@ def test_layout_figure_time_left_memory_right(pair):
     assert fig["layout"]["title"]["text"].endswith("fits")
 
 
-def test_tp_flipped_moves_tp_across_and_back(pair):
-    good, bad = pair
-    assert (
-        tp_flipped(good).order == "pp-tp-dp"
-    )  # first order (innermost first) putting TP across nodes
-    assert tp_flipped(bad).order == "tp-pp-dp"
-    one_node = evaluate(
-        preset("Llama-2 7B"),
-        make_cluster(num_nodes=1),
-        Layout(dp=1, tp=8),
-        Training(global_batch=8),
-    )
-    assert tp_flipped(one_node) is None  # one node: TP cannot cross anything
-    no_tp = evaluate(
-        preset("Llama-2 7B"), make_cluster(num_nodes=2), Layout(dp=16), Training(global_batch=16)
-    )
-    assert tp_flipped(no_tp) is None
-
-
-def test_pick_layout_and_filter_rows():
+def test_filter_rows():
     res = search(
         preset("Llama-2 13B"),
         make_cluster(num_nodes=2),
         Training(global_batch=32, seq_len=4096, recompute="selective"),
     )
-    assert pick_layout(res, "fastest") == res.ranked[0].layout
-    assert pick_layout(res, "#3") == res.ranked[2].layout
-    assert pick_layout(res, "#9999") == res.ranked[-1].layout  # clamped to the slowest
-    assert pick_layout(res, "boring") == res.boring.layout
     rows = table_rows(res)
     ranked = filter_rows(rows, "ranked", 10_000, units="decimal")
     assert len(ranked) == len(res.ranked) and {r["status"] for r in ranked} == {"ok"}
@@ -185,7 +159,6 @@ def test_pick_layout_and_filter_rows():
     assert len(memory) == 5 and all(r["status"] == "memory" and r["memory"] is None for r in memory)
     assert len(filter_rows(rows, "all", 10_000)) == len(res.ranked) + len(res.rejected)
     nothing = search(preset("Llama-3.1 405B"), make_cluster(num_nodes=1), Training(global_batch=8))
-    assert pick_layout(nothing, "fastest") is None and pick_layout(nothing, "boring") is None
     msg = no_layout_message(nothing, 8, "Llama-3.1 405B")
     assert msg.startswith("No layout of 8 GPUs runs Llama-3.1 405B")
     assert f"memory ({sum(r.rule == 'memory' for r in nothing.rejected):,})" in msg
@@ -252,7 +225,7 @@ def test_bare_cluster_figure_draws_every_gpu_grey():
     cells = fig["data"][0]
     assert (
         len(cells["x"]) == 72
-        and cells["marker"]["color"] == "#D9D9D9"
+        and cells["marker"]["color"].upper() == "#D9D9D9"
         and cells["mode"] == "markers"
     )
     assert fig["layout"]["title"]["text"] == "9 nodes × 8 H100 SXM · no layout drawn"
@@ -267,7 +240,7 @@ def test_table_columns_follow_the_filter():
 
 
 def test_cluster_map_text_contrasts_with_each_cell():
-    from figures.planner import _ink
+    from figures.style import ink_on as _ink
 
     assert _ink("#000000") == "#ffffff" and _ink("#ffffff") == "#111111"
     assert _ink("#1f77b4") == "#ffffff"  # mid blue: L = 0.168 → white 4.8:1 beats black 4.4:1

@@ -273,7 +273,7 @@ def test_fix_notes_state_the_verdict_and_the_cap():
 
 
 def test_log_ticks_1_2_5():
-    from figures.data_parallel import ticks_125
+    from figures.style import ticks_125
 
     t = ticks_125([0.3, 47, None, float("nan")])
     assert t["tickvals"] == pytest.approx([0.2, 0.5, 1, 2, 5, 10, 20, 50, 100])

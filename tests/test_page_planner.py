@@ -28,7 +28,7 @@ EXERCISE = dict(
     cmp="true",
 )
 DEFAULT = Training(global_batch=1152, seq_len=4096, recompute="selective")  # the page's defaults
-CROSS = "#C62828"  # figures.planner.CROSSING_COLOUR, the outline of a group crossing a node
+CROSS = "#C62828"  # figures.style.COLOURS["crossing"], the outline of a group crossing a node
 
 
 def run(**params: str) -> AppTest:

@@ -37,6 +37,7 @@ from core.collectives.cost import (
     step_times_s,
 )
 from core.collectives.hierarchical import hierarchical_all_reduce
+from core.collectives.picks import cluster_of
 from core.collectives.ring import (
     RING_INDEXING,
     example_inputs,
@@ -96,6 +97,7 @@ __all__ = [
     "check_positive",
     "check_ranks",
     "chunk_offsets",
+    "cluster_of",
     "cluster_step_times_s",
     "crossover_message_bytes",
     "example_inputs",

@@ -22,6 +22,7 @@ from core.planner.calibration import (
 from core.planner.comm import dp_sync_s, group_collective_s, p2p_s
 from core.planner.evaluate import Evaluation, capacity_fits, evaluate
 from core.planner.export import planner_step_trace
+from core.planner.picks import pick_layout, tp_flipped
 from core.planner.search import Rejected, SearchResult, search
 from core.planner.step_time import (
     ACT_BYTES,
@@ -65,10 +66,12 @@ __all__ = [
     "markdown",
     "megatron_2021_training",
     "p2p_s",
+    "pick_layout",
     "planner_step_trace",
     "predict",
     "search",
     "stage_times",
     "step_breakdown",
+    "tp_flipped",
     "write",
 ]

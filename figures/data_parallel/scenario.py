@@ -1,0 +1,167 @@
+"""The slower-at-scale scenario: small run, large run and each fix, with their notes."""
+
+from __future__ import annotations
+
+from core.data_parallel import FixEffect, SlowerAtScale, fix_effects
+from core.hardware import Cluster
+from core.units import format_bandwidth, format_bytes, format_count, format_seconds
+from figures.data_parallel.scaling import to_ms
+from figures.style import COLOURS, bottom_legend, margin
+
+
+def scenario_figure(s: SlowerAtScale) -> dict:
+    """Small run, large run and each fix at scale: compute + exposed all-reduce, tokens/s as
+    text.
+    """
+    rows = [(f"{s.small.num_gpus} GPUs", s.small), (f"{s.large.num_gpus} GPUs", s.large)] + [
+        (f"{s.large.num_gpus} GPUs + {f.label}", f.step) for f in s.fixes
+    ]
+    names = [r[0] for r in rows]
+    steps = [r[1] for r in rows]
+    traces = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": "compute",
+            "y": names,
+            "x": to_ms([t.compute_s for t in steps]),
+            "marker": {"color": COLOURS["compute"]},
+        },
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": "exposed all-reduce",
+            "y": names,
+            "x": to_ms([t.exposed_comm_s for t in steps]),
+            "marker": {"color": COLOURS["exposed"]},
+            "text": [f"{t.tokens_per_s:,.0f} tok/s · eff {t.efficiency:.0%}" for t in steps],
+            "textposition": "outside",
+            "cliponaxis": False,
+        },
+    ]
+    return {
+        "data": traces,
+        "layout": {
+            "title": {
+                "text": f"Scaled {s.small.num_gpus} → {s.large.num_gpus} GPUs · step "
+                f"{s.small.step_s * 1e3:.4g} ms → {s.large.step_s * 1e3:.4g} ms",
+                "subtitle": {
+                    "text": f"bottleneck {s.small.bottleneck_link} → "
+                    f"{s.large.bottleneck_link}: {s.bandwidth_drop:.3g}× less "
+                    "bandwidth for the same ~2·gradient bytes per rank"
+                },
+            },
+            "barmode": "stack",
+            "xaxis": {
+                "title": {"text": "step time (ms)"},
+                "range": [0, 1.45e3 * max(t.step_s for t in steps)],
+            },
+            "yaxis": {"autorange": "reversed"},
+            "legend": bottom_legend(),
+            "height": 420,
+            "margin": margin(l=330, r=160, t=80, b=60),
+        },
+    }
+
+
+def fix_notes(effects: tuple[FixEffect, ...]) -> list[str]:
+    """One markdown line per fix: the verdict on tokens/s, then the measured terms that moved."""
+    lines = []
+    for e in effects:
+        gain = e.tokens_per_s_gain
+        verdict = (
+            f"helps: tokens/s ×{gain:.3g}"
+            if e.helps
+            else f"**does not help**: tokens/s ×{gain:.3g} ({gain - 1:+.1%})"
+        )
+        why = []
+        if e.hidden_s > 0:
+            cap = (
+                "all it can: backward lasts"
+                if e.hidden_s >= 0.99 * e.hide_cap_s
+                else "backward lasts"
+            )
+            why.append(
+                f"overlap hides {format_seconds(e.hidden_s)} of the {format_seconds(e.comm_s)} "
+                f"all-reduce ({cap} "
+                f"{format_seconds(e.hide_cap_s)})"
+            )
+        if e.latency_change_s > 0:
+            why.append(
+                f"{e.num_buckets} buckets add {format_seconds(e.latency_change_s)} of "
+                "per-message latency"
+            )
+        bandwidth = e.comm_change_s - e.latency_change_s
+        if bandwidth < 0:
+            why.append(f"bytes over the links take {format_seconds(-bandwidth)} less")
+        if e.compute_change_s > 0:
+            why.append(
+                f"compute grows {format_seconds(e.compute_change_s)} while the gradient "
+                "bytes stay the same, so each step carries more tokens per byte sent"
+            )
+        lines.append(f"- **{e.label}** — {verdict}" + (": " + "; ".join(why) + "." if why else "."))
+    return lines
+
+
+def scenario_rows(s: SlowerAtScale, units: str, bw_units: str) -> list[tuple[str, str, str]]:
+    """(quantity, small run, large run) rows of the scenario table, formatted for display."""
+    small, large = s.small, s.large
+    return [
+        (
+            "bytes sent per rank (ring simulator)",
+            format_bytes(s.sim_bytes_sent_per_rank_small, units),
+            format_bytes(s.sim_bytes_sent_per_rank_large, units),
+        ),
+        ("bottleneck link", small.bottleneck_link, large.bottleneck_link),
+        (
+            "its bandwidth per rank",
+            format_bandwidth(small.bottleneck_bytes_per_s, bw_units),
+            format_bandwidth(large.bottleneck_bytes_per_s, bw_units),
+        ),
+        (
+            "compute / exposed all-reduce",
+            f"{format_seconds(small.compute_s)} / {format_seconds(small.exposed_comm_s)}",
+            f"{format_seconds(large.compute_s)} / {format_seconds(large.exposed_comm_s)}",
+        ),
+        (
+            "step time",
+            format_seconds(small.step_s),
+            f"{format_seconds(large.step_s)} (×{s.step_ratio:.3g})",
+        ),
+        (
+            "tokens/s",
+            f"{small.tokens_per_s:,.0f}",
+            f"{large.tokens_per_s:,.0f} (×{s.throughput_ratio:.3g}, ideal ×{s.gpu_ratio:g})",
+        ),
+        (
+            "tokens/s, strong scaling (same global batch)",
+            f"{small.tokens_per_s:,.0f}",
+            f"{s.large_strong.tokens_per_s:,.0f} (×{s.strong_throughput_ratio:.2g})",
+        ),
+    ]
+
+
+def scenario_markdown(s: SlowerAtScale, cluster: Cluster, units: str, bw_units: str) -> str:
+    """The scenario in numbers: setup, small vs large run side by side, the link that changed, each
+    fix.
+    """
+    small, large, j = s.small, s.large, s.job
+    table = [f"| | {small.num_gpus} GPUs | {large.num_gpus} GPUs |", "|---|---|---|"]
+    table += [f"| {a} | {b} | {c} |" for a, b, c in scenario_rows(s, units, bw_units)]
+    return "\n\n".join(
+        [
+            f"{format_count(j.num_params)} parameters, fp32 gradients "
+            f"({format_bytes(j.grad_bytes, units)}), "
+            f"{j.tokens_per_gpu:,.0f} tokens per GPU, one all-reduce after backward, on nodes of "
+            f"{cluster.gpus_per_node}× {cluster.gpu.name} ({cluster.intra_link.name}) with "
+            f"{cluster.nics_per_node}× {cluster.inter_link.name} per node.",
+            "\n".join(table),
+            f"The ring leaves {small.bottleneck_link} for **{large.bottleneck_link}**: every rank "
+            "still sends "
+            f"about twice the gradient, through a link {s.bandwidth_drop:.3g}× slower. Each fix, "
+            "applied at "
+            f"{large.num_gpus} GPUs (the setup is fixed; the bucketing fix uses the page's bucket "
+            "size):",
+            "\n".join(fix_notes(fix_effects(s))),
+        ]
+    )

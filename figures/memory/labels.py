@@ -1,0 +1,154 @@
+"""Names, metrics, captions and fit rows for the memory page (strings and rows; no Streamlit)."""
+
+from __future__ import annotations
+
+from core.memory import RECIPES, FitRow, MemoryResult, fits, model_state_bytes_per_gpu
+from core.model import MODEL_PRESETS
+from core.parallel import ZERO_STAGES
+from core.units import format_bytes, format_count
+
+# --- Labels, tables and formula text for the memory page (strings and rows; no Streamlit here) ---
+FSDP_NAMES = {
+    0: "NO_SHARD (DDP)",
+    1: "ZeroRedundancyOptimizer",
+    2: "SHARD_GRAD_OP",
+    3: "FULL_SHARD",
+}
+
+
+# Short, stable labels: Streamlit writes the label into the URL.
+MODEL_LABELS = {n: n.split(" (")[0] for n in MODEL_PRESETS} | {
+    "custom": "custom shape",
+    "params": "N parameters",
+}
+
+
+RECIPE_LABELS = {
+    k: f"{RECIPES[k].bytes_per_param} B {v}"
+    for k, v in [
+        ("mixed_adam", "mixed Adam"),
+        ("megatron_fp32_grads", "Megatron"),
+        ("fp32_adam", "fp32 Adam"),
+        ("bf16_no_master", "bf16 no master"),
+        ("sgd_momentum", "SGD"),
+    ]
+}
+
+
+RECIPE_HELP = "\n\n".join(f"**{RECIPE_LABELS[k]}**: {r.source}" for k, r in RECIPES.items())
+
+
+def headline_metrics(
+    chosen: MemoryResult,
+    capacity_bytes: float,
+    reserve_bytes: float,
+    label: str,
+    num_params: int,
+    recipe: str,
+    gpu: str,
+    units: str = "binary",
+) -> list[dict]:
+    """st.metric arguments for the fullest GPU: total with headroom, verdict, states, activations,
+    whole model.
+    """
+
+    def b(x):
+        return format_bytes(x, units)
+
+    used, ok = (
+        chosen.total_bytes + reserve_bytes,
+        fits(chosen.total_bytes, capacity_bytes, reserve_bytes),
+    )
+    whole = model_state_bytes_per_gpu(num_params, 1, 0, recipe).total_bytes
+    states = chosen.states_bytes
+    return [
+        {
+            "label": f"{label}, per GPU",
+            "value": b(used),
+            "border": True,
+            "delta": f"{b(capacity_bytes - used)} free"
+            if ok
+            else f"-{b(used - capacity_bytes)} over",
+            "help": "The fullest GPU: model states + activations + reserve.",
+        },
+        {
+            "label": "Verdict",
+            "value": "fits" if ok else "OOM",
+            "help": f"{gpu}: {b(capacity_bytes)} of HBM",
+        },
+        {
+            "label": "States / GPU",
+            "value": b(states),
+            "help": "Parameters + gradients + optimizer states on the fullest GPU.",
+        },
+        {"label": "Activations / GPU", "value": b(chosen.activations_bytes)},
+        {
+            "label": "Whole model",
+            "value": b(whole),
+            "help": f"All model states: {num_params:,} parameters × {RECIPE_LABELS[recipe]}",
+        },
+    ]
+
+
+def run_caption(
+    dp: int, tp: int, pp: int, num_params: int, recipe: str, units: str = "binary"
+) -> str:
+    """The line under the headline metrics: GPU count, model size, recipe and the unit
+    convention.
+    """
+    return (
+        f"{dp * tp * pp:,} GPUs = DP {dp} × TP {tp} × PP {pp} · {format_count(num_params)} "
+        "parameters · "
+        f"recipe **{RECIPE_LABELS[recipe]}** · sizes in "
+        f"{'GiB (2³⁰ B)' if units == 'binary' else 'GB (10⁹ B)'} (switch in the sidebar) · hover a "
+        "bar "
+        "for its formula and exact bytes."
+    )
+
+
+def fits_rows(
+    rows: list[FitRow], dp: int, tp: int, pp: int, max_micro_batch: int = 4096
+) -> list[dict]:
+    """The what-fits table: per ZeRO stage, the fewest GPUs and the largest micro-batch that fit."""
+    out = []
+    for r in rows:
+        gpus = (
+            f"{r.min_gpus:,} = DP {r.min_dp:,} × TP {tp} × PP {pp}"
+            if r.min_dp
+            else "none (DP does not help)"
+            if r.zero_stage == 0
+            else "none up to DP 65,536"
+        )
+        mb = r.max_micro_batch
+        mb = (
+            "— (no layer shape)"
+            if mb is None
+            else "none: 1 does not fit"
+            if mb == 0
+            else f"≥ {mb:,}"
+            if mb >= max_micro_batch
+            else f"{mb:,}"
+        )
+        out.append(
+            {
+                "ZeRO stage": ZERO_STAGES[r.zero_stage].label,
+                "PyTorch": FSDP_NAMES[r.zero_stage],
+                "fewest GPUs that fit": gpus,
+                f"largest micro-batch at DP={dp:,}": mb,
+            }
+        )
+    return out
+
+
+def activation_formula(recompute: str, flash_attention: bool, sequence_parallel: bool) -> str:
+    """LaTeX of the Korthikanti et al. (2022) Table 2 row that the core applies to these
+    settings.
+    """
+    if recompute == "full":
+        return r"2\,sbh/t" if sequence_parallel else r"2\,sbh"
+    score = r" + \frac{5as}{ht}" if recompute == "none" and not flash_attention else ""
+    return (
+        rf"sbh\left(\frac{{34}}{{t}}{score}\right)"
+        if sequence_parallel
+        else rf"sbh\left(10 + \frac{{24}}{{t}}{score}\right)"
+    )

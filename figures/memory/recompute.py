@@ -1,0 +1,75 @@
+"""Activation recompute: the memory it saves beside the extra compute it costs."""
+
+from __future__ import annotations
+
+from core.memory import RecomputeOption
+from core.units import format_bytes, gib_or_gb
+from figures.memory.stacks import AXIS_FONT, TICK_FONT, exact_bytes
+from figures.style import COLOURS
+
+RECOMPUTE_LABELS = {"none": "No recompute", "selective": "Selective", "full": "Full"}
+
+
+def recompute_tradeoff_figure(options: list[RecomputeOption], units: str = "binary") -> dict:
+    """Activation memory (left) next to the extra compute it costs (right), per recompute mode."""
+    unit_name, unit = gib_or_gb(units)
+    x = [RECOMPUTE_LABELS[o.recompute] for o in options]
+    mem_hover = [
+        f"<b>{label}</b><br>activations {exact_bytes(o.activations_bytes, units)}"
+        f"<br>saved vs none {exact_bytes(o.saved_bytes, units)}"
+        for label, o in zip(x, options)
+    ]
+    flop_hover = [
+        f"<b>{label}</b><br>extra FLOPs = {100 * o.extra_compute_fraction:.2f}% of model FLOPs"
+        " (6N + 12 L h s per token)"
+        for label, o in zip(x, options)
+    ]
+    data = [
+        {
+            "type": "bar",
+            "name": "Activations",
+            "x": x,
+            "y": [o.activations_bytes / unit for o in options],
+            "marker": {"color": COLOURS["activations"]},
+            "customdata": mem_hover,
+            "textposition": "outside",
+            "text": [format_bytes(o.activations_bytes, units) for o in options],
+            "cliponaxis": False,
+            "hovertemplate": "%{customdata}<extra></extra>",
+            "xaxis": "x",
+            "yaxis": "y",
+        },
+        {
+            "type": "bar",
+            "name": "Extra compute",
+            "x": x,
+            "y": [100 * o.extra_compute_fraction for o in options],
+            "marker": {"color": COLOURS["recompute"]},
+            "text": [f"+{100 * o.extra_compute_fraction:.1f}%" for o in options],
+            "textposition": "outside",
+            "cliponaxis": False,
+            "customdata": flop_hover,
+            "hovertemplate": "%{customdata}<extra></extra>",
+            "xaxis": "x2",
+            "yaxis": "y2",
+        },
+    ]
+    layout = {
+        "title": {"text": "Activation recompute: memory saved vs extra compute"},
+        "showlegend": False,
+        "grid": {"rows": 1, "columns": 2, "pattern": "independent"},
+        "xaxis": {"domain": [0, 0.45], "tickfont": TICK_FONT},
+        "xaxis2": {"domain": [0.55, 1], "tickfont": TICK_FONT},
+        "yaxis": {
+            "title": {"text": f"Activations per GPU ({unit_name})", "font": AXIS_FONT},
+            "tickfont": TICK_FONT,
+        },
+        "yaxis2": {
+            "title": {"text": "Extra compute per step (%)", "font": AXIS_FONT},
+            "anchor": "x2",
+            "tickfont": TICK_FONT,
+        },
+        "margin": {"t": 60, "b": 40},
+        "font": {"size": 14},
+    }
+    return {"data": data, "layout": layout}

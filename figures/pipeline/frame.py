@@ -1,0 +1,58 @@
+"""What every Gantt of a schedule shares: op-kind names, title, axes and idle background."""
+
+from __future__ import annotations
+
+from core.pipeline import PipelineResult
+from figures.style import COLOURS, margin
+
+# F blue, B orange, I teal, W green, overlapped F&B purple (figures.style.KIND_COLOURS); a later
+# chunk is a lighter shade of the same hue.
+KIND_NAMES = {
+    "F": "forward",
+    "B": "backward",
+    "I": "input grad",
+    "W": "weight grad",
+    "F&B": "overlapped F&B",
+}
+
+
+def gantt_title(result: PipelineResult) -> str:
+    """Title carrying the key parameters, e.g. '1F1B · P=4 · M=8' (browser tests wait on it)."""
+    v = f" · v={result.num_chunks}" if result.num_chunks > 1 else ""
+    return f"{result.label} · P={result.num_stages} · M={result.num_microbatches}{v}"
+
+
+def _subtitle(result: PipelineResult) -> str:
+    peak, v = max(result.peak_activations), result.num_chunks
+    held = (
+        f"{peak} chunk activations ({peak / v:g} stage-equivalents)"
+        if v > 1
+        else f"{peak} activations"
+    )
+    return (
+        f"makespan {result.makespan_s:.4g} s · bubble {result.bubble_fraction:.1%} "
+        f"(Σ idle / P·T) · peak {held}"
+    )
+
+
+def gantt_layout(result: PipelineResult, title: str | None) -> dict:
+    p = result.num_stages
+    return {
+        "title": {"text": title or gantt_title(result), "subtitle": {"text": _subtitle(result)}},
+        "xaxis": {
+            "title": {"text": "time (s)"},
+            "range": [0, result.makespan_s],
+            "zeroline": False,
+        },
+        "yaxis": {
+            "title": {"text": ""},
+            "autorange": "reversed",
+            "tickmode": "array",
+            "tickvals": list(range(p)),
+            "ticktext": [f"rank {r}" for r in range(p)],
+        },
+        "plot_bgcolor": COLOURS["idle"],  # idle time shows as the grey background between boxes
+        "margin": margin(t=70),
+        # Rows tall enough to read a micro-batch label at small P, still one screen at P = 32.
+        "height": 130 + p * (44 if p <= 8 else 26 if p <= 16 else 16),
+    }
