@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 # Re-exported: pages call common.slider, common.url_int… (the widgets live in app_pages/widgets.py).
-from app_pages.widgets import NOTICES, number, select, slider, toggle, url_int  # noqa: F401
+from app_pages.widgets import NOTICES, number, select, slider, toggle, url_int
 from core.units import ByteSystem
 from figures.theme import presenter, ready
 
@@ -107,6 +107,28 @@ def show_url_notices() -> None:
     slot = st.session_state.get("_notice_slot")
     if notes and slot is not None:
         slot.warning("\n\n".join(notes), icon="⚠️")
+
+
+def _move(key: str, delta: int | None, last: int) -> None:
+    """Back / Next / Reset: set the bound step slider before it renders, kept in 0 … last."""
+    st.session_state[key] = (
+        0 if delta is None else min(max(st.session_state.get(key, 0) + delta, 0), last)
+    )
+
+
+def stepper(label: str, last: int, *, key: str) -> int:
+    """A URL-bound step slider 0 … last with ◀ Back / Next ▶ / Reset buttons (keys ← → Home)."""
+    asked = st.session_state.get(key, url_int(key))
+    if asked is not None and asked > last:  # a smaller range than the step URL or session asked
+        st.session_state[key] = last
+    s1, *cols = st.columns([5, 1, 1, 1], vertical_alignment="bottom")
+    step = slider(label, 0, last, 0, key=key, where=s1)
+    buttons = (("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None))
+    for col, (text, shortcut, delta) in zip(cols, buttons):
+        col.button(
+            text, shortcut=shortcut, on_click=_move, args=(key, delta, last), width="stretch"
+        )
+    return step
 
 
 @contextmanager
