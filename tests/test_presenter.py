@@ -67,3 +67,12 @@ def test_chart_format_is_a_url_bound_sidebar_choice():
     at.run()
     assert at.session_state[SETTINGS_KEY].image_format == "png"
     assert any("img=gif" in w.value for w in at.warning)  # the ignored value is named
+
+
+def test_scenario_links_keep_presenter_mode():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["present"] = "true"
+    at.run()
+    at.switch_page("app_pages/scenarios.py").run()
+    queries = [link.proto.query_string for link in at.get("page_link")]
+    assert queries and all("present=true" in q for q in queries), queries
