@@ -137,59 +137,12 @@ def landing() -> None:
     common.show_url_notices()
 
 
-def sidebar_settings() -> None:
-    """Global display conventions every page obeys; bound to the URL like every control."""
-    with st.sidebar:
-        st.markdown("**Units**")
-        mem = common.select(
-            "Memory",
-            {"binary": "GiB", "decimal": "GB"},
-            "binary",
-            key="mem",
-            radio=True,
-            horizontal=True,
-            help="GiB = 2^30 bytes (what nvidia-smi and PyTorch report); "
-            "GB = 10^9 bytes (datasheets).",
-        )
-        bw = common.select(
-            "Bandwidth",
-            {"decimal": "GB/s", "binary": "GiB/s"},
-            "decimal",
-            key="bw",
-            radio=True,
-            horizontal=True,
-            help="GB/s = 10^9 bytes/s, the nccl-tests and datasheet convention.",
-        )
-        st.session_state["mem_units_value"] = mem
-        st.session_state["bw_units_value"] = bw
-        st.markdown("**Display**")
-        present = common.toggle(
-            "Presenter mode",
-            False,
-            key="present",
-            help="Large type, thick lines and a colour-blind-safe palette for "
-            "projectors; the sidebar starts collapsed. Kept in the URL.",
-        )
-        st.session_state["present_value"] = present
-        st.session_state["img_format_value"] = common.select(
-            "Chart download (toolbar 📷)",
-            common.IMAGE_FORMATS,
-            "png",
-            key="img",
-            radio=True,
-            horizontal=True,
-            help="What every chart's camera button saves: PNG (2× pixels, for slides) "
-            "or SVG (vector, scales without blur, editable).",
-        )
-    if present:
-        st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
-
-
 pages = [st.Page(landing, title="Home", icon="🏠", default=True)]
 pages += [st.Page(path, title=title, icon=icon) for path, title, icon, _ in _available()]
 nav = st.navigation(pages)
 common.begin_run()
-sidebar_settings()
+if common.sidebar_settings().presenter:
+    st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
 try:
     nav.run()
 except Exception as err:  # last line of defence: never show a traceback to a learner

@@ -1,167 +1,96 @@
-"""Shared page helpers: URL-bound widgets with invalid-value notices, errors, charts,
-self-checks.
+"""Shared page helpers: the sidebar's global settings, errors, charts, metric rows, the "How this
+is computed" block and self-checks. URL-bound widgets live in app_pages/widgets.py and are
+re-exported here, so pages use `common.slider`, `common.select`… as before.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
+# Re-exported: pages call common.slider, common.url_int… (the widgets live in app_pages/widgets.py).
+from app_pages.widgets import NOTICES, number, select, slider, toggle, url_int
 from core.units import ByteSystem
 from figures.theme import presenter, ready
 
-_NOTICES = "_url_notices"
-_BIND = "query-params"
+IMAGE_FORMATS = {"png": "PNG", "svg": "SVG"}  # the toolbar's camera button takes one format
+SETTINGS_KEY = "_settings"  # the one session-state key holding the sidebar's Settings
 
 
-def _raw(key: str) -> str | None:
-    """The URL's value for a key before the widget reads it (None if absent)."""
-    try:
-        return st.query_params.get(key)
-    except Exception:  # a malformed query string must never break a page
-        return None
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """The sidebar's global display conventions, which every page obeys."""
+
+    memory_units: ByteSystem = ByteSystem.BINARY  # GiB = 2^30 B, what nvidia-smi reports
+    bandwidth_units: ByteSystem = ByteSystem.DECIMAL  # GB/s, the nccl-tests convention
+    presenter: bool = False
+    image_format: str = "png"  # what a chart's camera button saves: a key of IMAGE_FORMATS
 
 
-def url_int(key: str) -> int | None:
-    """The URL's value for key as a whole number, or None if absent or not one."""
-    raw = _raw(key)
-    try:
-        value = float(raw) if raw is not None else math.nan
-    except ValueError:
-        return None
-    return int(value) if math.isfinite(value) and value == int(value) else None
+def settings() -> Settings:
+    """This run's sidebar settings (the defaults when a page runs without app.py)."""
+    return st.session_state.get(SETTINGS_KEY) or Settings()
 
 
-def _inert(raw: str, limit: int = 40) -> str:
-    """A URL value made safe to quote inside a markdown code span (no backticks, no control
-    chars).
-    """
-    return "".join(ch for ch in raw[:limit] if ch.isprintable() and ch != "`")
-
-
-def _note(key: str, raw: str, rule: str, value: Any) -> None:
-    st.session_state.setdefault(_NOTICES, []).append(
-        f"URL value `{key}={_inert(raw)}` was ignored ({rule}); using {value}."
-    )
-
-
-def _same_number(raw: str, value: float) -> bool:
-    try:
-        parsed = float(raw)
-    except ValueError:
-        return False
-    return math.isfinite(parsed) and math.isclose(parsed, value, rel_tol=1e-9, abs_tol=1e-12)
-
-
-def slider(
-    label: str,
-    lo: int | float,
-    hi: int | float,
-    default: int | float,
-    *,
-    key: str,
-    step: int | float | None = None,
-    help: str | None = None,
-    where: Any = st,
-) -> Any:
-    """A URL-bound slider; an out-of-range or malformed URL value falls back with a notice."""
-    raw = _raw(key)
-    value = where.slider(label, lo, hi, default, step=step, key=key, help=help, bind=_BIND)
-    if raw is not None and not _same_number(raw, value):
-        _note(key, raw, f"must be a number from {lo} to {hi}", value)
-    return value
-
-
-def number(
-    label: str,
-    lo: float | None,
-    hi: float | None,
-    default: float | None,
-    *,
-    key: str,
-    step: float | None = None,
-    fmt: str | None = None,
-    help: str | None = None,
-    where: Any = st,
-) -> Any:
-    """A URL-bound number input with the same fallback rule as `slider`."""
-    raw = _raw(key)
-    # Streamlit 1.67 crashes seeding an *integer* number_input from a URL value like "inf" or
-    # "1e309" (OverflowError in int()); a float input shown as a whole number is seeded safely.
-    whole = default is not None and all(
-        isinstance(v, int) and not isinstance(v, bool)
-        for v in (lo, hi, default, step)
-        if v is not None
-    )
-
-    def as_float(v):
-        return None if v is None else float(v)
-
-    value = where.number_input(
-        label,
-        min_value=as_float(lo),
-        max_value=as_float(hi),
-        value=as_float(default),
-        step=as_float(step) if step is not None else (1.0 if whole else None),
-        format=fmt or ("%d" if whole else None),
-        key=key,
-        help=help,
-        bind=_BIND,
-    )
-    if whole and value is not None:
-        value = int(round(value))
-    if raw is not None and raw != "" and (value is None or not _same_number(raw, value)):
-        _note(key, raw, f"must be a number from {lo} to {hi}", value)
-    return value
-
-
-def select(
-    label: str,
-    choices: dict[str, str],
-    default: str,
-    *,
-    key: str,
-    help: str | None = None,
-    horizontal: bool = False,
-    radio: bool = False,
-    where: Any = st,
-) -> str:
-    """A URL-bound choice among {internal key: short label}; returns the internal key.
-
-    Streamlit writes the displayed label into the URL, so labels are kept short and stable.
-    """
-    labels = list(choices.values())
-    raw = _raw(key)
-    index = list(choices).index(default)
-    if radio:
-        shown = where.radio(
-            label, labels, index=index, key=key, help=help, horizontal=horizontal, bind=_BIND
+def sidebar_settings() -> Settings:
+    """The global settings as URL-bound sidebar widgets (app.py calls this before every page)."""
+    with st.sidebar:
+        st.markdown("**Units**")
+        mem = select(
+            "Memory",
+            {"binary": "GiB", "decimal": "GB"},
+            "binary",
+            key="mem",
+            radio=True,
+            horizontal=True,
+            help="GiB = 2^30 bytes (what nvidia-smi and PyTorch report); "
+            "GB = 10^9 bytes (datasheets).",
         )
-    else:
-        shown = where.selectbox(label, labels, index=index, key=key, help=help, bind=_BIND)
-    if raw is not None and raw != shown:
-        _note(key, raw, f"must be one of {', '.join(labels)}", shown)
-    return next(k for k, v in choices.items() if v == shown)
-
-
-def toggle(
-    label: str, default: bool, *, key: str, help: str | None = None, where: Any = st
-) -> bool:
-    """A URL-bound on/off switch; anything but true/false in the URL falls back with a notice."""
-    raw = _raw(key)
-    value = where.toggle(label, value=default, key=key, help=help, bind=_BIND)
-    if raw is not None and raw.lower() != str(value).lower():
-        _note(key, raw, "must be true or false", value)
-    return value
+        bw = select(
+            "Bandwidth",
+            {"decimal": "GB/s", "binary": "GiB/s"},
+            "decimal",
+            key="bw",
+            radio=True,
+            horizontal=True,
+            help="GB/s = 10^9 bytes/s, the nccl-tests and datasheet convention.",
+        )
+        st.markdown("**Display**")
+        present = toggle(
+            "Presenter mode",
+            False,
+            key="present",
+            help="Large type, thick lines and a colour-blind-safe palette for "
+            "projectors; the sidebar starts collapsed. Kept in the URL.",
+        )
+        img = select(
+            "Chart download (toolbar 📷)",
+            IMAGE_FORMATS,
+            "png",
+            key="img",
+            radio=True,
+            horizontal=True,
+            help="What every chart's camera button saves: PNG (2× pixels, for slides) "
+            "or SVG (vector, scales without blur, editable).",
+        )
+    chosen = Settings(
+        memory_units=ByteSystem(mem),
+        bandwidth_units=ByteSystem(bw),
+        presenter=present,
+        image_format=img,
+    )
+    st.session_state[SETTINGS_KEY] = chosen
+    return chosen
 
 
 def begin_run() -> None:
     """Reset the notices of the previous run (app.py calls this before any widget)."""
-    st.session_state[_NOTICES] = []
+    st.session_state[NOTICES] = []
     st.session_state["_notice_slot"] = None
 
 
@@ -174,10 +103,32 @@ def start_page(title: str, question: str) -> None:
 
 def show_url_notices() -> None:
     """Show every ignored URL value collected so far, in the slot under the title."""
-    notes = st.session_state.get(_NOTICES) or []
+    notes = st.session_state.get(NOTICES) or []
     slot = st.session_state.get("_notice_slot")
     if notes and slot is not None:
         slot.warning("\n\n".join(notes), icon="⚠️")
+
+
+def _move(key: str, delta: int | None, last: int) -> None:
+    """Back / Next / Reset: set the bound step slider before it renders, kept in 0 … last."""
+    st.session_state[key] = (
+        0 if delta is None else min(max(st.session_state.get(key, 0) + delta, 0), last)
+    )
+
+
+def stepper(label: str, last: int, *, key: str) -> int:
+    """A URL-bound step slider 0 … last with ◀ Back / Next ▶ / Reset buttons (keys ← → Home)."""
+    asked = st.session_state.get(key, url_int(key))
+    if asked is not None and asked > last:  # a smaller range than the step URL or session asked
+        st.session_state[key] = last
+    s1, *cols = st.columns([5, 1, 1, 1], vertical_alignment="bottom")
+    step = slider(label, 0, last, 0, key=key, where=s1)
+    buttons = (("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None))
+    for col, (text, shortcut, delta) in zip(cols, buttons):
+        col.button(
+            text, shortcut=shortcut, on_click=_move, args=(key, delta, last), width="stretch"
+        )
+    return step
 
 
 @contextmanager
@@ -191,17 +142,24 @@ def explain_errors() -> Iterator[None]:
         st.stop()
 
 
+def attempt(fn: Callable[..., Any], *args: Any, where: Any = st, **kwargs: Any) -> Any:
+    """fn(*args, **kwargs), or None after showing the core's ValueError in `where`: the rest of
+    the page still draws (a section that cannot run says why, the others go on)."""
+    try:
+        return fn(*args, **kwargs)
+    except ValueError as err:
+        where.error(str(err), icon="🚫")
+        return None
+
+
 def memory_units() -> ByteSystem:
-    """The global memory-unit choice (GiB by default), set in the sidebar by app.py."""
-    return ByteSystem(st.session_state.get("mem_units_value", ByteSystem.BINARY.value))
+    """The global memory-unit choice (GiB by default)."""
+    return settings().memory_units
 
 
 def bandwidth_units() -> ByteSystem:
-    """The global bandwidth-unit choice (GB/s by default), set in the sidebar by app.py."""
-    return ByteSystem(st.session_state.get("bw_units_value", ByteSystem.DECIMAL.value))
-
-
-IMAGE_FORMATS = {"png": "PNG", "svg": "SVG"}  # the toolbar's camera button takes one format
+    """The global bandwidth-unit choice (GB/s by default)."""
+    return settings().bandwidth_units
 
 
 def chart_config(image_format: str, name: str) -> dict:
@@ -223,7 +181,8 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
     """Draw a Plotly figure (dict or go.Figure) full width; its toolbar saves PNG or SVG
     (sidebar).
     """
-    if st.session_state.get("present_value"):
+    shown = settings()
+    if shown.presenter:
         fig = presenter(fig)
         own = fig.get("layout", {}).get("height")  # e.g. a cluster map sized to its aspect ratio
         height = int((height or own or 450) * 1.25)
@@ -237,7 +196,7 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
         fig = ready(fig)  # builders' specs are validated by the figure tests, not per rerun
     # theme=None: the figures carry their own colours; Streamlit's theme layer only added browser
     # work on every redraw (measured ~20 ms per chart per slider move).
-    config = chart_config(st.session_state.get("img_format_value", "png"), key or "chart")
+    config = chart_config(shown.image_format, key or "chart")
     st.plotly_chart(fig, width="stretch", key=key, config=config, theme=None)
 
 
@@ -260,6 +219,36 @@ def takeaway(text: str) -> None:
     st.success(f"**Takeaway.** {text}", icon="💡")
 
 
+def metrics(items: Iterable[dict], *, where: Any = st) -> None:
+    """A row of metrics in equal columns; each item holds st.metric's keyword arguments."""
+    items = list(items)
+    for col, item in zip(where.columns(len(items)), items):
+        col.metric(**item)
+
+
+def charts(*figs: tuple[Any, str]) -> None:
+    """Charts side by side in equal columns, from (figure, key) pairs."""
+    for col, (fig, key) in zip(st.columns(len(figs)), figs):
+        with col:
+            chart(fig, key=key)
+
+
+_BLOCKS = {"markdown": st.markdown, "latex": st.latex, "caption": st.caption, "info": st.info}
+
+
+def how_computed(blocks: Iterable[tuple[str, str]], *, expander: bool = False) -> None:
+    """The "How this is computed" section (a subheader, or a closed expander) from (kind, text)
+    blocks: kind is markdown, latex, caption or info. KaTeX stays apart from changing numbers."""
+    if expander:
+        with st.expander("How this is computed", expanded=False):
+            for kind, text in blocks:
+                _BLOCKS[kind](text)
+        return
+    st.subheader("How this is computed")
+    for kind, text in blocks:
+        _BLOCKS[kind](text)
+
+
 def self_check(
     question: str,
     answer: float,
@@ -280,3 +269,11 @@ def self_check(
             f"Not quite: you said {guess:,.6g}; the answer is {answer:,.6g}"
             f"{' ' + unit if unit else ''}. {explanation}"
         )
+
+
+def self_checks(questions: Iterable[dict], *, heading: bool = True) -> None:
+    """The page's self-check section: each question holds `self_check`'s arguments."""
+    if heading:
+        st.subheader("Self-check")
+    for q in questions:
+        self_check(**q)

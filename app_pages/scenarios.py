@@ -97,7 +97,7 @@ st.markdown("**Open it yourself** — each link opens the page with exactly this
 extra = (
     ({"mem": "GB"} if units == "decimal" else {})
     | ({"bw": "GiB/s"} if bw_units == "binary" else {})
-    | ({"present": "true"} if st.session_state.get("present_value") else {})
+    | ({"present": "true"} if common.settings().presenter else {})
 )  # keep the global settings
 for link in links:
     _open(link, dict(link.params) | extra)

@@ -9,6 +9,8 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages.common import SETTINGS_KEY, Settings
+from core.units import ByteSystem
 from tests.registry import ROOT
 
 GB, GIB = 1e9, 2**30
@@ -25,7 +27,8 @@ P70 = (
 
 def run(params: dict | None = None, units: str = "decimal") -> AppTest:
     at = AppTest.from_file(str(ROOT / "app_pages" / "memory.py"), default_timeout=60)
-    at.session_state["mem_units_value"] = units  # the sidebar's global choice (app.py sets it)
+    # the sidebar's global choice (common.sidebar_settings sets it under app.py)
+    at.session_state[SETTINGS_KEY] = Settings(memory_units=ByteSystem(units))
     for k, v in (params or {}).items():
         at.query_params[k] = str(v)
     at.run()

@@ -12,6 +12,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages.common import SETTINGS_KEY, Settings
+from core.units import ByteSystem
 from tests.registry import ROOT, assert_self_check, run_page_file
 
 MIB = 2**20
@@ -129,7 +131,7 @@ def test_self_checks(key, right, wrong):
 
 def test_units_switch_to_decimal():
     at = AppTest.from_file(str(ROOT / "app_pages" / "tensor_parallel.py"), default_timeout=60)
-    at.session_state["mem_units_value"] = "decimal"
+    at.session_state[SETTINGS_KEY] = Settings(memory_units=ByteSystem.DECIMAL)
     at.run()
     assert (
         metric(at, "Bytes per all-reduce") == f"{2048 * 12288 * 2 / 1e6:.3g} MB"

@@ -4,13 +4,14 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
+from app_pages.common import SETTINGS_KEY, Settings
 from figures.theme import OKABE_ITO, _is_grey
 from tests.registry import ROOT
 
 
 def _specs(present: bool) -> list[dict]:
     at = AppTest.from_file(str(ROOT / "app_pages" / "collectives.py"), default_timeout=60)
-    at.session_state["present_value"] = present  # what app.py's URL-bound toggle sets
+    at.session_state[SETTINGS_KEY] = Settings(presenter=present)  # what the sidebar toggle sets
     at.run()
     assert not at.exception
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
@@ -32,13 +33,13 @@ def test_presenter_toggle_is_in_the_url_bound_sidebar():
     at.query_params["present"] = "true"
     at.run()
     assert at.toggle(key="present").value is True
-    assert at.session_state["present_value"] is True
+    assert at.session_state[SETTINGS_KEY].presenter is True
 
 
 def _configs(image_format: str | None) -> list[dict]:
     at = AppTest.from_file(str(ROOT / "app_pages" / "memory.py"), default_timeout=60)
     if image_format is not None:
-        at.session_state["img_format_value"] = image_format  # what app.py's sidebar radio sets
+        at.session_state[SETTINGS_KEY] = Settings(image_format=image_format)  # the sidebar radio
     at.run()
     assert not at.exception
     return [json.loads(c.proto.config) for c in at.get("plotly_chart")]
@@ -60,9 +61,18 @@ def test_chart_format_is_a_url_bound_sidebar_choice():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["img"] = "SVG"
     at.run()
-    assert at.session_state["img_format_value"] == "svg"
+    assert at.session_state[SETTINGS_KEY].image_format == "svg"
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["img"] = "gif"
     at.run()
-    assert at.session_state["img_format_value"] == "png"
+    assert at.session_state[SETTINGS_KEY].image_format == "png"
     assert any("img=gif" in w.value for w in at.warning)  # the ignored value is named
+
+
+def test_scenario_links_keep_presenter_mode():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["present"] = "true"
+    at.run()
+    at.switch_page("app_pages/scenarios.py").run()
+    queries = [link.proto.query_string for link in at.get("page_link")]
+    assert queries and all("present=true" in q for q in queries), queries

@@ -1,0 +1,112 @@
+"""The data-parallel page's words: captions, metric rows, warnings, takeaway, "How this is
+computed" and self-checks, from the core's results (no streamlit).
+"""
+
+from __future__ import annotations
+
+from core import data_parallel as dp
+from core.collectives import scan_bytes_per_rank
+from core.units import format_bandwidth, format_bytes, format_count, format_seconds, gib_or_gb
+from figures.data_parallel import how_computed_lines
+
+PROOF_CAPTION = (
+    "A 2-layer tanh MLP, gradient written out by hand. N × samples rows split over N ranks; each "
+    "rank's mean gradient goes through the numpy ring all-reduce simulator; the sum is divided by "
+    "N, as PyTorch DDP does."
+)
+
+TAKEAWAY = (
+    "Averaging per-rank mean gradients is the full-batch gradient exactly (to float rounding) when "
+    "shards are equal; otherwise weight by sample count. Scaling stops when the all-reduce — about "
+    "2× the gradient per rank, whatever N — outgrows the backward it can hide behind: once the "
+    "ring leaves the node the NIC, not NVLink, sets the pace. More tokens per GPU is the fix that "
+    "always works."
+)
+
+
+def proof_metrics(p: dp.DpProof) -> list[dict]:
+    """The proof's row: ring ÷ N against the full batch, the weighted mean, steps and shards."""
+    sizes = p.shard_sizes
+    shards = "/".join(map(str, sizes)) if len(sizes) <= 6 else f"{min(sizes)} … {max(sizes)}"
+    return [
+        dict(label="max |ring ÷ N − full batch|", value=f"{p.ring_max_abs_diff:.1e}", border=True),
+        dict(
+            label="Weighted by shard size",
+            value=f"{p.weighted_max_abs_diff:.1e}",
+            help="Σ n_r·g_r / Σ n_r",
+        ),
+        dict(
+            label="Ring steps", value=p.ring_steps, help="2(N−1): reduce-scatter, then all-gather."
+        ),
+        dict(label="Shard sizes", value=shards),
+    ]
+
+
+def unequal_warning(p: dp.DpProof) -> str:
+    """Why the plain average of rank means misses with unequal shards, and the weighted fix."""
+    return (
+        "Unequal shards: the plain average of rank means is off by up to "
+        f"{p.ring_max_abs_diff:.2g} (a rank with few samples votes like one with many); weighted "
+        f"by sample count: {p.weighted_max_abs_diff:.1e}."
+    )
+
+
+def scaling_metrics(s: dp.DpStep, at_n: int, bw_units: str) -> list[dict]:
+    """Step time, exposed all-reduce, efficiency and the bottleneck link at N = at_n."""
+    exposed = (
+        f"{format_seconds(s.comm_s)} in all, {format_seconds(s.hidden_comm_s)} hidden behind "
+        "backward"
+    )
+    return [
+        dict(label=f"Step at N={at_n}", value=format_seconds(s.step_s), border=True),
+        dict(label="Exposed all-reduce", value=format_seconds(s.exposed_comm_s), help=exposed),
+        dict(label="Efficiency", value=f"{s.efficiency:.0%}", help="compute / step"),
+        dict(
+            label="Bottleneck",
+            value=format_bandwidth(s.bottleneck_bytes_per_s, bw_units),
+            help=s.bottleneck_link,
+        ),
+    ]
+
+
+def scaling_caption(job: dp.DpJob, s: dp.DpStep, at_n: int, units: str) -> str:
+    """The gradient bytes all-reduced per step, and what bottlenecks them at N = at_n."""
+    return (
+        f"{format_count(job.num_params)} parameters × {job.grad_bytes_per_param:g} B (fp32 "
+        f"gradients) = {format_bytes(job.grad_bytes, units)} all-reduced per step; at N={at_n}: "
+        f"{s.bottleneck_link}."
+    )
+
+
+def how_computed(proof, job, step, stragglers, units: str, bw_units: str) -> list[tuple[str, str]]:
+    """Every formula of the page with the value the core measured, as one markdown block."""
+    lines = how_computed_lines(proof, job, step, stragglers, units, bw_units)
+    return [("markdown", "\n\n".join(lines))]
+
+
+def self_checks(units: str, reference: dp.StragglerCurve) -> list[dict]:
+    """Bytes a ring rank sends for a 1 GiB/GB gradient on N = 8 (by the ring simulator), and the
+    expected synchronous step of 64 ranks with N(100 ms, 5 ms) steps (from `reference`)."""
+    name, unit = gib_or_gb(units)
+    sent = scan_bytes_per_rank([8], unit, ("ring",)).max_bytes_sent["ring"][0] / unit
+    i = reference.rank_counts.index(64)
+    return [
+        dict(
+            question=f"Ring all-reduce of a 1 {name} gradient on N = 8 ranks: bytes each rank "
+            "sends",
+            answer=sent,
+            key="q1",
+            unit=name,
+            explanation=f"2(N−1)/N × 1 = {sent:g}: reduce-scatter sends N−1 chunks "
+            "of 1/N, all-gather N−1 more (measured by the ring simulator).",
+        ),
+        dict(
+            question="Per-rank step time N(μ = 100 ms, σ = 5 ms): expected synchronous step at "
+            "p = 64",
+            answer=reference.expected_step_s[i] * 1e3,
+            key="q2",
+            rel_tol=0.005,
+            unit="ms",
+            explanation=f"μ + σ·E[max of 64 N(0,1)] = 100 + 5 × {reference.expected_max_z[i]:.4f}.",
+        ),
+    ]

@@ -1,0 +1,121 @@
+"""The pipeline page's words: schedule labels, metric rows, takeaway, "How this is computed" and
+self-check text, built from simulator results (no streamlit).
+"""
+
+from __future__ import annotations
+
+from core import pipeline as pl
+
+LABELS = {
+    "gpipe": "GPipe",
+    "1f1b": "1F1B",
+    "interleaved_1f1b": "Interleaved",
+    "zb_h1": "ZB-H1",
+    "zb_v": "ZB-V",
+    "dualpipe_v": "DualPipeV",
+    "looped_bfs": "Looped BFS",
+}
+
+TIMELINE_CAPTION = (
+    "Grey = idle. F blue, B orange, I teal, W green; later chunks lighter; an overlapped "
+    "F&B pair shares one slot. Hover a box for details. Metric A (boxed) is plotted below."
+)
+
+TAKEAWAY = (
+    "The bubble is the pipe filling and draining: ~(P−1) stage-times per rank whatever M is, so "
+    "more micro-batches shrink its share. 1F1B keeps GPipe's bubble but holds P−r activations, not "
+    "M; interleaving divides it by v for v× the sends; zero-bubble schedules fill it with deferred "
+    "weight-gradient work, the V shapes at up to 2× activations."
+)
+
+_SIMULATION = (
+    "Each rank runs its schedule's op list in order (no idle slots in the lists); an event "
+    "simulator starts each op at max(rank free, dependencies done). **F(s, mb)** needs "
+    "F(s−1, mb); **B or I(s, mb)** needs its own F(s, mb) and B/I(s+1, mb); **W(s, mb)** needs "
+    "I(s, mb). A send between ranks adds the p2p latency. Idle per rank = makespan T − busy time; "
+    "an activation is held from the start of its F to the end of its B (or W when split)."
+)
+_BUBBLE_LATEX = (
+    r"\begin{gathered} A = \frac{\sum_r \text{idle}_r}{P\,T} \approx \frac{\text{idle}}"
+    r"{M\,(t_F + t_B) + \text{idle}} \\[6pt] \text{GPipe, 1F1B: idle} = (P-1)(t_F+t_B) "
+    r"\;\Rightarrow\; A = \frac{P-1}{M+P-1} \end{gathered}"
+)
+
+
+def effective_v(s: str, v: int) -> tuple[int, str]:
+    """The v a schedule runs with (the slider's, clamped to what it allows) and a note why."""
+    lo, hi = pl.SCHEDULES[s].allowed_v[0], pl.SCHEDULES[s].allowed_v[-1]
+    if lo == hi:
+        note = "one stage per rank, v unused" if hi == 1 else f"V placement, v forced to {hi}"
+    else:
+        note = f"needs v ≥ {lo}, runs v = {lo}" if v < lo else ""
+    return min(max(v, lo), hi), note and f"{LABELS[s]}: {note}."
+
+
+def timeline_metrics(n: dict, base: dict | None) -> list[dict]:
+    """The metric row over a Gantt chart: bubble metrics A, B, C and peak activations; with a
+    `base` (the first schedule's numbers) A shows its difference in points."""
+    diff = base and round((n["share"] - base["share"]) * 100, 1) + 0.0  # + 0.0: no "-0.0"
+    row = []
+    for k in ("share", "ratio", "span"):
+        meta, vs = pl.BUBBLE_METRICS[k], base and k == "share"
+        row.append(
+            dict(
+                label=meta.label.split(" (")[0],
+                value=f"{n[k]:.1%}",
+                delta_color="inverse",
+                delta=f"{diff:+.1f} pts vs first" if vs else None,
+                delta_arrow="auto" if diff else "off",
+                border=k == "share",
+                help=f"{meta.label}: {meta.formula} ({meta.used_by}).",
+            )
+        )
+    peak = (
+        f"Largest rank: {n['peak']} (chunk, micro-batch) activations held at once; "
+        "mb = one micro-batch's activations for a full stage (a chunk holds 1/v)."
+    )
+    return row + [dict(label="Peak activations", value=f"{n['peak_stages']:g} mb", help=peak)]
+
+
+def how_computed(schedule: str, n: dict | None, p2p_s: float) -> list[tuple[str, str]]:
+    """The event simulation, the bubble formula, and the closed form beside the simulated value."""
+    cf = pl.CLOSED_FORMS[schedule]
+    blocks = [
+        ("markdown", _SIMULATION),
+        ("latex", _BUBBLE_LATEX),
+        (
+            "markdown",
+            f"**{LABELS[schedule]}** closed form: idle per rank = {cf.idle}; assumes {cf.assumes} "
+            f"and zero p2p latency ({cf.source}).",
+        ),
+    ]
+    if n and n["cf_share"] is None:
+        text = (
+            "The closed form's assumptions do not hold at these settings: only the simulation "
+            f"applies (simulated A = {n['share']:.2%})."
+        )
+        blocks.append(("info", text))
+    elif n:
+        gap = "The gap is the p2p latency, which the formula ignores." if p2p_s else ""
+        text = (
+            f"| | idle per rank | A |\n|---|---|---|\n| closed form | {n['cf_idle']:.4g} s "
+            f"| {n['cf_share']:.3%} |\n| simulated (largest rank) | {n['idle']:.4g} s "
+            f"| {n['share']:.3%} |\n\n{gap}"
+        )
+        blocks.append(("markdown", text))
+    return blocks
+
+
+def self_checks(results: dict[int, pl.PipelineResult]) -> list[dict]:
+    """1F1B on P = 8: the bubble fraction at each M, the simulator's result as the answer."""
+    return [
+        dict(
+            question=f"1F1B with P = 8 and M = {mm}: bubble fraction A",
+            answer=100 * r.bubble_fraction,
+            key=f"q{mm}",
+            rel_tol=0.01,
+            unit="%",
+            explanation=f"(P−1)/(M+P−1) = {8 - 1}/{mm + 8 - 1}.",
+        )
+        for mm, r in results.items()
+    ]
