@@ -320,7 +320,7 @@ def metrics(items: list[dict], widths: Any = None, **common_kw: Any) -> None:
         col.metric(**common_kw, **kw)
 
 
-def column_config(columns: dict[str, tuple[str, str | None, str]]) -> dict:
+def column_config(columns: dict[str, tuple[str, str | None, str | None]]) -> dict:
     """st.dataframe column settings from {column: (header, number format or None, width)}."""
     return {
         k: st.column_config.NumberColumn(h, format=f, width=w)
@@ -340,7 +340,7 @@ def _selection(table: str) -> tuple:
 
 def apply_row_click(table: str, controls: Any) -> None:
     """If a new row of `table` was clicked, write `controls(row)` (a dict of widget values) into
-    session state; a str from `controls` is a note instead (shown by `row_click_note`).
+    session state; a str from `controls` is a note instead (see `show_row_click_note`).
     """
     ss, sel = st.session_state, _selection(table)
     rows, sig = ss.get(f"_{table}_rows", ()), ss.get(f"_{table}_sig")
