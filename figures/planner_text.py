@@ -13,7 +13,6 @@ from core.parallel import SCHEDULE_LABELS, ZERO_LABELS, Layout, ParallelDims, pl
 from core.planner import Evaluation, SearchResult, Training, evaluate
 from core.units import gib_or_gb
 from figures import planner as fp
-from figures.planner import no_layout_message, pick_layout, tp_flipped
 
 PICK = {k: k for k in ("fastest", "#2", "#3", "#4", "#5", "boring", "custom")}
 VS = {k: k for k in ("TP flipped", "boring", "fastest", "#2")}
@@ -92,15 +91,15 @@ def compare_labels(ev: Evaluation, vs: str) -> tuple[str, str]:
 
 def second_layout(ev: Evaluation, result: SearchResult, vs: str) -> tuple[Layout | None, tuple]:
     """The layout compared with the drawn one, and the comparison's two bar labels."""
-    other = tp_flipped(ev) if vs == "TP flipped" else pick_layout(result, vs)
+    other = fp.tp_flipped(ev) if vs == "TP flipped" else fp.pick_layout(result, vs)
     return other, compare_labels(ev, vs)
 
 
 def picked_layout(result: SearchResult, pick: str, num_gpus: int, model_name: str) -> Layout:
     """The search's layout a pick names; a ValueError naming every rule broken when none runs."""
-    lay = pick_layout(result, pick)
+    lay = fp.pick_layout(result, pick)
     if lay is None:
-        raise ValueError(no_layout_message(result, num_gpus, model_name))
+        raise ValueError(fp.no_layout_message(result, num_gpus, model_name))
     return lay
 
 
