@@ -14,6 +14,15 @@ from typing import Any
 import streamlit as st
 
 # Re-exported: pages call common.slider, common.url_int… (the widgets live in app_pages/widgets.py).
+from app_pages.tables import (  # noqa: F401  (re-exported: pages call common.<name>)
+    apply_row_click,
+    clickable_rows,
+    clickable_table,
+    column_config,
+    dataframe,
+    download,
+    show_row_click_note,
+)
 from app_pages.widgets import NOTICES, number, select, slider, toggle, url_int
 from core.units import ByteSystem
 from figures.theme import presenter, ready
@@ -142,13 +151,16 @@ def explain_errors() -> Iterator[None]:
         st.stop()
 
 
-def attempt(fn: Callable[..., Any], *args: Any, where: Any = st, **kwargs: Any) -> Any:
-    """fn(*args, **kwargs), or None after showing the core's ValueError in `where`: the rest of
-    the page still draws (a section that cannot run says why, the others go on)."""
+def attempt(
+    fn: Callable[..., Any], *args: Any, where: Any = st, prefix: str = "", **kwargs: Any
+) -> Any:
+    """fn(*args, **kwargs), or None after showing the core's ValueError (after `prefix`, e.g.
+    "Layout B: ") in `where`: the rest of the page still draws (a section that cannot run says
+    why, the others go on). The one "show and go on" beside `explain_errors` (show and stop)."""
     try:
         return fn(*args, **kwargs)
     except ValueError as err:
-        where.error(str(err), icon="🚫")
+        where.error(f"{prefix}{err}", icon="🚫")
         return None
 
 
@@ -219,11 +231,14 @@ def takeaway(text: str) -> None:
     st.success(f"**Takeaway.** {text}", icon="💡")
 
 
-def metrics(items: Iterable[dict], *, where: Any = st) -> None:
-    """A row of metrics in equal columns; each item holds st.metric's keyword arguments."""
+def metrics(
+    items: Iterable[dict], widths: Any = None, *, where: Any = st, **common_kw: Any
+) -> None:
+    """A row of metrics (widths as in st.columns, equal by default); each item holds st.metric's
+    keyword arguments, `common_kw` those every metric shares (e.g. border=True)."""
     items = list(items)
-    for col, item in zip(where.columns(len(items)), items):
-        col.metric(**item)
+    for col, item in zip(where.columns(widths or len(items)), items):
+        col.metric(**common_kw, **item)
 
 
 def charts(*figs: tuple[Any, str]) -> None:
@@ -277,3 +292,8 @@ def self_checks(questions: Iterable[dict], *, heading: bool = True) -> None:
         st.subheader("Self-check")
     for q in questions:
         self_check(**q)
+
+
+def same(names: Any) -> dict[str, str]:
+    """{name: name}: choices whose URL label is their own name."""
+    return {str(n): str(n) for n in names}

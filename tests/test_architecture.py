@@ -54,14 +54,19 @@ def test_detector_catches_a_violation(tmp_path):
     assert _imports(f) == {"numpy", "streamlit", "plotly"}
 
 
-# Line budgets (CONTRIBUTING.md): core and figure modules ≤ 300 lines, pages ≤ 150.
+# Line budgets (CONTRIBUTING.md): core and figure modules ≤ 300 lines, pages ≤ 150; the pages'
+# shared helpers (common.py and the modules it re-exports) are modules, ≤ 300.
 BUDGETS = {"core": 300, "figures": 300, "app_pages": 150}
+PAGE_HELPERS = {"common.py", "widgets.py", "tables.py"}
 
 
-@pytest.mark.parametrize("folder", sorted(BUDGETS))
+@pytest.mark.parametrize("folder", [*sorted(BUDGETS), "page helpers"])
 def test_modules_stay_within_their_line_budget(folder):
-    limit = BUDGETS[folder]
-    files = [f for f in (ROOT / folder).rglob("*.py") if f.name != "common.py"]
+    if folder == "page helpers":
+        limit, files = 300, [ROOT / "app_pages" / name for name in sorted(PAGE_HELPERS)]
+    else:
+        limit = BUDGETS[folder]
+        files = [f for f in (ROOT / folder).rglob("*.py") if f.name not in PAGE_HELPERS]
     big = {
         str(f.relative_to(ROOT)): n for f in files if (n := len(f.read_text().splitlines())) > limit
     }

@@ -1,0 +1,130 @@
+"""The memory page's computation: a run (model, sequence, recipe, GPU) and a layout in, every
+number and figure the page shows out (plain data; no Streamlit here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core import memory as cm
+from core.hardware import GPU_PRESETS
+from core.model import ModelSpec, ParamsOnly, preset
+from core.parallel import ZERO_STAGES, Layout
+from core.training import Training
+from figures import memory as fm
+
+NAMES = {str(z): s.label for z, s in ZERO_STAGES.items()} | {"hsdp": "HSDP"}
+SHAPE_FIELDS = (
+    "num_layers",
+    "hidden_size",
+    "num_heads",
+    "num_kv_heads",
+    "ffn_hidden_size",
+    "vocab_size",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Run:
+    """What layouts A and B share: model, sequence, recipe, flash attention, GPU and units."""
+
+    model: str  # a preset name, "params" (a parameter count only) or "custom" (a Llama shape)
+    billions: float | None = None  # parameters, for model="params"
+    shape: tuple[int, ...] = ()  # SHAPE_FIELDS' values, for model="custom"
+    seq: int
+    recipe: str
+    flash: bool
+    gpu: str
+    reserve_pct: float  # of HBM kept free
+    units: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Split:
+    """One layout of the run: how it is split (DP, TP, PP, ZeRO) and its memory savers."""
+
+    dp: int
+    tp: int
+    pp: int
+    zero: str  # "0".."3" or "hsdp"
+    mb: int
+    rc: str
+    sp: bool
+
+
+def model_of(run: Run):
+    """The run's model: a preset, a bare parameter count, or a custom Llama-style shape."""
+    if run.model == "params":
+        return ParamsOnly(
+            num_params=round(run.billions * 1e9), name=f"{run.billions:g}B parameters"
+        )
+    if run.model == "custom":  # Llama-style: SwiGLU, RMSNorm, untied embeddings
+        return ModelSpec(
+            name="custom",
+            **dict(zip(SHAPE_FIELDS, run.shape)),
+            gated_mlp=True,
+            tied_embeddings=False,
+        )
+    return preset(run.model)
+
+
+def configs(run: Run, lay: Split):
+    """Layout and Training of one run; HSDP shards over the DP ranks of one 8-GPU node."""
+    dp, tp, pp, zero, mb, rc, sp = lay.dp, lay.tp, lay.pp, lay.zero, lay.mb, lay.rc, lay.sp
+    seq, recipe, flash = run.seq, run.recipe, run.flash
+    shard = cm.fsdp_to_zero("HYBRID_SHARD", dp, max(1, 8 // tp))[1] if zero == "hsdp" else None
+    par = Layout(
+        dp=dp,
+        tp=tp,
+        pp=pp,
+        zero_stage=int(zero.replace("hsdp", "3")),
+        sequence_parallel=sp,
+        micro_batch=mb,
+        shard_degree=shard,
+    )
+    return par, Training(
+        global_batch=pp * dp * mb,  # PP micro-batches per pipeline: 1F1B stage r holds PP − r
+        seq_len=seq,
+        recipe=recipe,
+        recompute=rc,
+        flash_attention=flash,
+        memory_headroom=0.05,  # the page's default reserve
+    )
+
+
+def _capacity(run: Run) -> tuple[float, float]:
+    cap = GPU_PRESETS[run.gpu].hbm_bytes
+    return cap, cap * run.reserve_pct / 100
+
+
+def compare(run: Run, a: Split, b: Split) -> dict:
+    """Layouts A and B of one run: chart, B's metrics and verdict."""
+    model, (cap, reserve) = model_of(run), _capacity(run)
+    ra, rb = (cm.memory_per_gpu(model, *configs(run, lay)) for lay in (a, b))
+    return fm.compare_layouts(ra, rb, cap, reserve, run.units, run.gpu)
+
+
+def compute(run: Run, lay: Split) -> dict:
+    """Every number and figure of the page for one setting (plain values in, plain data out)."""
+    model, (cap, reserve), units, recipe = model_of(run), _capacity(run), run.units, run.recipe
+    dp, tp, pp, zero = lay.dp, lay.tp, lay.pp, lay.zero
+    par, tr = configs(run, lay)
+    z, nd = par.zero_stage, par.shard_degree or dp
+    res = cm.memory_by_zero_stage(model, par, tr)
+    ch, shaped = res[z], isinstance(model, ModelSpec)
+    comm = tuple(cm.zero_comm_bytes_per_gpu(ch.params_on_gpu, nd, s, recipe) for s in (0, z))
+    gather = cm.layer_allgather_bytes(model, tp, recipe) if shaped else None
+    return dict(
+        ch=ch,
+        nd=nd,
+        caption=fm.run_caption(dp, tp, pp, model.num_params, recipe, units),
+        metrics=fm.headline_metrics(
+            ch, cap, reserve, NAMES[zero], model.num_params, recipe, run.gpu, units
+        ),
+        states=[r.states_bytes for r in res],
+        bars=fm.zero_stages_figure(res, cap, reserve, units, run.gpu),
+        stages=pp > 1 and fm.pipeline_stages_figure(ch, cap, reserve, units, run.gpu),
+        fits=fm.fits_rows(cm.what_fits(model, par, tr, cap, reserve), dp, tp, pp),
+        trade=shaped and fm.recompute_tradeoff_figure(cm.recompute_tradeoff(model, par, tr), units),
+        how=fm.how_computed_blocks(res, ch, comm, gather, NAMES[zero], units, model),
+    )

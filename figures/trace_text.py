@@ -1,0 +1,166 @@
+"""Words, metrics and rows of the plan-vs-trace page (plain data; no Streamlit here)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from core.traces import FittedRates, TraceAnalysis
+from core.units import format_bandwidth, format_flops
+from core.units import format_seconds as fs
+
+DEMO_PARAMS = 4 * (512 * 512 + 512)  # scripts/make_demo_trace.py: 4 × Linear(512, 512), 64 samples
+BUCKETS = {"1": "1 MiB", "25": "25 MiB", "none": "no buckets"}
+HELP = {
+    "n": "Data-parallel ranks in the simulated plan (the demo trace has 2).",
+    "params": "The demo's MLP: 4 × (512² + 512) = 1,050,624.",
+    "bucket": "The demo ran DDP(bucket_cap_mb=1); PyTorch's default is 25 MiB.",
+    "demo": "Two CPU processes, DDP over gloo, 3 steps (scripts/make_demo_trace.py).",
+    "fit": "Give the plan the trace's achieved FLOP/s and all-reduce bandwidth, so it tests "
+    "the schedule (overlap, exposed communication) rather than hardware numbers.",
+}
+UPLOAD = "Profiler traces: one .json or .json.gz per rank (prof.export_chrome_trace)"
+NO_FILES = "Upload one trace per rank, or turn the demo trace back on."
+NO_FIT = ". Showing the plan at 40 GFLOP/s and 300 MB/s."
+PERFETTO = "Open the JSON in https://ui.perfetto.dev or chrome://tracing: one track per rank."
+MS = ("span_s", "compute_s", "comm_s", "overlap_s", "idle_s")  # per-rank columns shown in ms
+RANK_COLUMNS = {k: (k[:-2] + " (ms)", "%.3f", None) for k in MS}
+COMM_COLUMNS = {"ms": ("total (ms, summed)", "%.3f", None)}
+IDLE_LATEX = r"\text{idle} = \text{span} - |C \cup M| = \text{span} - (|C| + |M| - |C \cap M|)"
+RATES_LATEX = (
+    r"\text{FLOP/s} = \frac{6\,N\,B}{t_{\text{compute}}},\quad "
+    r"\text{busbw} = \frac{2(p-1)}{p}\cdot\frac{4N}{t_{\text{comm}}}"
+)
+
+
+def summary(analysis: TraceAnalysis, step, steps: int) -> tuple[float, float, float]:
+    """Measured step time (mean traced span per rank ÷ steps), and the share of communication
+    hidden behind compute in the trace and in the plan.
+    """
+    ranks = analysis.ranks
+    measured = sum(r.span_s for r in ranks) / len(ranks) / steps
+    hidden_t = sum(r.overlap_s for r in ranks) / max(sum(r.comm_s for r in ranks), 1e-30)
+    hidden_p = step.hidden_comm_s / step.comm_s if step.comm_s > 0 else 0.0
+    return measured, hidden_t, hidden_p
+
+
+def metrics(step, measured: float, hidden_t: float, hidden_p: float) -> list[dict]:
+    """st.metric arguments: step time and hidden communication, trace vs plan."""
+    return [
+        dict(
+            label="Step time: trace",
+            value=fs(measured),
+            help="Mean traced span per rank ÷ profiled steps.",
+            border=True,
+        ),
+        dict(
+            label="Step time: plan",
+            value=fs(step.step_s),
+            delta=f"{step.step_s / measured - 1:+.0%} vs trace",
+            delta_color="off",
+            border=True,
+        ),
+        dict(
+            label="Comm hidden: trace",
+            value=f"{hidden_t:.0%}",
+            help="Share of communication time overlapped with compute: |compute ∩ comm| / |comm|.",
+        ),
+        dict(
+            label="Comm hidden: plan",
+            value=f"{hidden_p:.0%}",
+            help="Share of the bucket all-reduces that run during backward.",
+        ),
+    ]
+
+
+def rank_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The per-rank table with its times in ms."""
+    return table[["rank", "file", *MS]].assign(**{k: table[k] * 1e3 for k in MS})
+
+
+def comm_rows(analysis: TraceAnalysis) -> list[dict]:
+    """What counted as communication, per rank: names as in the file, count, total ms."""
+    return [
+        dict(rank=r.rank, op=name, count=k, ms=us / 1e3)
+        for r in analysis.ranks
+        for name, k, us in r.comm_names
+    ]
+
+
+def rank_caption(analysis: TraceAnalysis, steps: int) -> str:
+    return (
+        f"{analysis.ranks[0].source} · {steps} profiled step{'s' * (steps > 1)} · ms of the "
+        "traced span."
+    )
+
+
+def takeaway(step, measured: float, hidden_t: float, hidden_p: float, fitted: bool) -> str:
+    """How close the plan comes, and what the gap tests (the schedule, once rates are fitted)."""
+    gap = step.step_s / measured - 1
+    if fitted:
+        return (
+            f"Fitted to the trace's own compute and all-reduce rates, the plan's step is "
+            f"{fs(step.step_s)} "
+            "against "
+            f"{fs(measured)} measured ({gap:+.0%}). The fit fixes the totals, so the real test is "
+            "the schedule: "
+            f"the trace hid {hidden_t:.0%} of its communication behind compute, the plan "
+            f"{hidden_p:.0%}. "
+            "What the "
+            "plan leaves out — idle gaps (Python, the optimizer) and compute and gloo threads "
+            "sharing the same "
+            "cores — is the rest of the gap."
+        )
+    return (
+        f"At hand-set rates the plan predicts {fs(step.step_s)} per step against {fs(measured)} "
+        "measured "
+        f"({gap:+.0%}): fit the rates to the trace to test the schedule rather than the hardware "
+        "numbers."
+    )
+
+
+def trace_markdown(analysis: TraceAnalysis) -> str:
+    """How the trace is read, with rank 0's (first rank's) numbers."""
+    r0 = analysis.ranks[0]
+    return (
+        "**Trace.** Per rank, *comm* = the union of intervals of collectives (names with nccl, "
+        "gloo, "
+        "c10d, all_reduce, all_gather, reduce_scatter, broadcast, send/recv, record_param_comms), "
+        "and "
+        f"*compute* = the union of {r0.source} minus, on each thread, that thread's collectives "
+        "(nested "
+        f"ops count once). With GPU kernels present only kernels count, as in HTA. Rank {r0.rank}: "
+        f"span {fs(r0.span_s)}, compute {fs(r0.compute_s)}, comm {fs(r0.comm_s)}, overlap "
+        f"{fs(r0.overlap_s)}, idle {fs(r0.idle_s)}."
+    )
+
+
+def plan_markdown(flops: float, bus: float, rates: FittedRates | None, steps: int) -> str:
+    """How the plan is built, with the rates it used (and where fitted ones came from)."""
+    return (
+        f"**Plan.** `dp_step` with compute = 6·N·B / FLOP/s (forward ⅓, backward ⅔), gradients of "
+        f"4 B/parameter in buckets ready evenly through backward, each all-reduced by a ring in "
+        f"2(p−1)/p · bytes / bus bandwidth. Rates used: {format_flops(flops)}/s per rank and "
+        f"{format_bandwidth(bus, 'decimal')} bus bandwidth"
+        + (
+            f", fitted from {fs(rates.compute_per_step_s)} of compute and "
+            f"{fs(rates.comm_per_step_s)} of "
+            f"collectives per step over {steps} steps."
+            if rates
+            else "."
+        )
+    )
+
+
+def self_check(analysis: TraceAnalysis) -> dict:
+    """Rank 0's idle time from its four measured spans (common.self_check's arguments)."""
+    r0 = analysis.ranks[0]
+    return dict(
+        question=f"Rank {r0.rank} computed for {r0.compute_s * 1e3:.3f} ms and communicated for "
+        f"{r0.comm_s * 1e3:.3f} ms, {r0.overlap_s * 1e3:.3f} ms of it at the same time, over a "
+        f"span of {r0.span_s * 1e3:.3f} ms. How long was it idle?",
+        answer=r0.idle_s * 1e3,
+        key="q1",
+        rel_tol=0.01,
+        unit="ms",
+        explanation="span − (compute + comm − overlap).",
+    )
