@@ -27,16 +27,6 @@ from figures.planner import (
 from figures.style import COLOURS, GROUP_COLOURS
 
 
-@pytest.fixture(scope="module")
-def pair():
-    model, c = preset("GPT-3 175B"), make_cluster(num_nodes=8, gpus_per_node=8)
-    tr = Training(global_batch=64, recompute="full")
-    return (
-        evaluate(model, c, Layout(dp=1, tp=8, pp=8), tr),
-        evaluate(model, c, Layout(dp=1, tp=8, pp=8, order="pp-tp-dp"), tr),
-    )
-
-
 def test_cluster_figure_tp_groups_inside_nodes(pair):
     good, _ = pair
     fig = cluster_figure(good.placement, colour_by="tp")

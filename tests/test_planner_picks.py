@@ -1,21 +1,9 @@
 """core.planner.picks: the layout a page pick names, and one layout with TP flipped across nodes."""
 
-import pytest
-
 from core.hardware import make_cluster
 from core.model import preset
 from core.parallel import Layout
 from core.planner import Training, evaluate, pick_layout, search, tp_flipped
-
-
-@pytest.fixture(scope="module")
-def pair():
-    model, c = preset("GPT-3 175B"), make_cluster(num_nodes=8, gpus_per_node=8)
-    tr = Training(global_batch=64, recompute="full")
-    return (
-        evaluate(model, c, Layout(dp=1, tp=8, pp=8), tr),
-        evaluate(model, c, Layout(dp=1, tp=8, pp=8, order="pp-tp-dp"), tr),
-    )
 
 
 def test_tp_flipped_moves_tp_across_and_back(pair):
