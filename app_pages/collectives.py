@@ -10,9 +10,9 @@ from app_pages import common
 from core import collectives as coll
 from core.hardware import LINK_PRESETS, make_cluster
 from figures import collectives as figs
-from figures import collectives_compare as versus
-from figures import collectives_text as text
-from figures.collectives_text import SIZES
+from figures.collectives import compare as versus
+from figures.collectives import text as text
+from figures.collectives.text import SIZES
 
 LINKS = {name: name for name in LINK_PRESETS}
 NETWORKS = {k: k for k in LINK_PRESETS if not any(s in k for s in ("NVLink", "PCIe", "Infinity"))}

@@ -10,7 +10,7 @@ from app_pages import common
 from core import data_parallel as dp
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
 from figures import data_parallel as fd
-from figures import data_parallel_text as text
+from figures.data_parallel import text as text
 
 COUNTS = (8, 16, 32, 64, 128, 256, 512)
 SIZES = {"0.125": "125M", "1.3": "1.3B", "7": "7B", "13": "13B", "70": "70B"}

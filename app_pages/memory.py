@@ -8,8 +8,8 @@ import streamlit as st
 from app_pages import common
 from core.hardware import GPU_PRESETS
 from figures import memory as fm
-from figures import memory_text as mt
-from figures.memory_run import NAMES, Run, Split, compare, compute
+from figures.memory import text as mt
+from figures.memory.run import NAMES, Run, Split, compare, compute
 
 _compute = st.cache_data(max_entries=64)(compute)  # plain values in, plain data out
 _compare = st.cache_data(max_entries=64)(compare)

@@ -8,8 +8,8 @@ import streamlit as st
 from app_pages import common
 from core import pipeline as pl
 from figures import pipeline as fp
-from figures import pipeline_text as text
-from figures.pipeline_text import LABELS, effective_v
+from figures.pipeline import text as text
+from figures.pipeline.text import LABELS, effective_v
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,10 +13,10 @@ from core.pipeline import SCHEDULES
 from core.planner import Efficiency, Training
 from core.training import RECOMPUTE_MODES
 from figures import planner as fp
-from figures import planner_text as pt
 from figures.memory import RECIPE_LABELS
 from figures.pipeline import gantt_figure
-from figures.planner_run import Run, evaluate_run, search_run
+from figures.planner import text as pt
+from figures.planner.run import Run, evaluate_run, search_run
 
 SIZES, SEQ = common.same((1, 2, 4, 8, 16, 32, 72)), common.same(2**k for k in range(10, 16))
 ROWS, OWN, H, LINKS = 60, "GPU's own", pt.HELP, common.same(LINK_PRESETS)

@@ -14,8 +14,8 @@ from core.model import MODEL_PRESETS
 from core.pipeline import simulate
 from core.units import gib_or_gb
 from figures import reliability as fig
-from figures import reliability_text as text
-from figures.reliability_text import MIN_S
+from figures.reliability import text as text
+from figures.reliability.text import MIN_S
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,8 +9,8 @@ from core import tensor_parallel as tc
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
 from core.model import MODEL_PRESETS, preset
 from figures import tensor_parallel as ft
-from figures import tensor_parallel_text as text
-from figures.tensor_parallel_text import TOY
+from figures.tensor_parallel import text as text
+from figures.tensor_parallel.text import TOY
 
 MODELS = {name: name.split(" (")[0] for name in MODEL_PRESETS}
 NICS = {n: n for n, link in LINK_PRESETS.items() if link.latency_s >= 1e-5}  # scale-out links only

@@ -4,7 +4,7 @@ import plotly.graph_objects as go
 import pytest
 
 from core.collectives import example_inputs, run_algorithm
-from figures.collectives_compare import timing_note, versus_figure, versus_table, versus_takeaway
+from figures.collectives.compare import timing_note, versus_figure, versus_table, versus_takeaway
 
 GIB = 2**30
 B, ALPHA = 450e9, 3.4e-6  # NVLink 4

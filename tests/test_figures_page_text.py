@@ -1,5 +1,5 @@
-"""The pages' words and runs moved out of app_pages (figures/*_text.py, figures/*_run.py): values
-checked by hand, no Streamlit.
+"""The pages' words and runs moved out of app_pages (text.py and run.py in the figures packages):
+values checked by hand, no Streamlit.
 """
 
 from urllib.parse import parse_qsl, urlsplit
@@ -9,12 +9,12 @@ import pytest
 from core.hardware import make_cluster
 from core.model import preset
 from core.planner import Training, search
-from figures import memory_text as mt
-from figures import planner_text as pt
 from figures import trace_text as tt
-from figures.memory_run import Run as MemoryRun
-from figures.memory_run import Split, compute
-from figures.planner_run import Run, evaluate_run, search_run
+from figures.memory import text as mt
+from figures.memory.run import Run as MemoryRun
+from figures.memory.run import Split, compute
+from figures.planner import text as pt
+from figures.planner.run import Run, evaluate_run, search_run
 
 
 def test_planner_row_click_fills_the_layout_widgets_with_their_url_labels():
