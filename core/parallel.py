@@ -12,7 +12,7 @@ import numpy as np
 
 from core.checks import check_choice, check_divides, whole_number
 from core.hardware import Cluster
-from core.schedule_names import SCHEDULES
+from core.schedule_names import SCHEDULES, check_chunks
 
 DIMS = ("dp", "pp", "tp")
 # An order lists the dimensions innermost (adjacent ranks) first, as in Megatron-Core's
@@ -237,18 +237,7 @@ class Layout:
             object.__setattr__(self, f, whole_number(f, getattr(self, f)))
         zero = int(check_choice("zero_stage", self.zero_stage, ZERO_STAGES))
         object.__setattr__(self, "zero_stage", zero)
-        info = SCHEDULES[check_choice("schedule", self.schedule, SCHEDULES)]
-        if self.num_chunks not in info.allowed_v:
-            lo, hi = info.allowed_v[0], info.allowed_v[-1]
-            runs, fix = (
-                (f"{lo}" if lo == hi else f"{lo} to {hi}"),
-                lo if self.num_chunks < lo else hi,
-            )
-            raise ValueError(
-                f"{self.num_chunks} model chunks per rank with schedule {self.schedule}: "
-                f"{info.label} needs {runs} chunks; use num_chunks={fix}"
-                + (", or interleaved_1f1b for 2 to 8" if hi == 1 else "")
-            )
+        check_chunks(self.schedule, self.num_chunks, name="num_chunks")
         if self.shard_degree is not None:
             shard = whole_number("shard_degree", self.shard_degree)
             object.__setattr__(self, "shard_degree", shard)

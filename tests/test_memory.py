@@ -399,7 +399,10 @@ def test_pp_not_dividing_layers():
         ({"recipe": "adam8bit"}, "recipe='adam8bit' is unknown: use one of mixed_adam"),
         ({"recompute": "half"}, "recompute='half' is unknown"),
         ({"schedule": "zb"}, "schedule='zb' is unknown"),
-        ({"num_chunks": 2}, "2 model chunks per rank with schedule 1f1b: 1F1B needs 1 chunks"),
+        (
+            {"num_chunks": 2},
+            r"1f1b allows num_chunks = 1 \(model chunks per rank\): num_chunks=2; use num_chunks=1",
+        ),
     ],
 )
 def test_training_and_layout_validation(kwargs, match):
