@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.checks import check_choice, whole_number
+
 
 @dataclass(frozen=True, kw_only=True)
 class GpuSpec:
@@ -180,9 +182,7 @@ MAX_GPUS_PER_NODE = 72  # GB200 NVL72 is the largest NVLink domain sold as one u
 
 
 def _lookup(table: dict, name: str, what: str):
-    if name not in table:
-        raise ValueError(f"unknown {what} {name!r}: choose one of {', '.join(table)}")
-    return table[name]
+    return table[check_choice(what, name, table)]
 
 
 def gpu(name: str) -> GpuSpec:
@@ -207,10 +207,8 @@ class Cluster:
     nics_per_node: int
 
     def __post_init__(self) -> None:
-        for field in ("num_nodes", "gpus_per_node", "nics_per_node"):
-            value = getattr(self, field)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{field}={value!r} must be a whole number ≥ 1")
+        for field in ("num_nodes", "gpus_per_node", "nics_per_node"):  # ints even from 8.0
+            object.__setattr__(self, field, whole_number(field, getattr(self, field)))
         if self.gpus_per_node > MAX_GPUS_PER_NODE:
             raise ValueError(
                 f"gpus_per_node={self.gpus_per_node} exceeds {MAX_GPUS_PER_NODE}, the "

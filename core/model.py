@@ -289,6 +289,4 @@ MODEL_PRESETS: dict[str, ModelSpec] = {
 
 def preset(name: str) -> ModelSpec:
     """Model preset by name, with a clear error for unknown names."""
-    if name not in MODEL_PRESETS:
-        raise ValueError(f"unknown model {name!r}: choose one of {', '.join(MODEL_PRESETS)}")
-    return MODEL_PRESETS[name]
+    return MODEL_PRESETS[check_choice("model", name, MODEL_PRESETS)]

@@ -59,11 +59,7 @@ class ParallelDims:
     def __post_init__(self) -> None:
         for d in DIMS:  # store ints even when given integral floats
             object.__setattr__(self, d, whole_number(d, getattr(self, d)))
-        if self.order not in ORDERS:
-            raise ValueError(
-                f"order={self.order!r} is unknown: list tp, pp and dp innermost first, "
-                f"one of {', '.join(ORDERS)}"
-            )
+        check_choice("order", self.order, ORDERS, rule="list tp, pp and dp innermost first")
 
     @property
     def world_size(self) -> int:
@@ -115,8 +111,7 @@ class ParallelDims:
 
     def groups(self, dim: str) -> np.ndarray:
         """Ranks of every `dim` group, one row per group (row = ranks varying only along dim)."""
-        if dim not in DIMS:
-            raise ValueError(f"dim={dim!r} is unknown: use one of {', '.join(DIMS)}")
+        check_choice("dim", dim, DIMS)
         axis = DIMS.index(dim)
         return np.moveaxis(self.grid(), axis, -1).reshape(-1, getattr(self, dim))
 

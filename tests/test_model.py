@@ -202,7 +202,7 @@ def test_invalid_shapes_raise_with_rule_and_fix():
             vocab_size=10,
             tied_embeddings=False,
         )
-    with pytest.raises(ValueError, match="unknown model"):
+    with pytest.raises(ValueError, match="model=.* is unknown: use one of"):
         preset("GPT-5")
     with pytest.raises(ValueError, match="num_params=-1"):
         ParamsOnly(num_params=-1)
