@@ -106,6 +106,10 @@ LINK_PRESETS: dict[str, LinkSpec] = {
     ]
 }
 
+# Scale-out links: the NICs between nodes, the presets at NCCL's NET latency (14 us; NVLink and
+# PCIe sit at 3.4 and 5.7 us, NVIDIA/nccl src/graph/tuning.cc).
+SCALE_OUT_LINKS: tuple[str, ...] = tuple(n for n, s in LINK_PRESETS.items() if s.latency_s >= 1e-5)
+
 # Dense BF16 = half the sparse figure NVIDIA prints (H100 datasheet footnote).
 GPU_PRESETS: dict[str, GpuSpec] = {
     g.name: g

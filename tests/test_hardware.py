@@ -99,3 +99,16 @@ def test_cluster_counts_are_whole_numbers_stored_as_ints():
     assert type(c.num_nodes) is int and type(c.nics_per_node) is int
     with pytest.raises(ValueError, match="link='Token Ring' is unknown: use one of"):
         link("Token Ring")
+
+
+def test_scale_out_links_are_the_nics_between_nodes():
+    from core.hardware import SCALE_OUT_LINKS
+
+    assert SCALE_OUT_LINKS == (
+        "InfiniBand HDR",
+        "InfiniBand NDR",
+        "InfiniBand XDR",
+        "100 GbE",
+        "400 GbE",
+    )
+    assert not any(s in n for n in SCALE_OUT_LINKS for s in ("NVLink", "PCIe", "Infinity Fabric"))
