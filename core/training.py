@@ -12,20 +12,29 @@ from core.parallel import Layout
 
 @dataclass(frozen=True, kw_only=True)
 class RecomputeMode:
-    """One activation-recompute mode: display label and source."""
+    """One activation-recompute mode: display label, the words for it in a sentence, and source."""
 
     label: str
+    phrase: str
     source: str
 
 
 # Korthikanti et al. 2022 (arXiv:2205.05198) Table 2 and Sec. 5; Megatron-LM's
 # --recompute-granularity selective | full.
 RECOMPUTE: dict[str, RecomputeMode] = {
-    "none": RecomputeMode(label="No recompute", source="every activation stored (Table 2)"),
-    "selective": RecomputeMode(
-        label="Selective", source="attention scores recomputed (Korthikanti Sec. 5)"
+    "none": RecomputeMode(
+        label="No recompute", phrase="no recompute", source="every activation stored (Table 2)"
     ),
-    "full": RecomputeMode(label="Full", source="each layer recomputed from its input (Table 2)"),
+    "selective": RecomputeMode(
+        label="Selective",
+        phrase="selective recompute",
+        source="attention scores recomputed (Korthikanti Sec. 5)",
+    ),
+    "full": RecomputeMode(
+        label="Full",
+        phrase="full recompute",
+        source="each layer recomputed from its input (Table 2)",
+    ),
 }
 RECOMPUTE_MODES = tuple(RECOMPUTE)  # the names, for callers that only check or list them
 

@@ -502,6 +502,11 @@ def test_labels_come_from_the_registries():
     ]
     assert RECOMPUTE_MODES == tuple(RECOMPUTE) == ("none", "selective", "full")
     assert [m.label for m in RECOMPUTE.values()] == ["No recompute", "Selective", "Full"]
+    assert [m.phrase for m in RECOMPUTE.values()] == [
+        "no recompute",
+        "selective recompute",
+        "full recompute",
+    ]
     assert all(m.source for m in RECOMPUTE.values())
     assert [z.pytorch for z in ZERO_STAGES.values()] == [
         "NO_SHARD",
