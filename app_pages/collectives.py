@@ -8,14 +8,14 @@ import streamlit as st
 
 from app_pages import common
 from core import collectives as coll
-from core.hardware import LINK_PRESETS, make_cluster
+from core.hardware import LINK_PRESETS, SCALE_OUT_LINKS, make_cluster
 from figures import collectives as figs
 from figures.collectives import compare as versus
 from figures.collectives import text as text
 from figures.collectives.text import SIZES
 
 LINKS = {name: name for name in LINK_PRESETS}
-NETWORKS = {k: k for k in LINK_PRESETS if not any(s in k for s in ("NVLink", "PCIe", "Infinity"))}
+NETWORKS = common.same(SCALE_OUT_LINKS)
 ALGS = {name: a.label for name, a in coll.ALGORITHMS.items()}
 
 

@@ -8,13 +8,13 @@ import streamlit as st
 
 from app_pages import common
 from core import data_parallel as dp
-from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
+from core.hardware import GPU_PRESETS, SCALE_OUT_LINKS, make_cluster
 from figures import data_parallel as fd
 from figures.data_parallel import text as text
 
 COUNTS = (8, 16, 32, 64, 128, 256, 512)
 SIZES = {"0.125": "125M", "1.3": "1.3B", "7": "7B", "13": "13B", "70": "70B"}
-NICS = {n: n for n, spec in LINK_PRESETS.items() if spec.latency_s >= 1e-5}  # scale-out links only
+NICS = common.same(SCALE_OUT_LINKS)
 KINDS = {k.value: k.value for k in dp.AllReduceKind}
 
 

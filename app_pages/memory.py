@@ -7,6 +7,7 @@ import streamlit as st
 
 from app_pages import common
 from core.hardware import GPU_PRESETS
+from core.training import RECIPES
 from figures import memory as fm
 from figures.memory import text as mt
 from figures.memory.run import NAMES, Run, Split, compare, compute
@@ -35,7 +36,7 @@ c = [*st.columns(4), *st.columns(4)]
 model = common.select("Model", fm.MODEL_LABELS, "Llama-2 13B", key="model", where=c[0])
 recipe = common.select(
     "Bytes per parameter (recipe)",
-    fm.RECIPE_LABELS,
+    {k: r.label for k, r in RECIPES.items()},
     "mixed_adam",
     key="recipe",
     where=c[1],

@@ -9,7 +9,9 @@ from app_pages import common
 from core import pipeline as pl
 from figures import pipeline as fp
 from figures.pipeline import text as text
-from figures.pipeline.text import LABELS, effective_v
+
+# Short labels: the select writes them into the URL (sched=Interleaved).
+CHOICES = {k: info.short_label for k, info in pl.SCHEDULES.items()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,9 +60,9 @@ def _sweep(s: str, p: int, v: int, f: float, i: float, w: float) -> pl.BubbleSwe
 @st.cache_data(max_entries=64)
 def _m_and_memory(p: int, f: float, i: float, w: float, v: int, chosen: str, here, runs) -> dict:
     """Bubble vs M for every schedule beside peak activations per rank, as one figure."""
-    sweeps = [_sweep(s, p, effective_v(s, v)[0], f, i, w) for s in LABELS]
+    sweeps = [_sweep(s, p, pl.effective_v(s, v)[0], f, i, w) for s in CHOICES]
     return fp.side_by_side(
-        fp.bubble_vs_m_figure(sweeps, LABELS, highlight=chosen, here=here),
+        fp.bubble_vs_m_figure(sweeps, CHOICES, highlight=chosen, here=here),
         fp.peak_activations_figure([_result(r) for r in runs]),
     )
 
@@ -106,12 +108,12 @@ common.start_page(
 c1, c2, c3, c4 = st.columns(4)
 p = common.slider("P (pipeline ranks)", 2, 32, 4, key="p", where=c1)
 m = common.slider("M (micro-batches per step)", 1, 128, 8, key="m", where=c2)
-sched = common.select("Schedule", LABELS, "1f1b", key="sched", where=c3)
+sched = common.select("Schedule", CHOICES, "1f1b", key="sched", where=c3)
 v_help = "Interleaved and Looped BFS split each rank's layers into v chunks."
 v_slider = common.slider("v (model chunks per rank)", 1, 4, 2, key="v", where=c4, help=v_help)
 d1, d2, d3, d4, d5 = st.columns([1, 1, 1, 1, 1.3])
 cmp = common.toggle("Compare schedules", False, key="cmp", where=d5)
-sched2 = common.select("Second schedule", LABELS, "zb_h1", key="sched2", where=d5) if cmp else None
+sched2 = common.select("Second schedule", CHOICES, "zb_h1", key="sched2", where=d5) if cmp else None
 scheds = [s for s in (sched, sched2) if s]
 f = common.slider("t_F forward (s)", 0.25, 4.0, 1.0, step=0.25, key="f", where=d1)
 if any(pl.SCHEDULES[s].splits_backward for s in scheds):  # unsplit schedules run B = I + W
@@ -123,8 +125,10 @@ else:
 lat_help = "Added to every send between ranks; the closed forms assume 0."
 lat = common.slider("p2p latency (s)", 0.0, 2.0, 0.0, step=0.05, key="lat", where=d4, help=lat_help)
 shape = dict(num_stages=p, num_microbatches=m, forward_s=f, backward_input_s=i, backward_weight_s=w)
-runs = [Run(schedule=s, num_chunks=effective_v(s, v_slider)[0], p2p_s=lat, **shape) for s in scheds]
-if notes := " ".join(dict.fromkeys(effective_v(s, v_slider)[1] for s in scheds)).strip():
+runs = [
+    Run(schedule=s, num_chunks=pl.effective_v(s, v_slider)[0], p2p_s=lat, **shape) for s in scheds
+]
+if notes := " ".join(dict.fromkeys(pl.effective_v(s, v_slider)[1] for s in scheds)).strip():
     c4.caption(notes)
 
 st.subheader("Timeline: who waits, and when")

@@ -11,9 +11,8 @@ from core.model import MODEL_PRESETS
 from core.parallel import ORDERS, Layout
 from core.pipeline import SCHEDULES
 from core.planner import Efficiency, Training
-from core.training import RECOMPUTE_MODES
+from core.training import RECIPES, RECOMPUTE_MODES
 from figures import planner as fp
-from figures.memory import RECIPE_LABELS
 from figures.pipeline import gantt_figure
 from figures.planner import text as pt
 from figures.planner.run import Run, evaluate_run, search_run
@@ -50,7 +49,13 @@ inter = common.select("Link between nodes", LINKS, "InfiniBand NDR", key="inter"
 model = common.select("Model", common.same(MODEL_PRESETS), "Llama-2 70B", key="model", where=c[6])
 seq = int(common.select("Sequence length", SEQ, "4096", key="seq", where=c[7]))
 gb = common.number("Global batch (sequences)", 1, 65536, 1152, key="gb", where=c[8], help=H["gb"])
-recipe = common.select("Precision recipe", RECIPE_LABELS, "mixed_adam", key="recipe", where=c[9])
+recipe = common.select(
+    "Precision recipe",
+    {k: r.label for k, r in RECIPES.items()},
+    "mixed_adam",
+    key="recipe",
+    where=c[9],
+)
 rc = common.select("Recompute", common.same(RECOMPUTE_MODES), "selective", key="rc", where=c[10])
 eff = common.slider(
     "Matmul efficiency", 0.3, 1.0, 0.7, step=0.05, key="eff", where=c[11], help=H["eff"]

@@ -9,9 +9,9 @@ import streamlit as st
 from app_pages import common
 from core import reliability as rel
 from core.data_parallel import straggler_curve
-from core.memory import RECIPES
 from core.model import MODEL_PRESETS
 from core.pipeline import simulate
+from core.training import RECIPES
 from core.units import gib_or_gb
 from figures import reliability as fig
 from figures.reliability import text as text

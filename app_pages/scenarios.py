@@ -10,7 +10,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 from app_pages import common
 from core import scenarios as cs
-from core.hardware import LINK_PRESETS
+from core.hardware import SCALE_OUT_LINKS
 from figures import scenarios as fs
 
 # Short, stable labels: Streamlit writes the label into the URL (?sc=DDP+vs+FSDP).
@@ -30,7 +30,7 @@ RUN = {
     "fsdp": cs.ddp_vs_fsdp,
     "sentence": lambda _: cs.sentence(),
 }
-NETS = {n: n for n, spec in LINK_PRESETS.items() if spec.latency_s >= 1e-5}  # scale-out links only
+NETS = common.same(SCALE_OUT_LINKS)
 AT = {str(n): str(n) for n in (16, 32, 64, 128, 256, 512)}
 
 

@@ -6,14 +6,14 @@ import streamlit as st
 
 from app_pages import common
 from core import tensor_parallel as tc
-from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
+from core.hardware import GPU_PRESETS, SCALE_OUT_LINKS, make_cluster
 from core.model import MODEL_PRESETS, preset
 from figures import tensor_parallel as ft
 from figures.tensor_parallel import text as text
 from figures.tensor_parallel.text import TOY
 
 MODELS = {name: name.split(" (")[0] for name in MODEL_PRESETS}
-NICS = {n: n for n, link in LINK_PRESETS.items() if link.latency_s >= 1e-5}  # scale-out links only
+NICS = common.same(SCALE_OUT_LINKS)
 GPN = 8  # GPUs per node in the sweep's cluster (DGX/HGX)
 MFU = 0.5  # achieved fraction of dense peak for the layer's compute
 

@@ -19,10 +19,14 @@ def whole_number(name: str, value, *, fix: str = "") -> int:
     return int(value)
 
 
-def check_choice(name: str, value, options):
-    """The value if it is one of the options, else a ValueError listing them."""
+def check_choice(name: str, value, options, *, rule: str = ""):
+    """The value if it is one of the options, else a ValueError listing them (after `rule`, the
+    reason the options are what they are, when given)."""
     if value not in options:
-        raise ValueError(f"{name}={value!r} is unknown: use one of {', '.join(map(str, options))}")
+        why = f"{rule}; " if rule else ""
+        raise ValueError(
+            f"{name}={value!r} is unknown: {why}use one of {', '.join(map(str, options))}"
+        )
     return value
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.checks import check_choice, whole_number
+
 
 @dataclass(frozen=True, kw_only=True)
 class GpuSpec:
@@ -104,6 +106,10 @@ LINK_PRESETS: dict[str, LinkSpec] = {
     ]
 }
 
+# Scale-out links: the NICs between nodes, the presets at NCCL's NET latency (14 us; NVLink and
+# PCIe sit at 3.4 and 5.7 us, NVIDIA/nccl src/graph/tuning.cc).
+SCALE_OUT_LINKS: tuple[str, ...] = tuple(n for n, s in LINK_PRESETS.items() if s.latency_s >= 1e-5)
+
 # Dense BF16 = half the sparse figure NVIDIA prints (H100 datasheet footnote).
 GPU_PRESETS: dict[str, GpuSpec] = {
     g.name: g
@@ -180,9 +186,7 @@ MAX_GPUS_PER_NODE = 72  # GB200 NVL72 is the largest NVLink domain sold as one u
 
 
 def _lookup(table: dict, name: str, what: str):
-    if name not in table:
-        raise ValueError(f"unknown {what} {name!r}: choose one of {', '.join(table)}")
-    return table[name]
+    return table[check_choice(what, name, table)]
 
 
 def gpu(name: str) -> GpuSpec:
@@ -207,10 +211,8 @@ class Cluster:
     nics_per_node: int
 
     def __post_init__(self) -> None:
-        for field in ("num_nodes", "gpus_per_node", "nics_per_node"):
-            value = getattr(self, field)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{field}={value!r} must be a whole number ≥ 1")
+        for field in ("num_nodes", "gpus_per_node", "nics_per_node"):  # ints even from 8.0
+            object.__setattr__(self, field, whole_number(field, getattr(self, field)))
         if self.gpus_per_node > MAX_GPUS_PER_NODE:
             raise ValueError(
                 f"gpus_per_node={self.gpus_per_node} exceeds {MAX_GPUS_PER_NODE}, the "

@@ -233,7 +233,9 @@ class ParamsOnly:
         return -(-self.num_params // (tp * pp))
 
 
-def _gpt(name, L, h, a, V, s, src):
+def gpt_spec(name: str, L: int, h: int, a: int, V: int, s: int, source: str = "") -> ModelSpec:
+    """A GPT-2/3 shape: L layers, hidden h, a heads (no GQA), 4h MLP, vocab V, tied embeddings,
+    biases, LayerNorm and s learned positions."""
     return ModelSpec(
         name=name,
         num_layers=L,
@@ -247,7 +249,7 @@ def _gpt(name, L, h, a, V, s, src):
         linear_bias=True,
         norm="layernorm",
         learned_positions=s,
-        source=src,
+        source=source,
     )
 
 
@@ -272,9 +274,9 @@ _NARAYANAN = "Narayanan et al. 2021, Table 1 (145.6B; V = 51,200)"
 MODEL_PRESETS: dict[str, ModelSpec] = {
     m.name: m
     for m in [
-        _gpt("GPT-2 small (124M)", 12, 768, 12, 50257, 1024, _HF + "openai-community/gpt2"),
-        _gpt("GPT-3 175B", 96, 12288, 96, 50257, 2048, "Brown et al. 2020, Table 2.1 (175.0B)"),
-        _gpt("Megatron GPT 145.6B (Narayanan 2021)", 80, 12288, 96, 51200, 2048, _NARAYANAN),
+        gpt_spec("GPT-2 small (124M)", 12, 768, 12, 50257, 1024, _HF + "openai-community/gpt2"),
+        gpt_spec("GPT-3 175B", 96, 12288, 96, 50257, 2048, "Brown et al. 2020, Table 2.1 (175.0B)"),
+        gpt_spec("Megatron GPT 145.6B (Narayanan 2021)", 80, 12288, 96, 51200, 2048, _NARAYANAN),
         _llama("Llama-2 7B", 32, 4096, 32, 32, 11008, 32000, "meta-llama/Llama-2-7b-hf"),
         _llama("Llama-2 13B", 40, 5120, 40, 40, 13824, 32000, "meta-llama/Llama-2-13b-hf"),
         _llama("Llama-2 70B", 80, 8192, 64, 8, 28672, 32000, "meta-llama/Llama-2-70b-hf"),
@@ -289,6 +291,4 @@ MODEL_PRESETS: dict[str, ModelSpec] = {
 
 def preset(name: str) -> ModelSpec:
     """Model preset by name, with a clear error for unknown names."""
-    if name not in MODEL_PRESETS:
-        raise ValueError(f"unknown model {name!r}: choose one of {', '.join(MODEL_PRESETS)}")
-    return MODEL_PRESETS[name]
+    return MODEL_PRESETS[check_choice("model", name, MODEL_PRESETS)]

@@ -12,7 +12,7 @@ import numpy as np
 
 from core.checks import check_choice, check_divides, whole_number
 from core.hardware import Cluster
-from core.schedule_names import SCHEDULES
+from core.schedule_names import SCHEDULES, check_chunks
 
 DIMS = ("dp", "pp", "tp")
 # An order lists the dimensions innermost (adjacent ranks) first, as in Megatron-Core's
@@ -28,18 +28,19 @@ class ZeroStage:
 
     label: str
     shards: str
+    pytorch: str  # PyTorch's name for the same split (stage 0 is plain DDP, FSDP NO_SHARD)
     source: str
 
 
 # Rajbhandari et al., SC'20 (arXiv:1910.02054) Sec. 5; PyTorch names the same splits
 # NO_SHARD / SHARD_GRAD_OP / FULL_SHARD (torch.distributed.fsdp.ShardingStrategy).
 ZERO_STAGES: dict[int, ZeroStage] = {
-    z: ZeroStage(label=label, shards=shards, source=src)
-    for z, label, shards, src in [
-        (0, "DDP", "nothing", "PyTorch DDP; FSDP NO_SHARD"),
-        (1, "ZeRO-1", "optimizer states", "ZeRO Sec. 5.1 (P_os); ZeroRedundancyOptimizer"),
-        (2, "ZeRO-2", "optimizer states, gradients", "ZeRO Sec. 5.2 (P_os+g); SHARD_GRAD_OP"),
-        (3, "ZeRO-3", "all model states", "ZeRO Sec. 5.3 (P_os+g+p); FSDP FULL_SHARD"),
+    z: ZeroStage(label=label, shards=shards, pytorch=pt, source=src)
+    for z, label, shards, pt, src in [
+        (0, "DDP", "nothing", "NO_SHARD", "PyTorch DDP; FSDP NO_SHARD"),
+        (1, "ZeRO-1", "optimizer states", "ZeroRedundancyOptimizer", "ZeRO Sec. 5.1 (P_os)"),
+        (2, "ZeRO-2", "optimizer states, gradients", "SHARD_GRAD_OP", "ZeRO Sec. 5.2 (P_os+g)"),
+        (3, "ZeRO-3", "all model states", "FULL_SHARD", "ZeRO Sec. 5.3 (P_os+g+p)"),
     ]
 }
 
@@ -58,11 +59,7 @@ class ParallelDims:
     def __post_init__(self) -> None:
         for d in DIMS:  # store ints even when given integral floats
             object.__setattr__(self, d, whole_number(d, getattr(self, d)))
-        if self.order not in ORDERS:
-            raise ValueError(
-                f"order={self.order!r} is unknown: list tp, pp and dp innermost first, "
-                f"one of {', '.join(ORDERS)}"
-            )
+        check_choice("order", self.order, ORDERS, rule="list tp, pp and dp innermost first")
 
     @property
     def world_size(self) -> int:
@@ -114,8 +111,7 @@ class ParallelDims:
 
     def groups(self, dim: str) -> np.ndarray:
         """Ranks of every `dim` group, one row per group (row = ranks varying only along dim)."""
-        if dim not in DIMS:
-            raise ValueError(f"dim={dim!r} is unknown: use one of {', '.join(DIMS)}")
+        check_choice("dim", dim, DIMS)
         axis = DIMS.index(dim)
         return np.moveaxis(self.grid(), axis, -1).reshape(-1, getattr(self, dim))
 
@@ -237,18 +233,7 @@ class Layout:
             object.__setattr__(self, f, whole_number(f, getattr(self, f)))
         zero = int(check_choice("zero_stage", self.zero_stage, ZERO_STAGES))
         object.__setattr__(self, "zero_stage", zero)
-        info = SCHEDULES[check_choice("schedule", self.schedule, SCHEDULES)]
-        if self.num_chunks not in info.allowed_v:
-            lo, hi = info.allowed_v[0], info.allowed_v[-1]
-            runs, fix = (
-                (f"{lo}" if lo == hi else f"{lo} to {hi}"),
-                lo if self.num_chunks < lo else hi,
-            )
-            raise ValueError(
-                f"{self.num_chunks} model chunks per rank with schedule {self.schedule}: "
-                f"{info.label} needs {runs} chunks; use num_chunks={fix}"
-                + (", or interleaved_1f1b for 2 to 8" if hi == 1 else "")
-            )
+        check_chunks(self.schedule, self.num_chunks, name="num_chunks")
         if self.shard_degree is not None:
             shard = whole_number("shard_degree", self.shard_degree)
             object.__setattr__(self, "shard_degree", shard)

@@ -9,7 +9,34 @@ from dataclasses import dataclass, field
 from core.checks import check_choice, whole_number
 from core.parallel import Layout
 
-RECOMPUTE_MODES = ("none", "selective", "full")
+
+@dataclass(frozen=True, kw_only=True)
+class RecomputeMode:
+    """One activation-recompute mode: display label, the words for it in a sentence, and source."""
+
+    label: str
+    phrase: str
+    source: str
+
+
+# Korthikanti et al. 2022 (arXiv:2205.05198) Table 2 and Sec. 5; Megatron-LM's
+# --recompute-granularity selective | full.
+RECOMPUTE: dict[str, RecomputeMode] = {
+    "none": RecomputeMode(
+        label="No recompute", phrase="no recompute", source="every activation stored (Table 2)"
+    ),
+    "selective": RecomputeMode(
+        label="Selective",
+        phrase="selective recompute",
+        source="attention scores recomputed (Korthikanti Sec. 5)",
+    ),
+    "full": RecomputeMode(
+        label="Full",
+        phrase="full recompute",
+        source="each layer recomputed from its input (Table 2)",
+    ),
+}
+RECOMPUTE_MODES = tuple(RECOMPUTE)  # the names, for callers that only check or list them
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -17,6 +44,7 @@ class Recipe:
     """Bytes per parameter of weights, gradients and optimizer state."""
 
     name: str
+    short: str  # what the label calls it after the byte count
     param_bytes: int
     grad_bytes: int
     optimizer_bytes: int
@@ -26,12 +54,18 @@ class Recipe:
     def bytes_per_param(self) -> int:
         return self.param_bytes + self.grad_bytes + self.optimizer_bytes
 
+    @property
+    def label(self) -> str:
+        """Display label, e.g. "16 B mixed Adam" (the planner's select writes it into the URL)."""
+        return f"{self.bytes_per_param} B {self.short}"
+
 
 RECIPES: dict[str, Recipe] = {
-    n: Recipe(name=n, param_bytes=p, grad_bytes=g, optimizer_bytes=o, source=src)
-    for n, p, g, o, src in [
+    n: Recipe(name=n, short=short, param_bytes=p, grad_bytes=g, optimizer_bytes=o, source=src)
+    for n, short, p, g, o, src in [
         (
             "mixed_adam",
+            "mixed Adam",
             2,
             2,
             12,
@@ -39,6 +73,7 @@ RECIPES: dict[str, Recipe] = {
         ),
         (
             "megatron_fp32_grads",
+            "Megatron",
             2,
             4,
             12,
@@ -46,6 +81,7 @@ RECIPES: dict[str, Recipe] = {
         ),
         (
             "fp32_adam",
+            "fp32 Adam",
             4,
             4,
             8,
@@ -53,6 +89,7 @@ RECIPES: dict[str, Recipe] = {
         ),
         (
             "bf16_no_master",
+            "bf16 no master",
             2,
             2,
             8,
@@ -60,6 +97,7 @@ RECIPES: dict[str, Recipe] = {
         ),
         (
             "sgd_momentum",
+            "SGD",
             2,
             2,
             8,

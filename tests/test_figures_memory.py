@@ -307,3 +307,20 @@ def test_compare_summary_names_the_oom_and_the_gpu_change():
     assert "16 GPUs instead of 8" in sentence
     gpus = next(r for r in rows if r["label"] == "B GPUs")
     assert gpus["value"] == "16" and gpus["delta"] == "+8 vs A"
+
+
+def test_pytorch_names_and_zero_caption_keep_todays_text():
+    from figures.memory.labels import pytorch_name
+    from figures.memory.text import ZERO_CAPTION
+
+    assert [pytorch_name(z) for z in range(4)] == [
+        "NO_SHARD (DDP)",
+        "ZeroRedundancyOptimizer",
+        "SHARD_GRAD_OP",
+        "FULL_SHARD",
+    ]
+    assert ZERO_CAPTION == (
+        "ZeRO stage ↔ PyTorch: 0 = DDP / FSDP NO_SHARD · 1 = ZeroRedundancyOptimizer · 2 = "
+        "SHARD_GRAD_OP · 3 = FULL_SHARD · HSDP = HYBRID_SHARD (ZeRO-3 inside a node, replicated "
+        "across nodes)"
+    )

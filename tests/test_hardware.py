@@ -64,7 +64,7 @@ def test_cluster_derived_values():
         (dict(num_nodes=0), "num_nodes=0 must be a whole number"),
         (dict(num_nodes=2, gpus_per_node=128), "exceeds 72"),
         (dict(num_nodes=2, gpus_per_node=4, nics_per_node=8), "at most one NIC per GPU"),
-        (dict(num_nodes=2, gpu_name="TPU"), "unknown GPU 'TPU'"),
+        (dict(num_nodes=2, gpu_name="TPU"), "GPU='TPU' is unknown: use one of"),
     ],
 )
 def test_cluster_errors_state_the_rule(kwargs, match):
@@ -84,3 +84,31 @@ def test_rank_outside_cluster():
             inter_link=link("InfiniBand NDR"),
             nics_per_node=8,
         )
+
+
+def test_cluster_counts_are_whole_numbers_stored_as_ints():
+    c = Cluster(
+        num_nodes=2.0,
+        gpus_per_node=8,
+        gpu=gpu("H100 SXM"),
+        intra_link=link("NVLink 4"),
+        inter_link=link("InfiniBand NDR"),
+        nics_per_node=8.0,
+    )
+    assert (c.num_nodes, c.nics_per_node) == (2, 8)
+    assert type(c.num_nodes) is int and type(c.nics_per_node) is int
+    with pytest.raises(ValueError, match="link='Token Ring' is unknown: use one of"):
+        link("Token Ring")
+
+
+def test_scale_out_links_are_the_nics_between_nodes():
+    from core.hardware import SCALE_OUT_LINKS
+
+    assert SCALE_OUT_LINKS == (
+        "InfiniBand HDR",
+        "InfiniBand NDR",
+        "InfiniBand XDR",
+        "100 GbE",
+        "400 GbE",
+    )
+    assert not any(s in n for n in SCALE_OUT_LINKS for s in ("NVLink", "PCIe", "Infinity Fabric"))

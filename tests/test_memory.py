@@ -7,7 +7,6 @@ import pytest
 
 from core.memory import (
     FSDP_STRATEGIES,
-    RECIPES,
     activation_bytes_per_layer,
     fits,
     fsdp_to_zero,
@@ -21,7 +20,7 @@ from core.memory import (
 )
 from core.model import ParamsOnly, preset
 from core.parallel import Layout
-from core.training import Training
+from core.training import RECIPES, Training
 
 GB = 1e9
 
@@ -399,7 +398,10 @@ def test_pp_not_dividing_layers():
         ({"recipe": "adam8bit"}, "recipe='adam8bit' is unknown: use one of mixed_adam"),
         ({"recompute": "half"}, "recompute='half' is unknown"),
         ({"schedule": "zb"}, "schedule='zb' is unknown"),
-        ({"num_chunks": 2}, "2 model chunks per rank with schedule 1f1b: 1F1B needs 1 chunks"),
+        (
+            {"num_chunks": 2},
+            r"1f1b allows num_chunks = 1 \(model chunks per rank\): num_chunks=2; use num_chunks=1",
+        ),
     ],
 )
 def test_training_and_layout_validation(kwargs, match):
@@ -452,11 +454,12 @@ def test_sized_schedules_are_names_of_the_one_registry():
 
 
 def test_activations_module_is_reexported_and_sized_by_hand():
-    from core import memory
-    from core import memory as activations
+    from core import memory, training
+    from core.memory import activations
 
     assert memory.activation_bytes_per_layer is activations.activation_bytes_per_layer
-    assert memory.RECOMPUTE_MODES == activations.RECOMPUTE_MODES == ("none", "selective", "full")
+    assert activations.RECOMPUTE_MODES == training.RECOMPUTE_MODES == ("none", "selective", "full")
+    assert not hasattr(memory, "RECOMPUTE_MODES")  # one home: core.training
     # 1F1B, p = 4, m = 8, L = 32: stage r holds (4 - r) micro-batches of 8 layers; GPipe holds all
     # 8.
     assert [activations.layers_in_flight(r, 32, 4, 8) for r in range(4)] == [32, 24, 16, 8]
@@ -483,3 +486,31 @@ def test_one_training_default_is_flash_attention():
     off = memory_per_gpu(m, lay, Training(global_batch=1, seq_len=s, flash_attention=False))
     assert on.layer_activation_bytes == 34 * s * h  # Korthikanti Table 2 without the 5as/h term
     assert off.layer_activation_bytes == (34 + 5 * 32 * s / h) * s * h
+
+
+def test_labels_come_from_the_registries():
+    """Recipe, recompute and ZeRO labels live on their registries (today's texts: URL values)."""
+    from core.parallel import ZERO_STAGES
+    from core.training import RECOMPUTE, RECOMPUTE_MODES
+
+    assert [r.label for r in RECIPES.values()] == [
+        "16 B mixed Adam",
+        "18 B Megatron",
+        "16 B fp32 Adam",
+        "12 B bf16 no master",
+        "12 B SGD",
+    ]
+    assert RECOMPUTE_MODES == tuple(RECOMPUTE) == ("none", "selective", "full")
+    assert [m.label for m in RECOMPUTE.values()] == ["No recompute", "Selective", "Full"]
+    assert [m.phrase for m in RECOMPUTE.values()] == [
+        "no recompute",
+        "selective recompute",
+        "full recompute",
+    ]
+    assert all(m.source for m in RECOMPUTE.values())
+    assert [z.pytorch for z in ZERO_STAGES.values()] == [
+        "NO_SHARD",
+        "ZeroRedundancyOptimizer",
+        "SHARD_GRAD_OP",
+        "FULL_SHARD",
+    ]

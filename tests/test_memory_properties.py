@@ -6,15 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.memory import (
-    RECIPES,
-    activation_bytes_per_layer,
-    memory_per_gpu,
-    model_state_bytes_per_gpu,
-)
+from core.memory import activation_bytes_per_layer, memory_per_gpu, model_state_bytes_per_gpu
 from core.model import MODEL_PRESETS
 from core.parallel import Layout
-from core.training import Training
+from core.training import RECIPES, Training
 
 FAST = settings(max_examples=60, deadline=None)
 

@@ -202,9 +202,17 @@ def test_invalid_shapes_raise_with_rule_and_fix():
             vocab_size=10,
             tied_embeddings=False,
         )
-    with pytest.raises(ValueError, match="unknown model"):
+    with pytest.raises(ValueError, match="model=.* is unknown: use one of"):
         preset("GPT-5")
     with pytest.raises(ValueError, match="num_params=-1"):
         ParamsOnly(num_params=-1)
     with pytest.raises(ValueError, match="recompute='some'"):
         preset("Llama-2 7B").recompute_flops_fraction(2048, "some")
+
+
+def test_gpt_spec_builds_the_gpt3_preset():
+    from core.model import gpt_spec
+
+    g = gpt_spec("GPT-3 175B", 96, 12288, 96, 50257, 2048, "Brown et al. 2020, Table 2.1 (175.0B)")
+    assert g == preset("GPT-3 175B")
+    assert (g.ffn_hidden_size, g.num_kv_heads, g.learned_positions) == (4 * 12288, 96, 2048)

@@ -133,10 +133,18 @@ def test_layout_check_batch_and_chunks():
         r"micro-batch dividing 16",
     ):
         lay.check(64, 512)
-    with pytest.raises(ValueError, match="1F1B needs 1 chunks; use num_chunks=1"):
+    with pytest.raises(
+        ValueError,
+        match=r"1f1b allows num_chunks = 1 \(model chunks per rank\): num_chunks=2; "
+        r"use num_chunks=1",
+    ):
         Layout(dp=1, pp=2, micro_batch=1, schedule="1f1b", num_chunks=2)
     for v, fix in ((1, 2), (9, 8)):
-        with pytest.raises(ValueError, match=f"Interleaved 1F1B needs 2 to 8 chunks.*={fix}"):
+        with pytest.raises(
+            ValueError,
+            match=f"interleaved_1f1b allows num_chunks from 2 to 8.*num_chunks={v}; "
+            f"use num_chunks={fix}",
+        ):
             Layout(dp=1, pp=2, schedule="interleaved_1f1b", num_chunks=v)
     Layout(dp=32, tp=2, micro_batch=4, schedule="1f1b").check(64, 512)  # 512 = 32 x 4 x 4
     assert "order pp-tp-dp" in Layout(dp=1, micro_batch=1, schedule="1f1b", order="pp-tp-dp").label

@@ -26,6 +26,7 @@ from core.pipeline import (
     closed_form_idle_s,
     closed_form_makespan_s,
     closed_form_peak_activations,
+    effective_v,
     format_action,
     simulate,
     simulate_order,
@@ -34,6 +35,7 @@ from core.pipeline import (
     to_csv,
     to_dataframe,
 )
+from core.schedule_names import check_chunks
 
 # Durations per full stage: (t_F, t_I, t_W); a full backward t_B = t_I + t_W.
 DURATIONS = [(1.0, 1.0, 1.0), (1.0, 0.5, 0.5), (2.0, 1.5, 1.0), (0.5, 2.0, 0.25), (1.0, 1.0, 3.0)]
@@ -579,3 +581,42 @@ def test_bubble_sweep_skips_invalid_m_and_matches_formula():
     assert sw.curve[7] == pytest.approx(3 / 19)
     g = bubble_sweep("gpipe", 8, (8, 64))
     assert g.simulated == pytest.approx((7 / 15, 7 / 71))
+
+
+@pytest.mark.parametrize(
+    "schedule,v,expected",
+    [
+        ("interleaved_1f1b", 1, (2, "Interleaved: needs v ≥ 2, runs v = 2.")),
+        ("interleaved_1f1b", 3, (3, "")),
+        ("looped_bfs", 4, (4, "")),
+        ("1f1b", 3, (1, "1F1B: one stage per rank, v unused.")),
+        ("zb_v", 1, (2, "ZB-V: V placement, v forced to 2.")),
+    ],
+)
+def test_effective_v_clamps_to_the_schedules_chunk_rule(schedule, v, expected):
+    assert effective_v(schedule, v) == expected
+    check_chunks(schedule, expected[0])  # the clamped v always passes the chunk rule
+
+
+def test_short_labels_are_todays_url_values():
+    short = {k: info.short_label for k, info in SCHEDULES.items()}
+    assert short == {
+        "gpipe": "GPipe",
+        "1f1b": "1F1B",
+        "interleaved_1f1b": "Interleaved",
+        "zb_h1": "ZB-H1",
+        "zb_v": "ZB-V",
+        "dualpipe_v": "DualPipeV",
+        "looped_bfs": "Looped BFS",
+    }
+    assert len(set(short.values())) == len(short)
+    # The page lists them in this order (the bubble-vs-M figure assigns dashes by position).
+    assert list(short) == [
+        "gpipe",
+        "1f1b",
+        "interleaved_1f1b",
+        "zb_h1",
+        "zb_v",
+        "dualpipe_v",
+        "looped_bfs",
+    ]

@@ -5,7 +5,7 @@ layout.
 import pytest
 
 from core.hardware import make_cluster
-from core.model import ModelSpec, ParamsOnly, preset
+from core.model import ParamsOnly, gpt_spec, preset
 from core.parallel import Layout, ParallelDims, group_span
 from core.pipeline import simulate
 from core.planner import (
@@ -20,27 +20,10 @@ from core.planner import (
 MiB = 2**20
 
 
-def _gpt(L, h, a, V, s):
-    return ModelSpec(
-        name="toy GPT",
-        num_layers=L,
-        hidden_size=h,
-        num_heads=a,
-        num_kv_heads=a,
-        ffn_hidden_size=4 * h,
-        gated_mlp=False,
-        vocab_size=V,
-        tied_embeddings=True,
-        linear_bias=True,
-        norm="layernorm",
-        learned_positions=s,
-    )
-
-
 @pytest.fixture(scope="module")
 def small():
     """GPT L=4, h=1024, a=16, V=32000, s=1024 on one A100 node: DP 2 x TP 2 x PP 2, B=8 -> m=4."""
-    model = _gpt(4, 1024, 16, 32000, 1024)
+    model = gpt_spec("toy GPT", 4, 1024, 16, 32000, 1024)
     cluster = make_cluster(num_nodes=1, gpus_per_node=8, gpu_name="A100 80GB")
     tr = Training(global_batch=8, seq_len=1024, flash_attention=False, overlap_dp=False)
     return evaluate(model, cluster, Layout(dp=2, tp=2, pp=2), tr)
@@ -129,7 +112,7 @@ def test_large_pipelines_match_the_papers_bubble():
 
 
 def test_full_recompute_adds_one_forward_and_hfu():
-    model = _gpt(4, 1024, 16, 32000, 1024)
+    model = gpt_spec("toy GPT", 4, 1024, 16, 32000, 1024)
     c = make_cluster(num_nodes=1, gpus_per_node=8, gpu_name="A100 80GB")
     base = Training(global_batch=8, seq_len=1024, flash_attention=False)
     a = evaluate(model, c, Layout(dp=8), base)
@@ -198,7 +181,7 @@ def test_evaluate_allows_but_flags_tp_over_node_size():
 
 
 def test_search_rejects_with_reasons():
-    model = _gpt(6, 1536, 12, 32000, 2048)  # 12 heads, 6 layers
+    model = gpt_spec("toy GPT", 6, 1536, 12, 32000, 2048)  # 12 heads, 6 layers
     c = make_cluster(num_nodes=2, gpus_per_node=8)
     res = search(model, c, Training(global_batch=12))
     by = {(r.tp, r.pp): r for r in res.rejected if r.zero_stage is None and r.micro_batch is None}
@@ -260,7 +243,7 @@ def test_collectives_on_a_group_spanning_two_nodes_by_hand():
 
 def test_zero3_gathers_exposed_when_compute_is_short():
     """ZeRO-3 at a tiny micro-batch: per-layer gathers outlast the layer's compute and show up."""
-    model = _gpt(4, 2048, 16, 32000, 128)
+    model = gpt_spec("toy GPT", 4, 2048, 16, 32000, 128)
     c = make_cluster(num_nodes=1, gpus_per_node=8)
     tr = Training(global_batch=8, seq_len=128)
     z3 = evaluate(model, c, Layout(dp=8, zero_stage=3), tr)

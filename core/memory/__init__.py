@@ -26,18 +26,11 @@ from core.memory.zero import (
     zero_comm_bytes_per_gpu,
 )
 
-# Precision recipes and recompute modes are nouns of how a model is trained (core.training);
-# re-exported here for code that sizes memory with them.
-from core.training import RECIPES, RECOMPUTE_MODES, Recipe, get_recipe
-
 __all__ = [
     "FSDP_STRATEGIES",
     "FitRow",
     "MemoryResult",
     "ModelStates",
-    "RECIPES",
-    "RECOMPUTE_MODES",
-    "Recipe",
     "RecomputeOption",
     "SIZED_SCHEDULES",
     "StageMemory",
@@ -46,7 +39,6 @@ __all__ = [
     "edge_activation_bytes",
     "fits",
     "fsdp_to_zero",
-    "get_recipe",
     "layer_allgather_bytes",
     "layers_in_flight",
     "memory_by_zero_stage",

@@ -32,7 +32,7 @@ from core.pipeline.result import (
     peak_activations,
     span_bubble,
 )
-from core.pipeline.schedules import MAX_OPS, SCHEDULES, ScheduleInfo, check_inputs
+from core.pipeline.schedules import MAX_OPS, SCHEDULES, ScheduleInfo, check_inputs, effective_v
 from core.pipeline.simulator import simulate, simulate_order
 
 __all__ = [
@@ -58,6 +58,7 @@ __all__ = [
     "closed_form_idle_s",
     "closed_form_makespan_s",
     "closed_form_peak_activations",
+    "effective_v",
     "format_action",
     "op_names",
     "peak_activations",

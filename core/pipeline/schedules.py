@@ -8,7 +8,7 @@ from core.checks import check_choice, whole_number
 
 # The registry (label, placement, chunk rule, source) is a shared noun; core.pipeline.orders keys
 # its builders by the same names. Re-exported: `from core.pipeline import SCHEDULES` keeps working.
-from core.schedule_names import SCHEDULES, ScheduleInfo  # noqa: F401
+from core.schedule_names import SCHEDULES, ScheduleInfo, check_chunks  # noqa: F401
 
 MAX_OPS = 1_000_000  # beyond this the pure-Python simulator would take seconds
 
@@ -20,11 +20,7 @@ def check_inputs(schedule: str, p: int, m: int, v: int) -> ScheduleInfo:
         whole_number(name, value, fix="use 1 or more")
         for name, value in (("P (pipeline ranks)", p), ("M (micro-batches)", m), ("v (chunks)", v))
     )
-    if v not in info.allowed_v:
-        lo, hi = info.allowed_v[0], info.allowed_v[-1]
-        fix = lo if v < lo else hi
-        allowed = f"v = {lo}" if lo == hi else f"v from {lo} to {hi}"
-        raise ValueError(f"{schedule} allows {allowed} (model chunks per rank): v={v}; use v={fix}")
+    check_chunks(schedule, v)
     if schedule == "interleaved_1f1b" and m % p:
         # Megatron's interleaved schedule (older form, G = P) wants whole groups of P micro-batches.
         raise ValueError(
@@ -42,3 +38,15 @@ def check_inputs(schedule: str, p: int, m: int, v: int) -> ScheduleInfo:
             f"{MAX_OPS:,}-op limit of this simulator; use a smaller P·M·v"
         )
     return info
+
+
+def effective_v(schedule: str, v: int) -> tuple[int, str]:
+    """The v a schedule runs with (`v` clamped to the values it allows) and a note why, empty when
+    `v` is used as given."""
+    info = SCHEDULES[check_choice("schedule", schedule, SCHEDULES)]
+    lo, hi = info.allowed_v[0], info.allowed_v[-1]
+    if lo == hi:
+        note = "one stage per rank, v unused" if hi == 1 else f"V placement, v forced to {hi}"
+    else:
+        note = f"needs v ≥ {lo}, runs v = {lo}" if v < lo else ""
+    return min(max(v, lo), hi), note and f"{info.short_label}: {note}."

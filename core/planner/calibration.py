@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.hardware import make_cluster
-from core.model import ModelSpec
+from core.model import ModelSpec, gpt_spec
 from core.parallel import Layout
 from core.planner.evaluate import evaluate
 from core.training import Efficiency, Training
@@ -83,20 +83,8 @@ def megatron_2021_training(global_batch: int, efficiency: Efficiency | None = No
 
 def gpt(run: PublishedRun) -> ModelSpec:
     """The GPT shape of a row: 4h MLP, learned positions, tied embeddings, V = 51,200."""
-    return ModelSpec(
-        name=f"GPT {run.params_billion}B",
-        num_layers=run.layers,
-        hidden_size=run.hidden,
-        num_heads=run.heads,
-        num_kv_heads=run.heads,
-        ffn_hidden_size=4 * run.hidden,
-        gated_mlp=False,
-        vocab_size=VOCAB,
-        tied_embeddings=True,
-        linear_bias=True,
-        norm="layernorm",
-        learned_positions=SEQ_LEN,
-        source=SOURCE,
+    return gpt_spec(
+        f"GPT {run.params_billion}B", run.layers, run.hidden, run.heads, VOCAB, SEQ_LEN, SOURCE
     )
 
 

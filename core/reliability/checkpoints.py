@@ -8,8 +8,9 @@ import math
 from dataclasses import dataclass
 
 from core.checks import check_choice, positive
-from core.memory import get_recipe, model_state_bytes_per_gpu
+from core.memory import model_state_bytes_per_gpu
 from core.model import ModelSpec, ParamsOnly
+from core.training import get_recipe
 
 # What a checkpoint holds, in terms of a training recipe's parts. Gradients are rebuilt by the next
 # backward pass, so frameworks save weights + optimizer state (14 B/param for mixed-precision

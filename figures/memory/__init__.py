@@ -5,16 +5,14 @@ labels, tables and formula text of the memory page.
 from figures.memory.compare import compare_layouts, compare_summary
 from figures.memory.explain import how_computed_blocks, how_computed_markdown, sizing_questions
 from figures.memory.labels import (
-    FSDP_NAMES,
     MODEL_LABELS,
     RECIPE_HELP,
-    RECIPE_LABELS,
     activation_formula,
     fits_rows,
     headline_metrics,
     run_caption,
 )
-from figures.memory.recompute import RECOMPUTE_LABELS, recompute_tradeoff_figure
+from figures.memory.recompute import recompute_tradeoff_figure
 from figures.memory.stacks import (
     AXIS_FONT,
     SEGMENTS,
@@ -27,11 +25,8 @@ from figures.memory.stacks import (
 
 __all__ = [
     "AXIS_FONT",
-    "FSDP_NAMES",
     "MODEL_LABELS",
     "RECIPE_HELP",
-    "RECIPE_LABELS",
-    "RECOMPUTE_LABELS",
     "SEGMENTS",
     "TICK_FONT",
     "activation_formula",

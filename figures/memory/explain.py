@@ -7,7 +7,6 @@ from core.memory import (
     MemoryResult,
     ZeroComm,
     fits,
-    get_recipe,
     layer_allgather_bytes,
     memory_per_gpu,
     model_state_bytes_per_gpu,
@@ -15,9 +14,9 @@ from core.memory import (
 )
 from core.model import preset
 from core.parallel import ZERO_STAGES, Layout
-from core.training import Training
+from core.training import Training, get_recipe
 from core.units import format_bytes
-from figures.memory.labels import FSDP_NAMES, RECIPE_LABELS, activation_formula
+from figures.memory.labels import activation_formula, pytorch_name
 from figures.memory.stacks import exact_bytes
 
 
@@ -65,7 +64,7 @@ def how_computed_blocks(
     }
     n_d = chosen.layout.shard_degree or chosen.layout.dp
     text = [
-        f"**Model states** (ZeRO paper, Sec. 5; recipe {RECIPE_LABELS[rec.name]} = {w} weights + "
+        f"**Model states** (ZeRO paper, Sec. 5; recipe {rec.label} = {w} weights + "
         f"{g} "
         f"gradients + {o} optimizer bytes per parameter). Ψ = parameters on the fullest GPU after "
         "TP and PP "
@@ -80,7 +79,7 @@ def how_computed_blocks(
         z = r.layout.zero_stage
         states = r.states_bytes
         text.append(
-            f"| {ZERO_STAGES[z].label} | {FSDP_NAMES[z]} | {forms[z]} | {r.params_on_gpu:,} "
+            f"| {ZERO_STAGES[z].label} | {pytorch_name(z)} | {forms[z]} | {r.params_on_gpu:,} "
             f"| {exact_bytes(states, units)} |"
         )
     blocks = ["\n".join(text)]

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from core.memory import RECIPES, FitRow, MemoryResult, fits, model_state_bytes_per_gpu
+from core.memory import FitRow, MemoryResult, fits, model_state_bytes_per_gpu
 from core.model import MODEL_PRESETS
 from core.parallel import ZERO_STAGES
+from core.training import RECIPES
 from core.units import format_bytes, format_count
 
 # --- Labels, tables and formula text for the memory page (strings and rows; no Streamlit here) ---
-FSDP_NAMES = {
-    0: "NO_SHARD (DDP)",
-    1: "ZeroRedundancyOptimizer",
-    2: "SHARD_GRAD_OP",
-    3: "FULL_SHARD",
-}
+
+
+def pytorch_name(zero_stage: int) -> str:
+    """PyTorch's name for a ZeRO stage, as the what-fits and formula tables show it."""
+    z = ZERO_STAGES[zero_stage]
+    return f"{z.pytorch} ({z.label})" if zero_stage == 0 else z.pytorch
 
 
 # Short, stable labels: Streamlit writes the label into the URL.
@@ -23,19 +24,7 @@ MODEL_LABELS = {n: n.split(" (")[0] for n in MODEL_PRESETS} | {
 }
 
 
-RECIPE_LABELS = {
-    k: f"{RECIPES[k].bytes_per_param} B {v}"
-    for k, v in [
-        ("mixed_adam", "mixed Adam"),
-        ("megatron_fp32_grads", "Megatron"),
-        ("fp32_adam", "fp32 Adam"),
-        ("bf16_no_master", "bf16 no master"),
-        ("sgd_momentum", "SGD"),
-    ]
-}
-
-
-RECIPE_HELP = "\n\n".join(f"**{RECIPE_LABELS[k]}**: {r.source}" for k, r in RECIPES.items())
+RECIPE_HELP = "\n\n".join(f"**{r.label}**: {r.source}" for r in RECIPES.values())
 
 
 def headline_metrics(
@@ -85,7 +74,7 @@ def headline_metrics(
         {
             "label": "Whole model",
             "value": b(whole),
-            "help": f"All model states: {num_params:,} parameters × {RECIPE_LABELS[recipe]}",
+            "help": f"All model states: {num_params:,} parameters × {RECIPES[recipe].label}",
         },
     ]
 
@@ -99,7 +88,7 @@ def run_caption(
     return (
         f"{dp * tp * pp:,} GPUs = DP {dp} × TP {tp} × PP {pp} · {format_count(num_params)} "
         "parameters · "
-        f"recipe **{RECIPE_LABELS[recipe]}** · sizes in "
+        f"recipe **{RECIPES[recipe].label}** · sizes in "
         f"{'GiB (2³⁰ B)' if units == 'binary' else 'GB (10⁹ B)'} (switch in the sidebar) · hover a "
         "bar "
         "for its formula and exact bytes."
@@ -132,7 +121,7 @@ def fits_rows(
         out.append(
             {
                 "ZeRO stage": ZERO_STAGES[r.zero_stage].label,
-                "PyTorch": FSDP_NAMES[r.zero_stage],
+                "PyTorch": pytorch_name(r.zero_stage),
                 "fewest GPUs that fit": gpus,
                 f"largest micro-batch at DP={dp:,}": mb,
             }

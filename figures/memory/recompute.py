@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from core.memory import RecomputeOption
+from core.training import RECOMPUTE
 from core.units import format_bytes, gib_or_gb
 from figures.memory.stacks import AXIS_FONT, TICK_FONT, exact_bytes
 from figures.style import COLOURS
-
-RECOMPUTE_LABELS = {"none": "No recompute", "selective": "Selective", "full": "Full"}
 
 
 def recompute_tradeoff_figure(options: list[RecomputeOption], units: str = "binary") -> dict:
     """Activation memory (left) next to the extra compute it costs (right), per recompute mode."""
     unit_name, unit = gib_or_gb(units)
-    x = [RECOMPUTE_LABELS[o.recompute] for o in options]
+    x = [RECOMPUTE[o.recompute].label for o in options]
     mem_hover = [
         f"<b>{label}</b><br>activations {exact_bytes(o.activations_bytes, units)}"
         f"<br>saved vs none {exact_bytes(o.saved_bytes, units)}"

@@ -4,8 +4,9 @@ reserve) with the capacity line and a fits / OOM verdict above each bar.
 
 from __future__ import annotations
 
-from core.memory import MemoryResult, StageMemory, fits, get_recipe
+from core.memory import MemoryResult, StageMemory, fits
 from core.parallel import ZERO_STAGES
+from core.training import get_recipe
 from core.units import format_bytes, gib_or_gb
 from figures.style import COLOURS, bottom_legend
 

@@ -8,6 +8,7 @@ from urllib.parse import quote, urlencode
 
 from core import memory as cm
 from core.model import preset
+from core.parallel import ZERO_STAGES
 from core.training import RECOMPUTE_MODES
 from core.units import bytes_in, format_bytes, gib_or_gb
 
@@ -23,10 +24,10 @@ HELP = {
     "flash": "Never stores the s² scores.",
     "cmp": "A second layout of the same run, side by side.",
 }
-ZERO_CAPTION = (
-    "ZeRO stage ↔ PyTorch: 0 = DDP / FSDP NO_SHARD · 1 = ZeroRedundancyOptimizer · 2 = "
-    "SHARD_GRAD_OP"
-    " · 3 = FULL_SHARD · HSDP = HYBRID_SHARD (ZeRO-3 inside a node, replicated across nodes)"
+ZERO_CAPTION = "ZeRO stage ↔ PyTorch: " + " · ".join(
+    [f"0 = {ZERO_STAGES[0].label} / FSDP {ZERO_STAGES[0].pytorch}"]
+    + [f"{z} = {ZERO_STAGES[z].pytorch}" for z in (1, 2, 3)]
+    + ["HSDP = HYBRID_SHARD (ZeRO-3 inside a node, replicated across nodes)"]
 )
 SHAPE = [
     ("Layers", "L", 32),

@@ -1,20 +1,10 @@
-"""The pipeline page's words: schedule labels, metric rows, takeaway, "How this is computed" and
+"""The pipeline page's words: metric rows, takeaway, "How this is computed" and
 self-check text, built from simulator results (no streamlit).
 """
 
 from __future__ import annotations
 
 from core import pipeline as pl
-
-LABELS = {
-    "gpipe": "GPipe",
-    "1f1b": "1F1B",
-    "interleaved_1f1b": "Interleaved",
-    "zb_h1": "ZB-H1",
-    "zb_v": "ZB-V",
-    "dualpipe_v": "DualPipeV",
-    "looped_bfs": "Looped BFS",
-}
 
 TIMELINE_CAPTION = (
     "Grey = idle. F blue, B orange, I teal, W green; later chunks lighter; an overlapped "
@@ -40,16 +30,6 @@ _BUBBLE_LATEX = (
     r"{M\,(t_F + t_B) + \text{idle}} \\[6pt] \text{GPipe, 1F1B: idle} = (P-1)(t_F+t_B) "
     r"\;\Rightarrow\; A = \frac{P-1}{M+P-1} \end{gathered}"
 )
-
-
-def effective_v(s: str, v: int) -> tuple[int, str]:
-    """The v a schedule runs with (the slider's, clamped to what it allows) and a note why."""
-    lo, hi = pl.SCHEDULES[s].allowed_v[0], pl.SCHEDULES[s].allowed_v[-1]
-    if lo == hi:
-        note = "one stage per rank, v unused" if hi == 1 else f"V placement, v forced to {hi}"
-    else:
-        note = f"needs v ≥ {lo}, runs v = {lo}" if v < lo else ""
-    return min(max(v, lo), hi), note and f"{LABELS[s]}: {note}."
 
 
 def timeline_metrics(n: dict, base: dict | None) -> list[dict]:
@@ -85,8 +65,8 @@ def how_computed(schedule: str, n: dict | None, p2p_s: float) -> list[tuple[str,
         ("latex", _BUBBLE_LATEX),
         (
             "markdown",
-            f"**{LABELS[schedule]}** closed form: idle per rank = {cf.idle}; assumes {cf.assumes} "
-            f"and zero p2p latency ({cf.source}).",
+            f"**{pl.SCHEDULES[schedule].short_label}** closed form: idle per rank = {cf.idle}; "
+            f"assumes {cf.assumes} and zero p2p latency ({cf.source}).",
         ),
     ]
     if n and n["cf_share"] is None:

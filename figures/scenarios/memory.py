@@ -5,6 +5,7 @@ from __future__ import annotations
 from core.memory import model_state_bytes_per_gpu
 from core.parallel import ZERO_STAGES
 from core.scenarios import GPU, SEQ, Sharding, Sizing
+from core.training import RECOMPUTE
 from core.units import bytes_in, format_bytes, format_count, gib_or_gb
 from figures.scenarios.common import Walkthrough, memory_bars, pct, verdict
 
@@ -81,9 +82,9 @@ def sizing_text(s: Sizing, units: str) -> Walkthrough:
 
 
 def sizing_figure(s: Sizing, units: str) -> dict:
-    names = {"none": "no recompute", "selective": "selective recompute", "full": "full recompute"}
     cols = [
-        (names[m], s.model_states_per_gpu_bytes, s.activations_bytes[m], s.fits(m)) for m in names
+        (r.phrase, s.model_states_per_gpu_bytes, s.activations_bytes[m], s.fits(m))
+        for m, r in RECOMPUTE.items()
     ]
     return memory_bars(
         cols,
