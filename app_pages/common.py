@@ -28,6 +28,8 @@ from core.units import ByteSystem
 from figures.theme import presenter, ready
 
 IMAGE_FORMATS = {"png": "PNG", "svg": "SVG"}  # the toolbar's camera button takes one format
+MEMORY_UNITS = {"binary": "GiB", "decimal": "GB"}  # ByteSystem value → the label in the URL
+BANDWIDTH_UNITS = {"decimal": "GB/s", "binary": "GiB/s"}
 SETTINGS_KEY = "_settings"  # the one session-state key holding the sidebar's Settings
 
 
@@ -39,6 +41,19 @@ class Settings:
     bandwidth_units: ByteSystem = ByteSystem.DECIMAL  # GB/s, the nccl-tests convention
     presenter: bool = False
     image_format: str = "png"  # what a chart's camera button saves: a key of IMAGE_FORMATS
+
+    def query(self) -> dict[str, str]:
+        """The URL parameters of the settings that differ from the defaults, for links that
+        must open another page with the same conventions (the sidebar widgets' keys and labels).
+        """
+        default = Settings()
+        chosen = {
+            "mem": (self.memory_units, default.memory_units, MEMORY_UNITS),
+            "bw": (self.bandwidth_units, default.bandwidth_units, BANDWIDTH_UNITS),
+            "img": (self.image_format, default.image_format, IMAGE_FORMATS),
+        }
+        out = {key: labels[value] for key, (value, base, labels) in chosen.items() if value != base}
+        return out | ({"present": "true"} if self.presenter else {})
 
 
 def settings() -> Settings:
@@ -52,7 +67,7 @@ def sidebar_settings() -> Settings:
         st.markdown("**Units**")
         mem = select(
             "Memory",
-            {"binary": "GiB", "decimal": "GB"},
+            MEMORY_UNITS,
             "binary",
             key="mem",
             radio=True,
@@ -62,7 +77,7 @@ def sidebar_settings() -> Settings:
         )
         bw = select(
             "Bandwidth",
-            {"decimal": "GB/s", "binary": "GiB/s"},
+            BANDWIDTH_UNITS,
             "decimal",
             key="bw",
             radio=True,

@@ -94,11 +94,7 @@ st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(text.steps, 1)))
 common.chart(fig, key=f"fig_{kind}")
 
 st.markdown("**Open it yourself** — each link opens the page with exactly this configuration:")
-extra = (
-    ({"mem": "GB"} if units == "decimal" else {})
-    | ({"bw": "GiB/s"} if bw_units == "binary" else {})
-    | ({"present": "true"} if common.settings().presenter else {})
-)  # keep the global settings
+extra = common.settings().query()  # keep the global settings
 for link in links:
     _open(link, dict(link.params) | extra)
 

@@ -68,12 +68,13 @@ def single_stage(label: str) -> str:
     )
 
 
-def sizing_lines(questions: list[tuple[str, str]], units: str) -> list[str]:
-    """Each sizing question with its computed answer and a link opening its setting."""
-    extra = {"mem": "GB"} if units == "decimal" else {}
+def sizing_lines(questions: list[tuple[str, str]], settings: dict[str, str]) -> list[str]:
+    """Each sizing question with its computed answer and a link opening its setting; `settings`
+    are the URL parameters of the global settings (units, presenter mode) the link keeps.
+    """
     return [
         f"**{question}** {answer} "
-        f"[Open this setting ↗](memory?{urlencode(q | extra, quote_via=quote)})"
+        f"[Open this setting ↗](memory?{urlencode(q | settings, quote_via=quote)})"
         for (question, answer), q in zip(questions, SEEDS)
     ]
 
