@@ -167,15 +167,23 @@ def explain_errors() -> Iterator[None]:
 
 
 def attempt(
-    fn: Callable[..., Any], *args: Any, where: Any = st, prefix: str = "", **kwargs: Any
+    fn: Callable[..., Any],
+    *args: Any,
+    where: Any = st,
+    prefix: str = "",
+    suffix: str = "",
+    level: str = "error",
+    **kwargs: Any,
 ) -> Any:
-    """fn(*args, **kwargs), or None after showing the core's ValueError (after `prefix`, e.g.
-    "Layout B: ") in `where`: the rest of the page still draws (a section that cannot run says
-    why, the others go on). The one "show and go on" beside `explain_errors` (show and stop)."""
+    """fn(*args, **kwargs), or None after showing the core's ValueError (between `prefix`, e.g.
+    "Layout B: ", and `suffix`) in `where`: the rest of the page still draws (a section that
+    cannot run says why, the others go on). The one "show and go on" beside `explain_errors`
+    (show and stop). level="warning" when the page has a fallback for the None."""
     try:
         return fn(*args, **kwargs)
     except ValueError as err:
-        where.error(f"{prefix}{err}", icon="🚫")
+        show = where.warning if level == "warning" else where.error
+        show(f"{prefix}{err}{suffix}", icon="⚠️" if level == "warning" else "🚫")
         return None
 
 
