@@ -10,7 +10,7 @@ import numpy as np
 
 from core.collectives import AlgorithmRun
 from core.units import bytes_in, format_bytes, format_seconds
-from figures.style import margin
+from figures.style import COLOURS, margin
 
 SIDES = ("A", "B")
 
@@ -104,7 +104,7 @@ def versus_figure(
             },
             "annotations": notes,
             "height": 440,
-            "plot_bgcolor": "white",
+            "plot_bgcolor": COLOURS["paper"],
             "margin": margin(t=110, b=50),
         },
     }

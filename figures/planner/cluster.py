@@ -141,7 +141,7 @@ def cluster_figure(
             "width": width_px,
             "xaxis": {"visible": False, "range": [-0.5, across]},
             "yaxis": {"visible": False, "scaleanchor": "x"},
-            "plot_bgcolor": "white",
+            "plot_bgcolor": COLOURS["paper"],
             "margin": {"l": 10, "r": 10, "t": 80, "b": 10},
             "hovermode": "closest",
         },

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from core.reliability import GoodputCurve, MonteCarloGoodput, Waste
 from core.units import format_seconds
 from figures.reliability.axes import base_layout, time_axis
-from figures.style import RELIABILITY_COLOURS
+from figures.style import COLOURS, RELIABILITY_COLOURS
 
 
 def _params(curve: GoodputCurve) -> str:
@@ -66,7 +66,7 @@ def goodput_figure(
                     "symbol": symbol,
                     "size": 14,
                     "color": RELIABILITY_COLOURS[key],
-                    "line": {"width": 1, "color": "white"},
+                    "line": {"width": 1, "color": COLOURS["paper"]},
                 },
                 "hovertemplate": f"{label}<br>interval {format_seconds(w.interval_s)}"
                 "<br>goodput %{y:.3%}<extra></extra>",
