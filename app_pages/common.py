@@ -19,11 +19,12 @@ from app_pages.tables import (  # noqa: F401  (re-exported: pages call common.<n
     clickable_rows,
     clickable_table,
     column_config,
+    csv_button,
     dataframe,
     download,
     show_row_click_note,
 )
-from app_pages.widgets import NOTICES, number, select, slider, toggle, url_int
+from app_pages.widgets import NOTICES, number, select, slider, stepper, toggle, url_int  # noqa: F401
 from core.units import ByteSystem
 from figures.theme import presenter, ready
 
@@ -133,28 +134,6 @@ def show_url_notices() -> None:
         slot.warning("\n\n".join(notes), icon="⚠️")
 
 
-def _move(key: str, delta: int | None, last: int) -> None:
-    """Back / Next / Reset: set the bound step slider before it renders, kept in 0 … last."""
-    st.session_state[key] = (
-        0 if delta is None else min(max(st.session_state.get(key, 0) + delta, 0), last)
-    )
-
-
-def stepper(label: str, last: int, *, key: str) -> int:
-    """A URL-bound step slider 0 … last with ◀ Back / Next ▶ / Reset buttons (keys ← → Home)."""
-    asked = st.session_state.get(key, url_int(key))
-    if asked is not None and asked > last:  # a smaller range than the step URL or session asked
-        st.session_state[key] = last
-    s1, *cols = st.columns([5, 1, 1, 1], vertical_alignment="bottom")
-    step = slider(label, 0, last, 0, key=key, where=s1)
-    buttons = (("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None))
-    for col, (text, shortcut, delta) in zip(cols, buttons):
-        col.button(
-            text, shortcut=shortcut, on_click=_move, args=(key, delta, last), width="stretch"
-        )
-    return step
-
-
 @contextmanager
 def explain_errors() -> Iterator[None]:
     """Show a core ValueError (which states the rule and the fix) as a page error, then stop."""
@@ -233,20 +212,6 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
     # work on every redraw (measured ~20 ms per chart per slider move).
     config = chart_config(shown.image_format, key or "chart")
     st.plotly_chart(fig, width="stretch", key=key, config=config, theme=None)
-
-
-def csv_button(rows: Any, file_name: str, *, where: Any = st) -> None:
-    """A CSV download of a table (a DataFrame or a list of row dicts), built only when clicked."""
-    import pandas as pd
-
-    where.download_button(
-        f"{file_name} (CSV)",
-        lambda: pd.DataFrame(rows).to_csv(index=False),
-        file_name,
-        "text/csv",
-        on_click="ignore",
-        icon="⬇️",
-    )
 
 
 def takeaway(text: str) -> None:

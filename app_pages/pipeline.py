@@ -75,25 +75,22 @@ def timeline(idx: int, run: Run, base: dict | None = None) -> dict | None:
     # Deferred: a file is built only when its button is clicked (megabytes at P=32, M=128).
     row = st.container(horizontal=True)
     name = f"{run.schedule}_{run.num_stages}_{run.num_microbatches}"
-    row.download_button(
+    common.download(
         "Chrome trace (JSON)",
         lambda: json.dumps(pl.to_chrome_trace(_result(run))),
         f"{name}.json",
         "application/json",
         key=f"trace{idx}",
-        on_click="ignore",
-        icon="⬇️",
         help="Opens in ui.perfetto.dev or chrome://tracing.",
+        where=row,
     )
-    row.download_button(
+    common.download(
         "Timeline (CSV)",
         lambda: pl.to_csv(_result(run)),
         f"{name}.csv",
-        "text/csv",
         key=f"csv{idx}",
-        on_click="ignore",
-        icon="⬇️",
         help="One row per op.",
+        where=row,
     )
     return n
 
