@@ -204,12 +204,10 @@ def timing_note(link_name: str, cluster_args: dict | None) -> str:
             + "Hierarchical assumes 8 GPUs per node: turn on the two-tier cluster to change it."
         )
     return (
-        f"Same N, inputs and S as above, on the two-tier cluster ({cluster_args['gpus_per_node']} "
-        "GPUs per "
-        f"node): every message inside a node takes α + bytes / B on {link_name}; every message "
-        "leaving "
-        f"a node shares its {cluster_args['nics_per_node']} × {cluster_args['inter_link_name']} "
-        "with the "
-        "step's other leaving messages and pays the network α. A step lasts as long as its slowest "
+        "Same N, inputs and S as above, on the two-tier cluster "
+        f"({cluster_args['gpus_per_node']} GPUs per node): every message inside a node takes α + "
+        f"bytes / B on {link_name}; every message leaving a node shares its "
+        f"{cluster_args['nics_per_node']} × {cluster_args['inter_link_name']} with the step's "
+        "other leaving messages and pays the network α. A step lasts as long as its slowest "
         "message."
     )

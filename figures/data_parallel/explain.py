@@ -43,12 +43,10 @@ def how_computed_lines(
             rf"**Bytes.** Each rank of a ring sends $2\frac{{p-1}}{{p}}\,n$: at p = {p}, n = "
             f"{format_bytes(step.grad_bytes, units)} → "
             f"{format_bytes(step.bytes_sent_per_rank, units)}.",
-            f"**All-reduce time**, per bucket: {ring}, α the latency charged per step by the cost "
-            "model. "
-            f"Measured at p = {p}: {nb} bucket{'s' * (nb > 1)}, {format_seconds(step.comm_s)} in "
-            "all = "
-            f"{format_seconds(step.comm_latency_s)} latency + "
-            f"{format_seconds(step.comm_s - step.comm_latency_s)} bytes over "
+            f"**All-reduce time**, per bucket: {ring}, α the latency charged per step by the "
+            f"cost model. Measured at p = {p}: {nb} bucket{'s' * (nb > 1)}, "
+            f"{format_seconds(step.comm_s)} in all = {format_seconds(step.comm_latency_s)} "
+            f"latency + {format_seconds(step.comm_s - step.comm_latency_s)} bytes over "
             f"{format_bandwidth(step.bottleneck_bytes_per_s, bw_units)} ({step.bottleneck_link}).",
             r"**Compute.** $t = \frac{6\,\Psi\,T}{\text{peak} \times \text{MFU}}$, forward ⅓ and "
             f"backward ⅔: Ψ = {format_count(job.num_params)}, T = {step.tokens_per_gpu:,.0f} "
