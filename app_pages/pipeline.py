@@ -97,8 +97,8 @@ def timeline(idx: int, run: Run, base: dict | None = None) -> dict | None:
 
 common.start_page(
     "Pipeline parallelism",
-    "Where does a pipeline sit idle, and what do more "
-    "micro-batches and smarter schedules buy — at what memory cost?",
+    "Where does a pipeline sit idle, and what do more micro-batches and smarter schedules buy — "
+    "at what memory cost?",
 )
 c1, c2, c3, c4 = st.columns(4)
 p = common.slider("P (pipeline ranks)", 2, 32, 4, key="p", where=c1)

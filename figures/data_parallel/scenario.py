@@ -150,10 +150,10 @@ def scenario_markdown(s: SlowerAtScale, cluster: Cluster, units: str, bw_units: 
     return "\n\n".join(
         [
             f"{format_count(j.num_params)} parameters, fp32 gradients "
-            f"({format_bytes(j.grad_bytes, units)}), "
-            f"{j.tokens_per_gpu:,.0f} tokens per GPU, one all-reduce after backward, on nodes of "
-            f"{cluster.gpus_per_node}× {cluster.gpu.name} ({cluster.intra_link.name}) with "
-            f"{cluster.nics_per_node}× {cluster.inter_link.name} per node.",
+            f"({format_bytes(j.grad_bytes, units)}), {j.tokens_per_gpu:,.0f} tokens per GPU, one "
+            f"all-reduce after backward, on nodes of {cluster.gpus_per_node}× {cluster.gpu.name} "
+            f"({cluster.intra_link.name}) with {cluster.nics_per_node}× "
+            f"{cluster.inter_link.name} per node.",
             "\n".join(table),
             f"The ring leaves {small.bottleneck_link} for **{large.bottleneck_link}**: every "
             f"rank still sends about twice the gradient, through a link {s.bandwidth_drop:.3g}× "

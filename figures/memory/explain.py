@@ -159,14 +159,11 @@ def sizing_questions(
         ),
         (
             f"Does a 13B model train on {card} cards under DDP, and under FULL_SHARD?",
-            f"DDP: 16 Ψ = {b(ddp13.states_bytes)} of states per GPU → {verdict(ddp13)}. FULL_SHARD "
-            "over 8: "
-            f"{b(z3_13.states_bytes)} of states → {verdict(z3_13)}. The price: before each of the "
-            f"{m13.num_layers} "
-            "layers' forward, and again before its backward, every GPU all-gathers that layer's "
-            "weights "
+            f"DDP: 16 Ψ = {b(ddp13.states_bytes)} of states per GPU → {verdict(ddp13)}. "
+            f"FULL_SHARD over 8: {b(z3_13.states_bytes)} of states → {verdict(z3_13)}. The "
+            f"price: before each of the {m13.num_layers} layers' forward, and again before its "
+            "backward, every GPU all-gathers that layer's weights "
             f"({b(layer_allgather_bytes(m13))}), so each GPU sends {b(c3.total_bytes)} per step "
-            "instead of DDP's "
-            f"{b(c0.total_bytes)} ({c3.total_bytes / c0.total_bytes:.2g}×).",
+            f"instead of DDP's {b(c0.total_bytes)} ({c3.total_bytes / c0.total_bytes:.2g}×).",
         ),
     ]

@@ -27,10 +27,9 @@ def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
         f"attention 12·{L}·{m.q_width}·{s:,} = {format_flops(attn)}; × B·s = {B:,} × {s:,} "
         f"tokens → **F_model = {format_flops(ev.model_flops)}** per step.",
         f"Hardware FLOPs add the recompute ({t.recompute}): **F_hw = "
-        f"{format_flops(ev.hardware_flops)}** "
-        f"(×{ev.hardware_flops / ev.model_flops:.3f}; full recompute of a GPT shape is Narayanan "
-        "et al. "
-        "2021 Eq. 3, the 96 B s l h² form, versus 72 without).",
+        f"{format_flops(ev.hardware_flops)}** (×{ev.hardware_flops / ev.model_flops:.3f}; full "
+        "recompute of a GPT shape is Narayanan et al. 2021 Eq. 3, the 96 B s l h² form, versus "
+        "72 without).",
         "",
         f"**MFU** = F_model / (GPUs × dense peak × step) = {format_flops(ev.model_flops)} / "
         f"({n:,} × {format_flops(peak)}/s × {format_seconds(ev.step_time_s)}) = "
@@ -67,8 +66,7 @@ def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
             "exposed TP",
             f"{M} × {L // lay.pp} layers × all-reduces of b·s·h·2 B = "
             f"{format_bytes(mb * s * m.hidden_size * 2, units)} over TP={lay.tp} on "
-            f"{spans['tp'].link} "
-            f"(ring: 2(t−1)/t × bytes / bw)",
+            f"{spans['tp'].link} (ring: 2(t−1)/t × bytes / bw)",
             bd.tp_s,
             ev,
         ),

@@ -100,18 +100,16 @@ def sharding_text(s: Sharding, units: str) -> Walkthrough:
         ),
         steps=(
             f"**DDP replicates everything.** 16 B × Ψ = {b(d.states_bytes)} of model states on "
-            "every GPU, + "
-            f"{b(d.activations_bytes)} activations = **{b(d.total_bytes + s.reserve_bytes)}** with "
-            "the reserve: "
-            f"{verdict(s.fits(d))} — on any number of GPUs, since DDP adds replicas, not room.",
+            f"every GPU, + {b(d.activations_bytes)} activations = "
+            f"**{b(d.total_bytes + s.reserve_bytes)}** with the reserve: {verdict(s.fits(d))} — "
+            "on any number of GPUs, since DDP adds replicas, not room.",
             f"**FSDP FULL_SHARD (= ZeRO-3) over {s.dp}.** Each GPU keeps 1/{s.dp} of weights, "
             f"gradients and optimizer state: {b(f.states_bytes)}, + {b(f.activations_bytes)} "
             f"activations = **{b(f.total_bytes + s.reserve_bytes)}**: {verdict(s.fits(f))}.",
             "**The price: an all-gather per layer.** Before each layer's forward, and again "
-            "before its "
-            f"backward, FSDP gathers that layer's full bf16 weights, {b(s.layer_gather_bytes)}; "
-            "each GPU "
-            f"receives {(s.dp - 1)}/{s.dp} of it, {b(got)}, × {s.num_layers} layers × 2 passes.",
+            "before its backward, FSDP gathers that layer's full bf16 weights, "
+            f"{b(s.layer_gather_bytes)}; each GPU receives {(s.dp - 1)}/{s.dp} of it, {b(got)}, "
+            f"× {s.num_layers} layers × 2 passes.",
             f"**Per step**, each GPU sends {b(s.fsdp_comm.total_bytes)} under FULL_SHARD vs "
             f"{b(s.ddp_comm.total_bytes)} under DDP "
             f"({s.fsdp_comm.total_bytes / s.ddp_comm.total_bytes:.3g}×): the gradient "

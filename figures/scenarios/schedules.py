@@ -25,8 +25,7 @@ def schedules_text(s: Schedules) -> Walkthrough:
         "step.",
         steps=(
             "**The bubble.** Both schedules idle (P−1)(t_F + t_B) per rank while the pipe fills "
-            "and drains, so "
-            f"the idle share is (P−1)/(M+P−1): {bub}.",
+            f"and drains, so the idle share is (P−1)/(M+P−1): {bub}.",
             "**GPipe's memory.** All M forwards run before the first backward, so the first rank "
             f"holds M micro-batches of activations: **{r['gpipe', lo].peak_activations}** at M = "
             f"{lo}, **{r['gpipe', hi].peak_activations}** at M = {hi}.",

@@ -61,8 +61,7 @@ def sentence_text(s: Sentence, units: str) -> Walkthrough:
         answer=ratio,
         unit="×",
         explanation=f"{ratio:.4g} = layers per stage × all-reduces per layer × 2(t−1)/t: each "
-        "all-reduce and each "
-        "hop moves b·s·h·2 bytes.",
+        "all-reduce and each hop moves b·s·h·2 bytes.",
     )
 
 
