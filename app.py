@@ -107,11 +107,9 @@ def landing() -> None:
     )
     st.markdown(
         "Every chart here is computed live: the ring animation replays a real numpy all-reduce, "
-        "the "
-        "Gantt charts come from a dependency-respecting schedule simulator, and the memory bars "
-        "add "
-        "up exact parameter counts. Move a slider, copy the URL, and anyone who opens it sees the "
-        "same view."
+        "the Gantt charts come from a dependency-respecting schedule simulator, and the memory "
+        "bars add up exact parameter counts. Move a slider, copy the URL, and anyone who opens "
+        "it sees the same view."
     )
     st.subheader("The map")
     st.code(

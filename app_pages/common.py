@@ -19,15 +19,18 @@ from app_pages.tables import (  # noqa: F401  (re-exported: pages call common.<n
     clickable_rows,
     clickable_table,
     column_config,
+    csv_button,
     dataframe,
     download,
     show_row_click_note,
 )
-from app_pages.widgets import NOTICES, number, select, slider, toggle, url_int
+from app_pages.widgets import NOTICES, number, select, slider, stepper, toggle, url_int  # noqa: F401
 from core.units import ByteSystem
 from figures.theme import presenter, ready
 
 IMAGE_FORMATS = {"png": "PNG", "svg": "SVG"}  # the toolbar's camera button takes one format
+MEMORY_UNITS = {"binary": "GiB", "decimal": "GB"}  # ByteSystem value → the label in the URL
+BANDWIDTH_UNITS = {"decimal": "GB/s", "binary": "GiB/s"}
 SETTINGS_KEY = "_settings"  # the one session-state key holding the sidebar's Settings
 
 
@@ -39,6 +42,19 @@ class Settings:
     bandwidth_units: ByteSystem = ByteSystem.DECIMAL  # GB/s, the nccl-tests convention
     presenter: bool = False
     image_format: str = "png"  # what a chart's camera button saves: a key of IMAGE_FORMATS
+
+    def query(self) -> dict[str, str]:
+        """The URL parameters of the settings that differ from the defaults, for links that
+        must open another page with the same conventions (the sidebar widgets' keys and labels).
+        """
+        default = Settings()
+        chosen = {
+            "mem": (self.memory_units, default.memory_units, MEMORY_UNITS),
+            "bw": (self.bandwidth_units, default.bandwidth_units, BANDWIDTH_UNITS),
+            "img": (self.image_format, default.image_format, IMAGE_FORMATS),
+        }
+        out = {key: labels[value] for key, (value, base, labels) in chosen.items() if value != base}
+        return out | ({"present": "true"} if self.presenter else {})
 
 
 def settings() -> Settings:
@@ -52,7 +68,7 @@ def sidebar_settings() -> Settings:
         st.markdown("**Units**")
         mem = select(
             "Memory",
-            {"binary": "GiB", "decimal": "GB"},
+            MEMORY_UNITS,
             "binary",
             key="mem",
             radio=True,
@@ -62,7 +78,7 @@ def sidebar_settings() -> Settings:
         )
         bw = select(
             "Bandwidth",
-            {"decimal": "GB/s", "binary": "GiB/s"},
+            BANDWIDTH_UNITS,
             "decimal",
             key="bw",
             radio=True,
@@ -118,28 +134,6 @@ def show_url_notices() -> None:
         slot.warning("\n\n".join(notes), icon="⚠️")
 
 
-def _move(key: str, delta: int | None, last: int) -> None:
-    """Back / Next / Reset: set the bound step slider before it renders, kept in 0 … last."""
-    st.session_state[key] = (
-        0 if delta is None else min(max(st.session_state.get(key, 0) + delta, 0), last)
-    )
-
-
-def stepper(label: str, last: int, *, key: str) -> int:
-    """A URL-bound step slider 0 … last with ◀ Back / Next ▶ / Reset buttons (keys ← → Home)."""
-    asked = st.session_state.get(key, url_int(key))
-    if asked is not None and asked > last:  # a smaller range than the step URL or session asked
-        st.session_state[key] = last
-    s1, *cols = st.columns([5, 1, 1, 1], vertical_alignment="bottom")
-    step = slider(label, 0, last, 0, key=key, where=s1)
-    buttons = (("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None))
-    for col, (text, shortcut, delta) in zip(cols, buttons):
-        col.button(
-            text, shortcut=shortcut, on_click=_move, args=(key, delta, last), width="stretch"
-        )
-    return step
-
-
 @contextmanager
 def explain_errors() -> Iterator[None]:
     """Show a core ValueError (which states the rule and the fix) as a page error, then stop."""
@@ -152,15 +146,23 @@ def explain_errors() -> Iterator[None]:
 
 
 def attempt(
-    fn: Callable[..., Any], *args: Any, where: Any = st, prefix: str = "", **kwargs: Any
+    fn: Callable[..., Any],
+    *args: Any,
+    where: Any = st,
+    prefix: str = "",
+    suffix: str = "",
+    level: str = "error",
+    **kwargs: Any,
 ) -> Any:
-    """fn(*args, **kwargs), or None after showing the core's ValueError (after `prefix`, e.g.
-    "Layout B: ") in `where`: the rest of the page still draws (a section that cannot run says
-    why, the others go on). The one "show and go on" beside `explain_errors` (show and stop)."""
+    """fn(*args, **kwargs), or None after showing the core's ValueError (between `prefix`, e.g.
+    "Layout B: ", and `suffix`) in `where`: the rest of the page still draws (a section that
+    cannot run says why, the others go on). The one "show and go on" beside `explain_errors`
+    (show and stop). level="warning" when the page has a fallback for the None."""
     try:
         return fn(*args, **kwargs)
     except ValueError as err:
-        where.error(f"{prefix}{err}", icon="🚫")
+        show = where.warning if level == "warning" else where.error
+        show(f"{prefix}{err}{suffix}", icon="⚠️" if level == "warning" else "🚫")
         return None
 
 
@@ -210,20 +212,6 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
     # work on every redraw (measured ~20 ms per chart per slider move).
     config = chart_config(shown.image_format, key or "chart")
     st.plotly_chart(fig, width="stretch", key=key, config=config, theme=None)
-
-
-def csv_button(rows: Any, file_name: str, *, where: Any = st) -> None:
-    """A CSV download of a table (a DataFrame or a list of row dicts), built only when clicked."""
-    import pandas as pd
-
-    where.download_button(
-        f"{file_name} (CSV)",
-        lambda: pd.DataFrame(rows).to_csv(index=False),
-        file_name,
-        "text/csv",
-        on_click="ignore",
-        icon="⬇️",
-    )
 
 
 def takeaway(text: str) -> None:

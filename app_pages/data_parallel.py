@@ -19,7 +19,7 @@ KINDS = {k.value: k.value for k in dp.AllReduceKind}
 
 
 @dataclass(frozen=True, kw_only=True)
-class Scaling:
+class ScalingRun:
     """The scaling section's controls: the cache key of its curves and figures."""
 
     size: str  # billions of parameters, a key of SIZES
@@ -46,7 +46,7 @@ def _proof(n: int, b: int, uneq: bool) -> dict:
 
 
 @st.cache_data(max_entries=64)
-def _scaling(c: Scaling) -> dict:
+def _scaling(c: ScalingRun) -> dict:
     net = dict(gpu_name=c.gpu, inter_link_name=c.nic, nics_per_node=c.nics)
     base = make_cluster(num_nodes=1, gpus_per_node=c.gpn, **net)
     batch = dict(num_params=float(c.size) * 1e9, tokens_per_gpu=c.kt * 1024)
@@ -118,7 +118,7 @@ bkt = common.slider("Bucket size (MiB)", 1, 1024, 25, key="bkt", where=c[1], hel
 ats = {str(v): str(v) for v in COUNTS}
 at_n = int(common.select("Timeline at N", ats, "64", key="at", where=c[2]))
 controls = dict(size=size, kt=kt, gpu=gpu, gpn=gpn, nic=nic, nics=nics, ovl=ovl, bkt=bkt)
-if out := common.attempt(_scaling, Scaling(kind=kind, scale=scale, at_n=at_n, **controls)):
+if out := common.attempt(_scaling, ScalingRun(kind=kind, scale=scale, at_n=at_n, **controls)):
     common.metrics(text.scaling_metrics(out["step"], at_n, bw_units))
     st.caption(text.scaling_caption(out["job"], out["step"], at_n, units))
     common.charts((out["figs"][0], "steps"), (out["figs"][1], "eff"))

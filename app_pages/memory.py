@@ -120,7 +120,7 @@ if out["trade"]:
     common.chart(out["trade"], key="trade", height=420)
 
 st.subheader("Sizing questions")
-for line in mt.sizing_lines(_seeds(units), units):
+for line in mt.sizing_lines(_seeds(units), common.settings().query()):
     st.markdown(line)
 
 common.takeaway(mt.takeaway(out, units))

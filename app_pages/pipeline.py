@@ -77,33 +77,30 @@ def timeline(idx: int, run: Run, base: dict | None = None) -> dict | None:
     # Deferred: a file is built only when its button is clicked (megabytes at P=32, M=128).
     row = st.container(horizontal=True)
     name = f"{run.schedule}_{run.num_stages}_{run.num_microbatches}"
-    row.download_button(
+    common.download(
         "Chrome trace (JSON)",
         lambda: json.dumps(pl.to_chrome_trace(_result(run))),
         f"{name}.json",
         "application/json",
         key=f"trace{idx}",
-        on_click="ignore",
-        icon="⬇️",
         help="Opens in ui.perfetto.dev or chrome://tracing.",
+        where=row,
     )
-    row.download_button(
+    common.download(
         "Timeline (CSV)",
         lambda: pl.to_csv(_result(run)),
         f"{name}.csv",
-        "text/csv",
         key=f"csv{idx}",
-        on_click="ignore",
-        icon="⬇️",
         help="One row per op.",
+        where=row,
     )
     return n
 
 
 common.start_page(
     "Pipeline parallelism",
-    "Where does a pipeline sit idle, and what do more "
-    "micro-batches and smarter schedules buy — at what memory cost?",
+    "Where does a pipeline sit idle, and what do more micro-batches and smarter schedules buy — "
+    "at what memory cost?",
 )
 c1, c2, c3, c4 = st.columns(4)
 p = common.slider("P (pipeline ranks)", 2, 32, 4, key="p", where=c1)

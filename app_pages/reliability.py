@@ -105,7 +105,7 @@ restart_min = common.slider("Restart + reload (min)", 0, 60, 10, key="restart", 
 models, recipes = {m: m for m in MODEL_PRESETS}, {r: r for r in RECIPES}
 model = common.select("Model", models, "Llama-3.1 405B", key="model", where=c[4])
 recipe = common.select("Precision recipe", recipes, "mixed_adam", key="recipe", where=c[5])
-holds = {k: k for k in rel.CHECKPOINT_CONTENTS}
+holds = common.same(rel.CHECKPOINT_CONTENTS)
 contents = common.select("Checkpoint holds", holds, "weights+optimizer", key="ckpt", where=c[6])
 tip, rate = "Aggregate rate a blocking save sees.", dict(step=10.0, fmt="%.1f", where=c[7])
 bw = common.number(f"Write bandwidth ({bw_unit}/s)", 0.0, 1e5, 100.0, key="wbw", help=tip, **rate)

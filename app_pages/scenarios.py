@@ -46,10 +46,8 @@ def _scenario(kind: str, knob, units: str, bw_units: str) -> tuple:
 
 def _knob(kind: str, where):
     """The one what-if control of each scenario, defaulting to the exercise as stated. Its key must
-    not be
-    one the linked page uses: Streamlit 1.67 drops a page_link query value equal to a same-key
-    widget's
-    default on the page being left."""
+    not be one the linked page uses: Streamlit 1.67 drops a page_link query value equal to a
+    same-key widget's default on the page being left."""
     if kind == "size":
         return common.slider("GPUs sharding the states (N)", 1, 128, 16, key="nd", where=where)
     if kind == "scale":
@@ -94,11 +92,7 @@ st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(text.steps, 1)))
 common.chart(fig, key=f"fig_{kind}")
 
 st.markdown("**Open it yourself** — each link opens the page with exactly this configuration:")
-extra = (
-    ({"mem": "GB"} if units == "decimal" else {})
-    | ({"bw": "GiB/s"} if bw_units == "binary" else {})
-    | ({"present": "true"} if common.settings().presenter else {})
-)  # keep the global settings
+extra = common.settings().query()  # keep the global settings
 for link in links:
     _open(link, dict(link.params) | extra)
 

@@ -70,7 +70,7 @@ for i, q in enumerate(qs, 1):
         else:
             guess = common.select(
                 "Your answer",
-                {x: x for x in (quiz.BLANK, *q.choices)},
+                common.same((quiz.BLANK, *q.choices)),
                 quiz.BLANK,
                 key=q.key,
                 where=left,

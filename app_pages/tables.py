@@ -15,12 +15,24 @@ def download(
     mime: str = "text/csv",
     *,
     key: str | None = None,
+    help: str | None = None,
     where: Any = st,
 ) -> None:
     """A download button (data: bytes, text, or a callable building them only when clicked)
     whose click does not rerun the page.
     """
-    where.download_button(label, data, file_name, mime, key=key, on_click="ignore", icon="⬇️")
+    where.download_button(
+        label, data, file_name, mime, key=key, help=help, on_click="ignore", icon="⬇️"
+    )
+
+
+def csv_button(rows: Any, file_name: str, *, where: Any = st) -> None:
+    """A CSV download of a table (a DataFrame or a list of row dicts), built only when clicked."""
+    import pandas as pd
+
+    download(
+        f"{file_name} (CSV)", lambda: pd.DataFrame(rows).to_csv(index=False), file_name, where=where
+    )
 
 
 def column_config(columns: dict[str, tuple[str, str | None, str | None]]) -> dict:

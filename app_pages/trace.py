@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import streamlit as st
@@ -94,12 +95,9 @@ if not files:
     st.stop()
 with common.explain_errors():
     an = analyse(files)
-steps, rates = max(1, min(r.steps for r in an.ranks)), None
-if fit:
-    try:
-        rates = tx.fit_rates(an, num_params=params, samples_per_rank=batch)
-    except ValueError as err:
-        st.warning(f"{err}{tt.NO_FIT}", icon="⚠️")
+steps = max(1, min(r.steps for r in an.ranks))
+fit_rates = partial(tx.fit_rates, an, num_params=params, samples_per_rank=batch)
+rates = common.attempt(fit_rates, suffix=tt.NO_FIT, level="warning") if fit else None  # → defaults
 hand = (gf * 1e9, mbs * 1e6) if not fit else (40e9, 300e6)
 flops, bus = (rates.flops_per_s, rates.bus_bytes_per_s) if rates else hand
 with common.explain_errors():

@@ -146,3 +146,25 @@ def toggle(
     if raw is not None and raw.lower() != str(value).lower():
         _note(key, raw, "must be true or false", value)
     return value
+
+
+def _move(key: str, delta: int | None, last: int) -> None:
+    """Back / Next / Reset: set the bound step slider before it renders, kept in 0 … last."""
+    st.session_state[key] = (
+        0 if delta is None else min(max(st.session_state.get(key, 0) + delta, 0), last)
+    )
+
+
+def stepper(label: str, last: int, *, key: str) -> int:
+    """A URL-bound step slider 0 … last with ◀ Back / Next ▶ / Reset buttons (keys ← → Home)."""
+    asked = st.session_state.get(key, url_int(key))
+    if asked is not None and asked > last:  # a smaller range than the step URL or session asked
+        st.session_state[key] = last
+    s1, *cols = st.columns([5, 1, 1, 1], vertical_alignment="bottom")
+    step = slider(label, 0, last, 0, key=key, where=s1)
+    buttons = (("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None))
+    for col, (text, shortcut, delta) in zip(cols, buttons):
+        col.button(
+            text, shortcut=shortcut, on_click=_move, args=(key, delta, last), width="stretch"
+        )
+    return step

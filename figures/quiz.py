@@ -45,8 +45,7 @@ def scoreboard_figure(
         "layout": {
             "title": {
                 "text": f"{'This set' if seed is None else f'Set {seed}'}: {right} right of "
-                f"{len(questions)} "
-                f"({answered} answered)",
+                f"{len(questions)} ({answered} answered)",
                 "subtitle": {"text": sub},
             },
             "barmode": "stack",

@@ -14,8 +14,7 @@ QUESTION = (
 SEED_HELP = "The same seed gives the same questions: copy the URL to share a set (and its answers)."
 RULES = (
     "Numbers: type the value in the unit shown; within 2 % counts (±0.5 points for percentages, "
-    "exact "
-    "for counts). Memory units follow the sidebar."
+    "exact for counts). Memory units follow the sidebar."
 )
 TAKEAWAY = (
     "If you can produce these numbers on paper — 2(N−1) steps, ≈2·S bytes per rank, n_r/B weights, "
@@ -23,15 +22,12 @@ TAKEAWAY = (
 )
 HOW = (
     "Each set draws its parameters from `numpy.random.default_rng(seed)` in `core.quiz`, and "
-    "each answer "
-    "comes from a core: ring steps and bytes from the numpy ring simulator's trace, the "
-    "data-parallel weights "
-    "checked against a full-batch gradient (`core.data_parallel`), TP message sizes and link "
-    "times from "
-    "`core.tensor_parallel.comm`, bubbles from the pipeline event simulator, ZeRO savings from "
-    "`core.memory.model_state_bytes_per_gpu`. Your answers live in the URL like every control; "
-    "the score "
-    "counts each question's first answer in this browser session."
+    "each answer comes from a core: ring steps and bytes from the numpy ring simulator's trace, "
+    "the data-parallel weights checked against a full-batch gradient (`core.data_parallel`), TP "
+    "message sizes and link times from `core.tensor_parallel.comm`, bubbles from the pipeline "
+    "event simulator, ZeRO savings from `core.memory.model_state_bytes_per_gpu`. Your answers "
+    "live in the URL like every control; the score counts each question's first answer in this "
+    "browser session."
 )
 
 

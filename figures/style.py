@@ -74,6 +74,8 @@ COLOURS = {
     "subtitle": "#777777",
     "dark_text": "#111111",
     "light_text": "#ffffff",
+    "ink_dark": "black",  # the darkest ink: text on bright heatmap cells, the "this run" marker
+    "paper": "white",  # plot backgrounds and the thin gaps drawn between adjacent cells or bars
     "region": "#f2e6ff",  # a shaded region behind curves (latency-bound sizes)
     "label_background": "rgba(255,255,255,0.85)",  # behind a label drawn over bars or lines
     "node_fill": "rgba(0,0,0,0.03)",  # a node's box behind its GPU cells
@@ -140,20 +142,34 @@ RELIABILITY_COLOURS = {
 }
 
 
-# Presenter mode (figures.theme) redraws figures in Okabe & Ito's colour-blind-safe palette. These
-# meanings keep one projector colour on every page; any other colour takes the next free one in
-# order of appearance. The warm-grey reserve stays as it is (a neutral, like the true greys).
+# Okabe & Ito (2008), "Color Universal Design": distinguishable under the common colour-vision
+# deficiencies and on washed-out projectors. Presenter mode (figures.theme) draws in these; black
+# comes last (it is kept for text and lines).
+OKABE_ITO = [
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # bluish green
+    "#D55E00",  # vermillion
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#F0E442",  # yellow
+    "#000000",  # black
+]
+BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = OKABE_ITO[:7]
+
+# These meanings keep one projector colour on every page; any other colour takes the next free one
+# in order of appearance. The warm-grey reserve stays as it is (a neutral, like the true greys).
 PRESENTER_COLOURS = {
-    COLOURS["compute"]: "#0072B2",  # blue
-    COLOURS["forward"]: "#56B4E9",  # sky blue: a tint of compute
-    COLOURS["exposed"]: "#D55E00",  # vermillion
-    COLOURS["bad"]: "#D55E00",
-    COLOURS["hidden"]: "#009E73",  # bluish green
-    COLOURS["ok"]: "#009E73",
-    COLOURS["parameters"]: "#56B4E9",
-    COLOURS["gradients"]: "#E69F00",  # orange
-    COLOURS["optimizer"]: "#F0E442",  # yellow
-    COLOURS["activations"]: "#CC79A7",  # reddish purple
+    COLOURS["compute"]: BLUE,
+    COLOURS["forward"]: SKY,  # a tint of compute
+    COLOURS["exposed"]: VERMILLION,
+    COLOURS["bad"]: VERMILLION,
+    COLOURS["hidden"]: GREEN,
+    COLOURS["ok"]: GREEN,
+    COLOURS["parameters"]: SKY,
+    COLOURS["gradients"]: ORANGE,
+    COLOURS["optimizer"]: YELLOW,
+    COLOURS["activations"]: PURPLE,
     COLOURS["reserve"]: COLOURS["reserve"],
 }
 

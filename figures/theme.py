@@ -6,11 +6,8 @@ import copy
 import functools
 from typing import Any
 
-from figures.style import PRESENTER_COLOURS
+from figures.style import OKABE_ITO, PRESENTER_COLOURS
 
-# Okabe & Ito (2008), "Color Universal Design": distinguishable under the common colour-vision
-# deficiencies and on washed-out projectors. Black first is skipped (used for text and lines).
-OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 PRESENTER = {k.lower(): v for k, v in PRESENTER_COLOURS.items()}
 CONTINUOUS = "Cividis"  # perceptually uniform and colour-blind safe (Nuñez et al. 2018)
 

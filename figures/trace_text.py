@@ -98,23 +98,17 @@ def takeaway(step, measured: float, hidden_t: float, hidden_p: float, fitted: bo
     gap = step.step_s / measured - 1
     if fitted:
         return (
-            f"Fitted to the trace's own compute and all-reduce rates, the plan's step is "
-            f"{fs(step.step_s)} "
-            "against "
-            f"{fs(measured)} measured ({gap:+.0%}). The fit fixes the totals, so the real test is "
-            "the schedule: "
-            f"the trace hid {hidden_t:.0%} of its communication behind compute, the plan "
-            f"{hidden_p:.0%}. "
-            "What the "
-            "plan leaves out — idle gaps (Python, the optimizer) and compute and gloo threads "
-            "sharing the same "
+            "Fitted to the trace's own compute and all-reduce rates, the plan's step is "
+            f"{fs(step.step_s)} against {fs(measured)} measured ({gap:+.0%}). The fit fixes the "
+            f"totals, so the real test is the schedule: the trace hid {hidden_t:.0%} of its "
+            f"communication behind compute, the plan {hidden_p:.0%}. What the plan leaves out — "
+            "idle gaps (Python, the optimizer) and compute and gloo threads sharing the same "
             "cores — is the rest of the gap."
         )
     return (
         f"At hand-set rates the plan predicts {fs(step.step_s)} per step against {fs(measured)} "
-        "measured "
-        f"({gap:+.0%}): fit the rates to the trace to test the schedule rather than the hardware "
-        "numbers."
+        f"measured ({gap:+.0%}): fit the rates to the trace to test the schedule rather than the "
+        "hardware numbers."
     )
 
 
@@ -123,14 +117,12 @@ def trace_markdown(analysis: TraceAnalysis) -> str:
     r0 = analysis.ranks[0]
     return (
         "**Trace.** Per rank, *comm* = the union of intervals of collectives (names with nccl, "
-        "gloo, "
-        "c10d, all_reduce, all_gather, reduce_scatter, broadcast, send/recv, record_param_comms), "
-        "and "
-        f"*compute* = the union of {r0.source} minus, on each thread, that thread's collectives "
-        "(nested "
-        f"ops count once). With GPU kernels present only kernels count, as in HTA. Rank {r0.rank}: "
-        f"span {fs(r0.span_s)}, compute {fs(r0.compute_s)}, comm {fs(r0.comm_s)}, overlap "
-        f"{fs(r0.overlap_s)}, idle {fs(r0.idle_s)}."
+        "gloo, c10d, all_reduce, all_gather, reduce_scatter, broadcast, send/recv, "
+        f"record_param_comms), and *compute* = the union of {r0.source} minus, on each thread, "
+        "that thread's collectives (nested ops count once). With GPU kernels present only "
+        f"kernels count, as in HTA. Rank {r0.rank}: span {fs(r0.span_s)}, compute "
+        f"{fs(r0.compute_s)}, comm {fs(r0.comm_s)}, overlap {fs(r0.overlap_s)}, idle "
+        f"{fs(r0.idle_s)}."
     )
 
 
@@ -143,8 +135,7 @@ def plan_markdown(flops: float, bus: float, rates: FittedRates | None, steps: in
         f"{format_bandwidth(bus, 'decimal')} bus bandwidth"
         + (
             f", fitted from {fs(rates.compute_per_step_s)} of compute and "
-            f"{fs(rates.comm_per_step_s)} of "
-            f"collectives per step over {steps} steps."
+            f"{fs(rates.comm_per_step_s)} of collectives per step over {steps} steps."
             if rates
             else "."
         )

@@ -79,12 +79,12 @@ def test_planner_exercise_links_open_the_page_on_both_cases():
     assert first == dict(pt.EXERCISE) and links[1] == links[0] + "&order=pp-tp-dp"
 
 
-def test_memory_sizing_lines_keep_decimal_units_in_their_links():
-    lines = mt.sizing_lines([("Q1?", "A1."), ("Q2?", "A2."), ("Q3?", "A3.")], "decimal")
+def test_memory_sizing_lines_keep_the_global_settings_in_their_links():
+    lines = mt.sizing_lines([("Q1?", "A1."), ("Q2?", "A2."), ("Q3?", "A3.")], {"mem": "GB"})
     assert lines[0].startswith("**Q1?** A1. [Open this setting ↗](memory?")
     query = dict(parse_qsl(urlsplit(lines[1].split("](", 1)[1][:-1]).query))
     assert query == {"model": "Llama-2 70B", "dp": "16", "zero": "3", "rc": "full", "mem": "GB"}
-    assert "mem=GB" not in " ".join(mt.sizing_lines([("Q?", "A.")], "binary"))
+    assert "mem=GB" not in " ".join(mt.sizing_lines([("Q?", "A.")], {}))
 
 
 def test_memory_run_hsdp_shards_over_one_node_and_params_only_has_no_activations():

@@ -124,12 +124,14 @@ def test_schedules_keep_their_colour_between_pipeline_and_scenarios():
 
 
 HEX = re.compile(r"#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b")
+NAMED = re.compile(r"""["'](?:white|black)["']""", re.IGNORECASE)  # named colours, as values
 STYLE = {"figures/style.py", "figures/theme.py"}  # the palette and the presenter palette
 
 
 def hex_literals(text: str) -> list[str]:
-    """'#rrggbb' / '#rgb' colours in code, not in comments."""
-    return [m for line in text.splitlines() for m in HEX.findall(line.split("# ")[0])]
+    """'#rrggbb' / '#rgb' colours and the named "white" / "black" in code, not in comments."""
+    code = [line.split("# ")[0] for line in text.splitlines()]
+    return [m for line in code for pattern in (HEX, NAMED) for m in pattern.findall(line)]
 
 
 def test_no_figure_module_but_the_style_keeps_a_colour_literal():
@@ -143,3 +145,5 @@ def test_no_figure_module_but_the_style_keeps_a_colour_literal():
 
 def test_the_scan_can_fail():
     assert hex_literals('X = {"a": "#1f77b4"}\nY = "#abc"  # see #ffffff') == ["#1f77b4", "#abc"]
+    found = hex_literals('c = "white" if x else \'Black\'  # not "black"\nbg = "whiteboard"')
+    assert found == ['"white"', "'Black'"]

@@ -1,6 +1,7 @@
 """Presenter mode: every chart drawn through common.chart switches to the projector theme."""
 
 import json
+from urllib.parse import parse_qsl
 
 from streamlit.testing.v1 import AppTest
 
@@ -76,3 +77,16 @@ def test_scenario_links_keep_presenter_mode():
     at.switch_page("app_pages/scenarios.py").run()
     queries = [link.proto.query_string for link in at.get("page_link")]
     assert queries and all("present=true" in q for q in queries), queries
+
+
+def test_memory_sizing_links_keep_presenter_mode_and_bandwidth_units():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["present"] = "true"
+    at.query_params["bw"] = "GiB/s"
+    at.run()
+    at.switch_page("app_pages/memory.py").run()
+    links = [
+        part.split(")", 1)[0] for md in at.markdown for part in md.value.split("](memory?")[1:]
+    ]
+    queries = [dict(parse_qsl(link)) for link in links]
+    assert queries and all(q["present"] == "true" and q["bw"] == "GiB/s" for q in queries), links

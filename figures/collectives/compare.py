@@ -10,7 +10,7 @@ import numpy as np
 
 from core.collectives import AlgorithmRun
 from core.units import bytes_in, format_bytes, format_seconds
-from figures.style import margin
+from figures.style import COLOURS, margin
 
 SIDES = ("A", "B")
 
@@ -104,7 +104,7 @@ def versus_figure(
             },
             "annotations": notes,
             "height": 440,
-            "plot_bgcolor": "white",
+            "plot_bgcolor": COLOURS["paper"],
             "margin": margin(t=110, b=50),
         },
     }
@@ -204,12 +204,10 @@ def timing_note(link_name: str, cluster_args: dict | None) -> str:
             + "Hierarchical assumes 8 GPUs per node: turn on the two-tier cluster to change it."
         )
     return (
-        f"Same N, inputs and S as above, on the two-tier cluster ({cluster_args['gpus_per_node']} "
-        "GPUs per "
-        f"node): every message inside a node takes α + bytes / B on {link_name}; every message "
-        "leaving "
-        f"a node shares its {cluster_args['nics_per_node']} × {cluster_args['inter_link_name']} "
-        "with the "
-        "step's other leaving messages and pays the network α. A step lasts as long as its slowest "
+        "Same N, inputs and S as above, on the two-tier cluster "
+        f"({cluster_args['gpus_per_node']} GPUs per node): every message inside a node takes α + "
+        f"bytes / B on {link_name}; every message leaving a node shares its "
+        f"{cluster_args['nics_per_node']} × {cluster_args['inter_link_name']} with the step's "
+        "other leaving messages and pays the network α. A step lasts as long as its slowest "
         "message."
     )

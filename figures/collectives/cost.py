@@ -169,8 +169,8 @@ def time_vs_size_figure(
                 "text": "All-reduce time vs message size",
                 "subtitle": {
                     "text": f"N = {num_ranks}, B = "
-                    f"{format_bandwidth(bandwidth_bytes_per_s, bandwidth_system)}, "
-                    f"α = {format_seconds(latency_s)}"
+                    f"{format_bandwidth(bandwidth_bytes_per_s, bandwidth_system)}, α = "
+                    f"{format_seconds(latency_s)}"
                     + (
                         f"; ring turns bandwidth-bound at n = p·α·B = "
                         f"{format_bytes(n_star, byte_system)}"

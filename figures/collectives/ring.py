@@ -10,7 +10,7 @@ from core.collectives import CollectiveTrace, check_positive, step_times_s
 from core.units import format_bytes, format_seconds
 from figures.collectives.frames import open_at_step
 from figures.collectives.geometry import polar, ring_arcs
-from figures.style import PHASE_COLOURS, margin
+from figures.style import COLOURS, PHASE_COLOURS, margin
 
 MAX_ANIMATED_RANKS = 32
 R_INNER, R_OUTER, EXTENT, HEIGHT = 0.7, 2.3, 2.7, 720
@@ -125,7 +125,10 @@ def ring_animation_figure(
         if show_values:  # dark text on the bright (many-contribution) end of Viridis
             cells["text"] = _cell_text(trace, t)
             cells["textfont"] = {
-                "color": ["black" if c > n / 2 else "white" for c in counts[t].ravel()]
+                "color": [
+                    COLOURS["ink_dark"] if c > n / 2 else COLOURS["light_text"]
+                    for c in counts[t].ravel()
+                ]
             }
         if t == 0:
             return [cells, {"x": [], "y": []}, {"x": [], "y": []}]
@@ -152,7 +155,7 @@ def ring_animation_figure(
             "cmin": 1,
             "cmax": max(n, 2),
             "colorscale": "Viridis",
-            "line": {"width": 0.5, "color": "white"},
+            "line": {"width": 0.5, "color": COLOURS["paper"]},
             "colorbar": {
                 "title": {"text": "ranks'<br>contributions"},
                 "len": 0.6,
@@ -223,7 +226,7 @@ def ring_animation_figure(
             "margin": margin(10, 10, 90, 130),
             "xaxis": axis,
             "yaxis": {**axis, "scaleanchor": "x", "scaleratio": 1},
-            "plot_bgcolor": "white",
+            "plot_bgcolor": COLOURS["paper"],
             "updatemenus": [
                 {
                     "type": "buttons",

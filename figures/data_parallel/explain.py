@@ -20,11 +20,9 @@ def how_computed_lines(
         if proof is None
         else [
             r"**Gradient.** $\nabla L = \frac{1}{B}\sum_{i=1}^{B} \nabla\ell_i = \sum_r "
-            r"\frac{n_r}{B}\,g_r"
-            r"\;\overset{n_r = B/N}{=}\;\frac{1}{N}\sum_r g_r$, with $g_r$ rank $r$'s mean "
-            r"gradient over "
-            f"its $n_r$ samples. Measured: max |ring ÷ N − full| = {proof.ring_max_abs_diff:.1e} "
-            "over "
+            r"\frac{n_r}{B}\,g_r\;\overset{n_r = B/N}{=}\;\frac{1}{N}\sum_r g_r$, with $g_r$ rank "
+            r"$r$'s mean gradient over its $n_r$ samples. Measured: max |ring ÷ N − full| = "
+            f"{proof.ring_max_abs_diff:.1e} over "
             rf"{proof.full_grad.size} parameters; weighted $\sum_r n_r g_r / \sum_r n_r$: "
             f"{proof.weighted_max_abs_diff:.1e} (shards {'/'.join(map(str, proof.shard_sizes))})."
         ]
@@ -32,34 +30,29 @@ def how_computed_lines(
     if job is not None and step is not None:
         p, nb = step.num_gpus, len(step.bucket_bytes)
         ring = (
-            r"$t_i = 2(p-1)\,\alpha + 2\frac{p-1}{p}\frac{n_i}{B}$ (flat ring, B = the slowest "
-            "link per rank)"
+            r"$t_i = 2(p-1)\,\alpha + 2\frac{p-1}{p}\frac{n_i}{B}$ "
+            "(flat ring, B = the slowest link per rank)"
             if job.all_reduce is AllReduceKind.FLAT_RING
             else r"$t_i = \text{RS}_\text{node}(n_i) + \text{AR}_\text{nodes}(n_i/g) + "
-            r"\text{AG}_\text{node}(n_i)$ (hierarchical: only $1/g$ of each bucket crosses the "
-            r"NICs)"
+            r"\text{AG}_\text{node}(n_i)$ (hierarchical: only $1/g$ of each bucket crosses "
+            r"the NICs)"
         )
         lines += [
             rf"**Bytes.** Each rank of a ring sends $2\frac{{p-1}}{{p}}\,n$: at p = {p}, n = "
             f"{format_bytes(step.grad_bytes, units)} → "
             f"{format_bytes(step.bytes_sent_per_rank, units)}.",
-            f"**All-reduce time**, per bucket: {ring}, α the latency charged per step by the cost "
-            "model. "
-            f"Measured at p = {p}: {nb} bucket{'s' * (nb > 1)}, {format_seconds(step.comm_s)} in "
-            "all = "
-            f"{format_seconds(step.comm_latency_s)} latency + "
-            f"{format_seconds(step.comm_s - step.comm_latency_s)} bytes over "
+            f"**All-reduce time**, per bucket: {ring}, α the latency charged per step by the "
+            f"cost model. Measured at p = {p}: {nb} bucket{'s' * (nb > 1)}, "
+            f"{format_seconds(step.comm_s)} in all = {format_seconds(step.comm_latency_s)} "
+            f"latency + {format_seconds(step.comm_s - step.comm_latency_s)} bytes over "
             f"{format_bandwidth(step.bottleneck_bytes_per_s, bw_units)} ({step.bottleneck_link}).",
             r"**Compute.** $t = \frac{6\,\Psi\,T}{\text{peak} \times \text{MFU}}$, forward ⅓ and "
             f"backward ⅔: Ψ = {format_count(job.num_params)}, T = {step.tokens_per_gpu:,.0f} "
-            "tokens, MFU "
-            f"{job.mfu:.0%} → {format_seconds(step.compute_s)} ({format_seconds(step.forward_s)} + "
-            f"{format_seconds(step.backward_s)}).",
+            f"tokens, MFU {job.mfu:.0%} → {format_seconds(step.compute_s)} "
+            f"({format_seconds(step.forward_s)} + {format_seconds(step.backward_s)}).",
             r"**Overlap.** Bucket $i$ is ready at $r_i$ (gradients arrive evenly through "
-            r"backward); "
-            r"$\text{finish}_i = \max(r_i, \text{finish}_{i-1}) + t_i$; exposed = finish of the "
-            r"last "
-            f"bucket − end of backward = {format_seconds(step.exposed_comm_s)} "
+            r"backward); $\text{finish}_i = \max(r_i, \text{finish}_{i-1}) + t_i$; exposed = "
+            f"finish of the last bucket − end of backward = {format_seconds(step.exposed_comm_s)} "
             f"({format_seconds(step.hidden_comm_s)} hidden). Step = compute + exposed = "
             f"{format_seconds(step.step_s)}; efficiency = compute / step = {step.efficiency:.1%}.",
         ]

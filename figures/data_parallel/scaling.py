@@ -120,9 +120,8 @@ def step_time_figure(curve: ScalingCurve, *, title: str | None = None) -> dict:
                 "text": title
                 or f"Data parallel · N={last.num_gpus} · {curve.scaling.value} scaling",
                 "subtitle": {
-                    "text": f"at N={last.num_gpus}: step {last.step_s * 1e3:.4g} ms, "
-                    f"efficiency {last.efficiency:.0%}, "
-                    f"{last.tokens_per_s:,.0f} tokens/s"
+                    "text": f"at N={last.num_gpus}: step {last.step_s * 1e3:.4g} ms, efficiency "
+                    f"{last.efficiency:.0%}, {last.tokens_per_s:,.0f} tokens/s"
                 },
             },
             "barmode": "stack",

@@ -83,8 +83,7 @@ def fix_notes(effects: tuple[FixEffect, ...]) -> list[str]:
             )
             why.append(
                 f"overlap hides {format_seconds(e.hidden_s)} of the {format_seconds(e.comm_s)} "
-                f"all-reduce ({cap} "
-                f"{format_seconds(e.hide_cap_s)})"
+                f"all-reduce ({cap} {format_seconds(e.hide_cap_s)})"
             )
         if e.latency_change_s > 0:
             why.append(
@@ -151,17 +150,15 @@ def scenario_markdown(s: SlowerAtScale, cluster: Cluster, units: str, bw_units: 
     return "\n\n".join(
         [
             f"{format_count(j.num_params)} parameters, fp32 gradients "
-            f"({format_bytes(j.grad_bytes, units)}), "
-            f"{j.tokens_per_gpu:,.0f} tokens per GPU, one all-reduce after backward, on nodes of "
-            f"{cluster.gpus_per_node}× {cluster.gpu.name} ({cluster.intra_link.name}) with "
-            f"{cluster.nics_per_node}× {cluster.inter_link.name} per node.",
+            f"({format_bytes(j.grad_bytes, units)}), {j.tokens_per_gpu:,.0f} tokens per GPU, one "
+            f"all-reduce after backward, on nodes of {cluster.gpus_per_node}× {cluster.gpu.name} "
+            f"({cluster.intra_link.name}) with {cluster.nics_per_node}× "
+            f"{cluster.inter_link.name} per node.",
             "\n".join(table),
-            f"The ring leaves {small.bottleneck_link} for **{large.bottleneck_link}**: every rank "
-            "still sends "
-            f"about twice the gradient, through a link {s.bandwidth_drop:.3g}× slower. Each fix, "
-            "applied at "
-            f"{large.num_gpus} GPUs (the setup is fixed; the bucketing fix uses the page's bucket "
-            "size):",
+            f"The ring leaves {small.bottleneck_link} for **{large.bottleneck_link}**: every "
+            f"rank still sends about twice the gradient, through a link {s.bandwidth_drop:.3g}× "
+            f"slower. Each fix, applied at {large.num_gpus} GPUs (the setup is fixed; the "
+            "bucketing fix uses the page's bucket size):",
             "\n".join(fix_notes(fix_effects(s))),
         ]
     )

@@ -59,8 +59,7 @@ def compare_summary(
         used, ok = r.total_bytes + reserve_bytes, fits(r.total_bytes, capacity_bytes, reserve_bytes)
         return (
             f"**{name}** ({layout_label(r)}) {'fits' if ok else '**does not fit (OOM)**'}: "
-            f"{b_(used)}, "
-            f"{b_(abs(capacity_bytes - used))} {'to spare' if ok else 'over'}"
+            f"{b_(used)}, {b_(abs(capacity_bytes - used))} {'to spare' if ok else 'over'}"
         )
 
     rows = [

@@ -65,12 +65,9 @@ def how_computed_blocks(
     n_d = chosen.layout.shard_degree or chosen.layout.dp
     text = [
         f"**Model states** (ZeRO paper, Sec. 5; recipe {rec.label} = {w} weights + "
-        f"{g} "
-        f"gradients + {o} optimizer bytes per parameter). Ψ = parameters on the fullest GPU after "
-        "TP and PP "
-        "(Megatron: layers / PP, weight matrices / TP, embedding on the first stage, head on the "
-        "last); "
-        f"N_d = sharding degree = {n_d:,}.",
+        f"{g} gradients + {o} optimizer bytes per parameter). Ψ = parameters on the fullest GPU "
+        "after TP and PP (Megatron: layers / PP, weight matrices / TP, embedding on the first "
+        f"stage, head on the last); N_d = sharding degree = {n_d:,}.",
         "",
         "| stage | PyTorch | model states per GPU | Ψ | = this run |",
         "|---|---|---|---|---|",
@@ -88,18 +85,14 @@ def how_computed_blocks(
         form = activation_formula(tr.recompute, tr.flash_attention, par.sequence_parallel)
         blocks += [
             "**Activations** per layer and micro-batch (Korthikanti et al. 2022, Table 2: 2-byte "
-            "values, "
-            f"1-byte dropout masks; s = {tr.seq_len:,}, b = {par.micro_batch}, "
+            f"values, 1-byte dropout masks; s = {tr.seq_len:,}, b = {par.micro_batch}, "
             + (f"h = {model.hidden_size:,}, a = {model.num_heads}, " if model is not None else "")
-            + f"t = {par.tp}"
-            f"{', flash attention drops 5as/ht' if tr.flash_attention else ''}):",
+            + f"t = {par.tp}{', flash attention drops 5as/ht' if tr.flash_attention else ''}):",
             f"$$ {form} = {f'{chosen.layer_activation_bytes:,.0f}'.replace(',', '{,}')}\\ "
             f"\\text{{B}} $$",
-            f"× {chosen.layers_in_flight:g} layers in flight on stage {chosen.stage} (1F1B: (PP − "
-            "r) "
-            f"micro-batches × L / PP layers) + {chosen.extra_activation_bytes:,.0f} B of embedding "
-            "/ logits "
-            f"= **{b(chosen.activations_bytes)}**.",
+            f"× {chosen.layers_in_flight:g} layers in flight on stage {chosen.stage} (1F1B: (PP "
+            f"− r) micro-batches × L / PP layers) + {chosen.extra_activation_bytes:,.0f} B of "
+            f"embedding / logits = **{b(chosen.activations_bytes)}**.",
         ]
     d, z3 = comm
     ratio = f" = {z3.total_bytes / d.total_bytes:.2g}× DDP" if d.total_bytes else ""
@@ -110,9 +103,9 @@ def how_computed_blocks(
     )
     if gather_bytes:
         traffic += (
-            f"\nZeRO-3 / FULL_SHARD pays by all-gathering each layer's weights ({b(gather_bytes)}) "
-            "before "
-            "its forward and again before its backward (3Ψ elements per step)."
+            "\nZeRO-3 / FULL_SHARD pays by all-gathering each layer's weights "
+            f"({b(gather_bytes)}) before its forward and again before its backward (3Ψ elements "
+            "per step)."
         )
     return blocks + [traffic]
 
@@ -151,31 +144,25 @@ def sizing_questions(
     return [
         (
             "How much memory do a 70B model's states need at 16 bytes/param?",
-            f"70e9 × 16 B = **{both(model_state_bytes_per_gpu(70e9, 1, 0).total_bytes)}**; Llama-2 "
-            "70B's "
-            f"exact {m70.num_params:,} parameters × 16 B = "
+            f"70e9 × 16 B = **{both(model_state_bytes_per_gpu(70e9, 1, 0).total_bytes)}**; "
+            f"Llama-2 70B's exact {m70.num_params:,} parameters × 16 B = "
             f"**{both(model_state_bytes_per_gpu(m70.num_params, 1, 0).total_bytes)}**, before "
-            "activations, "
-            "buffers and fragmentation.",
+            "activations, buffers and fragmentation.",
         ),
         (
             f"Does ZeRO-3 over 16 × {card} fit Llama-2 70B?",
             f"16 Ψ / 16 = Ψ bytes = **{b(r70.states_bytes)}** of model states per GPU. Full "
-            f"recompute at {seq_len:,} "
-            f"tokens adds {b(r70.activations_bytes)} of activations, the reserve {b(reserve)}: "
-            f"{verdict(r70)}. "
-            f"Without recompute (flash attention still on): {verdict(r70_none)}.",
+            f"recompute at {seq_len:,} tokens adds {b(r70.activations_bytes)} of activations, "
+            f"the reserve {b(reserve)}: {verdict(r70)}. Without recompute (flash attention still "
+            f"on): {verdict(r70_none)}.",
         ),
         (
             f"Does a 13B model train on {card} cards under DDP, and under FULL_SHARD?",
-            f"DDP: 16 Ψ = {b(ddp13.states_bytes)} of states per GPU → {verdict(ddp13)}. FULL_SHARD "
-            "over 8: "
-            f"{b(z3_13.states_bytes)} of states → {verdict(z3_13)}. The price: before each of the "
-            f"{m13.num_layers} "
-            "layers' forward, and again before its backward, every GPU all-gathers that layer's "
-            "weights "
+            f"DDP: 16 Ψ = {b(ddp13.states_bytes)} of states per GPU → {verdict(ddp13)}. "
+            f"FULL_SHARD over 8: {b(z3_13.states_bytes)} of states → {verdict(z3_13)}. The "
+            f"price: before each of the {m13.num_layers} layers' forward, and again before its "
+            "backward, every GPU all-gathers that layer's weights "
             f"({b(layer_allgather_bytes(m13))}), so each GPU sends {b(c3.total_bytes)} per step "
-            "instead of DDP's "
-            f"{b(c0.total_bytes)} ({c3.total_bytes / c0.total_bytes:.2g}×).",
+            f"instead of DDP's {b(c0.total_bytes)} ({c3.total_bytes / c0.total_bytes:.2g}×).",
         ),
     ]

@@ -88,27 +88,30 @@ def configs(run: Run, lay: Split):
         recipe=recipe,
         recompute=rc,
         flash_attention=flash,
-        memory_headroom=0.05,  # the page's default reserve
+        memory_headroom=run.reserve_pct / 100,  # the page's reserve slider
     )
 
 
-def _capacity(run: Run) -> tuple[float, float]:
+def _capacity(run: Run, tr: Training) -> tuple[float, float]:
+    """HBM of one GPU and the part of it the run keeps free (its Training's headroom)."""
     cap = GPU_PRESETS[run.gpu].hbm_bytes
-    return cap, cap * run.reserve_pct / 100
+    return cap, cap * tr.memory_headroom
 
 
 def compare(run: Run, a: Split, b: Split) -> dict:
     """Layouts A and B of one run: chart, B's metrics and verdict."""
-    model, (cap, reserve) = model_of(run), _capacity(run)
-    ra, rb = (cm.memory_per_gpu(model, *configs(run, lay)) for lay in (a, b))
+    model, ca, cb = model_of(run), configs(run, a), configs(run, b)
+    cap, reserve = _capacity(run, ca[1])
+    ra, rb = cm.memory_per_gpu(model, *ca), cm.memory_per_gpu(model, *cb)
     return fm.compare_layouts(ra, rb, cap, reserve, run.units, run.gpu)
 
 
 def compute(run: Run, lay: Split) -> dict:
     """Every number and figure of the page for one setting (plain values in, plain data out)."""
-    model, (cap, reserve), units, recipe = model_of(run), _capacity(run), run.units, run.recipe
+    model, units, recipe = model_of(run), run.units, run.recipe
     dp, tp, pp, zero = lay.dp, lay.tp, lay.pp, lay.zero
     par, tr = configs(run, lay)
+    cap, reserve = _capacity(run, tr)
     z, nd = par.zero_stage, par.shard_degree or dp
     res = cm.memory_by_zero_stage(model, par, tr)
     ch, shaped = res[z], isinstance(model, ModelSpec)

@@ -53,12 +53,10 @@ def compare_caption(query: dict[str, str]) -> str:
     here = {**query, "cmp": "true", "b_dp": "4", "b_tp": "2", "b_zero": "1"}
     return (
         "B shares A's model, recipe, GPU, reserve, sequence length and flash attention: one run, "
-        "two "
-        "layouts. B starts at DP 8 with ZeRO-1 (A's default layout, the other ZeRO stage): no "
-        "weight "
-        "all-gathers, but every GPU keeps whole weights and gradients. "
-        f"[Try B = TP 2 × DP 4, ZeRO-1 with this A](memory?{urlencode(here, quote_via=quote)}): TP "
-        "halves the weights per GPU instead."
+        "two layouts. B starts at DP 8 with ZeRO-1 (A's default layout, the other ZeRO stage): "
+        "no weight all-gathers, but every GPU keeps whole weights and gradients. [Try B = TP 2 × "
+        f"DP 4, ZeRO-1 with this A](memory?{urlencode(here, quote_via=quote)}): TP halves the "
+        "weights per GPU instead."
     )
 
 
@@ -69,12 +67,13 @@ def single_stage(label: str) -> str:
     )
 
 
-def sizing_lines(questions: list[tuple[str, str]], units: str) -> list[str]:
-    """Each sizing question with its computed answer and a link opening its setting."""
-    extra = {"mem": "GB"} if units == "decimal" else {}
+def sizing_lines(questions: list[tuple[str, str]], settings: dict[str, str]) -> list[str]:
+    """Each sizing question with its computed answer and a link opening its setting; `settings`
+    are the URL parameters of the global settings (units, presenter mode) the link keeps.
+    """
     return [
-        f"**{question}** {answer} "
-        f"[Open this setting ↗](memory?{urlencode(q | extra, quote_via=quote)})"
+        f"**{question}** {answer} [Open this setting "
+        f"↗](memory?{urlencode(q | settings, quote_via=quote)})"
         for (question, answer), q in zip(questions, SEEDS)
     ]
 
@@ -87,13 +86,9 @@ def takeaway(out: dict, units: str) -> str:
 
     return (
         f"Sharding cuts the model states per GPU from {b(out['states'][0])} (DDP) to "
-        f"{b(out['states'][3])} "
-        f"(ZeRO-3 over {out['nd']:,}), and TP × PP divide them too. The "
-        f"{b(out['ch'].activations_bytes)} of "
-        "activations "
-        "do not shrink with DP at all: only TP + sequence parallel, PP, recompute, flash attention "
-        "and a "
-        "smaller micro-batch cut them."
+        f"{b(out['states'][3])} (ZeRO-3 over {out['nd']:,}), and TP × PP divide them too. The "
+        f"{b(out['ch'].activations_bytes)} of activations do not shrink with DP at all: only TP "
+        "+ sequence parallel, PP, recompute, flash attention and a smaller micro-batch cut them."
     )
 
 

@@ -52,7 +52,7 @@ def gantt_figure(
                     ),
                     "marker": {
                         "color": shade(KIND_COLOURS[kind], chunk, v),
-                        "line": {"width": 0.5 if label else 0, "color": "white"},
+                        "line": {"width": 0.5 if label else 0, "color": COLOURS["paper"]},
                     },
                     "customdata": np.column_stack(
                         [ops.stage[sel], ops.microbatch[sel], start, end]
@@ -86,7 +86,11 @@ def _labels(result: PipelineResult) -> list[dict]:
     y = ops.rank[wide] + np.where(pair, np.where(kind == 0, -0.2, 0.2), 0.0)
     light = 0.55 * ops.chunk[wide] / max(result.num_chunks - 1, 1) > 0.3  # see shade()
     size = np.where(pair, 9, 10).tolist() if pair.any() else 10
-    color = np.where(light, COLOURS["ink"], "white").tolist() if light.any() else "white"
+    color = (
+        np.where(light, COLOURS["ink"], COLOURS["light_text"]).tolist()
+        if light.any()
+        else COLOURS["light_text"]
+    )
     return [
         {
             "type": "scatter",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.pipeline import BubbleSweep, PipelineResult
-from figures.style import bottom_legend, margin, schedule_colour
+from figures.style import COLOURS, bottom_legend, margin, schedule_colour
 
 
 def bubble_vs_m_figure(
@@ -73,7 +73,7 @@ def bubble_vs_m_figure(
                 "name": f"this run (M={here[0]})",
                 "x": [here[0]],
                 "y": [here[1]],
-                "marker": {"color": "black", "size": 16, "symbol": "star"},
+                "marker": {"color": COLOURS["ink_dark"], "size": 16, "symbol": "star"},
                 "hovertemplate": "this run<br>M=%{x}: %{y:.2%}<extra></extra>",
             }
         )

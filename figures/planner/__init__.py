@@ -2,8 +2,6 @@
 comparison; the table rows and the words around them.
 """
 
-# The page's picks are domain decisions (core.planner.picks); re-exported here until
-# app_pages/planner.py imports them from core.planner.
 from figures.planner.charts import breakdown_figure, compare_figure, layout_figure, memory_figure
 from figures.planner.cluster import COLOUR_BY, MAX_NODES_DRAWN, bare_cluster_figure, cluster_figure
 from figures.planner.explain import (

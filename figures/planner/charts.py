@@ -28,9 +28,9 @@ def memory_figure(ev: Evaluation, units: str = "binary") -> dict:
         "text": "Memory per GPU, by pipeline stage",
         "subtitle": {
             "text": (
-                f"{_label(ev)}<br>{ev.model.name} · {t.recipe}, recompute {t.recompute} · reserve "
-                "= "
-                f"{t.memory_headroom:.0%} headroom · {'fits' if ev.fits else 'does NOT fit'}"
+                f"{_label(ev)}<br>{ev.model.name} · {t.recipe}, recompute {t.recompute} · "
+                f"reserve = {t.memory_headroom:.0%} headroom · "
+                f"{'fits' if ev.fits else 'does NOT fit'}"
             )
         },
     }

@@ -83,10 +83,9 @@ def cluster_figure(
             ys.append(y0 - g // cols - 0.5)
     spans = placement.spans
     hover = [
-        f"rank {r} · node {r // gpn}, GPU {r % gpn}<br>dp {coords['dp'][r]} · pp {coords['pp'][r]} "
-        "· "
-        f"tp {coords['tp'][r]}<br>{COLOUR_BY[colour_by]} {ids[r]}"
-        f"{' — crosses a node boundary' if crossing[r] else ''}"
+        f"rank {r} · node {r // gpn}, GPU {r % gpn}<br>dp {coords['dp'][r]} · pp "
+        f"{coords['pp'][r]} · tp {coords['tp'][r]}<br>{COLOUR_BY[colour_by]} "
+        f"{ids[r]}{' — crosses a node boundary' if crossing[r] else ''}"
         for r in range(n)
     ]
     across = per_row * (cols + gap)
@@ -118,8 +117,7 @@ def cluster_figure(
     more = f" (nodes 0–{shown - 1} of {c.num_nodes} drawn)" if shown < c.num_nodes else ""
     title = (
         f"{c.num_nodes} nodes × {gpn} {c.gpu.name} · DP {d.dp} × PP {d.pp} × TP {d.tp}, order "
-        f"{d.order}"
-        f" · coloured by {COLOUR_BY[colour_by]}{more}"
+        f"{d.order} · coloured by {COLOUR_BY[colour_by]}{more}"
     )
     sub = (
         f"{span.crossing_groups} of {span.num_groups} {colour_by.upper()} groups cross a node "
@@ -141,7 +139,7 @@ def cluster_figure(
             "width": width_px,
             "xaxis": {"visible": False, "range": [-0.5, across]},
             "yaxis": {"visible": False, "scaleanchor": "x"},
-            "plot_bgcolor": "white",
+            "plot_bgcolor": COLOURS["paper"],
             "margin": {"l": 10, "r": 10, "t": 80, "b": 10},
             "hovermode": "closest",
         },

@@ -22,27 +22,24 @@ def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
     attn = 12 * L * m.q_width * s
     spans = ev.spans
     lines = [
-        "**FLOPs (PaLM App. B).** Model FLOPs per token = 6N + 12·L·(a·d_head)·s, N "
-        "= "
-        f"{m.matmul_params:,} matmul weights: 6N = {format_flops(6 * m.matmul_params)}, attention "
-        f"12·{L}·{m.q_width}·{s:,} = {format_flops(attn)}; × B·s = {B:,} × {s:,} tokens → "
-        f"**F_model = {format_flops(ev.model_flops)}** per step.",
+        "**FLOPs (PaLM App. B).** Model FLOPs per token = 6N + 12·L·(a·d_head)·s, N = "
+        f"{m.matmul_params:,} matmul weights: 6N = {format_flops(6 * m.matmul_params)}, "
+        f"attention 12·{L}·{m.q_width}·{s:,} = {format_flops(attn)}; × B·s = {B:,} × {s:,} "
+        f"tokens → **F_model = {format_flops(ev.model_flops)}** per step.",
         f"Hardware FLOPs add the recompute ({t.recompute}): **F_hw = "
-        f"{format_flops(ev.hardware_flops)}** "
-        f"(×{ev.hardware_flops / ev.model_flops:.3f}; full recompute of a GPT shape is Narayanan "
-        "et al. "
-        "2021 Eq. 3, the 96 B s l h² form, versus 72 without).",
+        f"{format_flops(ev.hardware_flops)}** (×{ev.hardware_flops / ev.model_flops:.3f}; full "
+        "recompute of a GPT shape is Narayanan et al. 2021 Eq. 3, the 96 B s l h² form, versus "
+        "72 without).",
         "",
-        f"**MFU** = F_model / (GPUs × dense peak × step) = {format_flops(ev.model_flops)} / ({n:,} "
-        "× "
-        f"{format_flops(peak)}/s × {format_seconds(ev.step_time_s)}) = **{ev.mfu:.1%}**; **HFU** "
-        "uses F_hw: "
-        f"**{ev.hfu:.1%}**. MFU does not reward recomputation; HFU does.",
+        f"**MFU** = F_model / (GPUs × dense peak × step) = {format_flops(ev.model_flops)} / "
+        f"({n:,} × {format_flops(peak)}/s × {format_seconds(ev.step_time_s)}) = "
+        f"**{ev.mfu:.1%}**; **HFU** uses F_hw: **{ev.hfu:.1%}**. MFU does not reward "
+        "recomputation; HFU does.",
         "",
-        f"**Step time** = simulated pipeline makespan of {M} micro-batches (B / (DP × mb) = {B:,} "
-        f"/ ({lay.dp} × "
-        f"{mb})) on the slowest stage + exposed DP sync + optimizer. Per micro-batch t_F = "
-        f"{format_seconds(st.forward_s)}, t_B = {format_seconds(st.backward_s)}.",
+        f"**Step time** = simulated pipeline makespan of {M} micro-batches (B / (DP × mb) = "
+        f"{B:,} / ({lay.dp} × {mb})) on the slowest stage + exposed DP sync + optimizer. Per "
+        f"micro-batch t_F = {format_seconds(st.forward_s)}, t_B = "
+        f"{format_seconds(st.backward_s)}.",
         "",
         "| part | how | value | share |",
         "|---|---|---|---|",
@@ -69,8 +66,7 @@ def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
             "exposed TP",
             f"{M} × {L // lay.pp} layers × all-reduces of b·s·h·2 B = "
             f"{format_bytes(mb * s * m.hidden_size * 2, units)} over TP={lay.tp} on "
-            f"{spans['tp'].link} "
-            f"(ring: 2(t−1)/t × bytes / bw)",
+            f"{spans['tp'].link} (ring: 2(t−1)/t × bytes / bw)",
             bd.tp_s,
             ev,
         ),
@@ -118,18 +114,14 @@ def exercise_markdown(good: Evaluation, bad: Evaluation, link: str) -> str:
     t = good.training
     return (
         f"{good.model.name}, batch {t.global_batch}, {t.recompute} recompute, "
-        f"{good.cluster.gpu.name}. "
-        f"[**TP = {good.layout.tp} inside each node's {good.spans['tp'].link}, PP = "
-        f"{good.layout.pp} "
-        f"across**]({link}): step {format_seconds(good.step_time_s)}, exposed TP "
-        f"{format_seconds(good.breakdown.tp_s)}. [**Same layout, TP across nodes** (order "
+        f"{good.cluster.gpu.name}. [**TP = {good.layout.tp} inside each node's "
+        f"{good.spans['tp'].link}, PP = {good.layout.pp} across**]({link}): step "
+        f"{format_seconds(good.step_time_s)}, exposed TP {format_seconds(good.breakdown.tp_s)}. "
+        "[**Same layout, TP across nodes** (order "
         f"{bad.layout.order})]({link}&order={bad.layout.order}): step "
-        f"{format_seconds(bad.step_time_s)}, "
-        f"exposed TP {format_seconds(bad.breakdown.tp_s)} — "
-        f"{bad.step_time_s / good.step_time_s:.2f}× the "
-        f"step, because every layer's all-reduces now cross {bad.spans['tp'].link}. Each link "
-        "opens both "
-        "breakdowns side by side."
+        f"{format_seconds(bad.step_time_s)}, exposed TP {format_seconds(bad.breakdown.tp_s)} — "
+        f"{bad.step_time_s / good.step_time_s:.2f}× the step, because every layer's all-reduces "
+        f"now cross {bad.spans['tp'].link}. Each link opens both breakdowns side by side."
     )
 
 
@@ -159,8 +151,8 @@ def headline_metrics(
             "Memory per GPU (fullest)",
             b(ev.memory.total_bytes),
             f"{'fits' if ev.fits else 'OVER'} {b(ev.capacity_bytes)}",
-            f"{ev.training.memory_headroom:.0%} of HBM "
-            "kept free for CUDA context, NCCL buffers and fragmentation",
+            f"{ev.training.memory_headroom:.0%} of HBM kept free for CUDA context, NCCL buffers "
+            "and fragmentation",
         ),
     ]
 
@@ -172,12 +164,10 @@ def no_layout_message(result: SearchResult, num_gpus: int, model_name: str) -> s
     counts = Counter(r.rule for r in result.rejected)
     rules = ", ".join(f"{rule} ({n:,})" for rule, n in counts.most_common())
     return (
-        f"No layout of {num_gpus:,} GPUs runs {model_name}: every one breaks a rule — {rules}; the "
-        "table "
-        "below gives each reason. Memory: add nodes, recompute, shard with ZeRO or shrink the "
-        "micro-batch. "
-        "Splits: choose a GPU count whose DP × TP × PP factors divide the batch, the heads and the "
-        "layers."
+        f"No layout of {num_gpus:,} GPUs runs {model_name}: every one breaks a rule — {rules}; "
+        "the table below gives each reason. Memory: add nodes, recompute, shard with ZeRO or "
+        "shrink the micro-batch. Splits: choose a GPU count whose DP × TP × PP factors divide "
+        "the batch, the heads and the layers."
     )
 
 
@@ -195,7 +185,6 @@ def takeaway_text(result: SearchResult) -> str:
     if boring is best:
         return rule + f"Here that rule gives **{boring.layout.label}**, which is also the fastest."
     return rule + (
-        f"Here that rule gives **{boring.layout.label}**, {result.boring_slowdown:.0%} slower than "
-        "the "
-        f"fastest, **{best.layout.label}**: the search earns its keep."
+        f"Here that rule gives **{boring.layout.label}**, {result.boring_slowdown:.0%} slower "
+        f"than the fastest, **{best.layout.label}**: the search earns its keep."
     )

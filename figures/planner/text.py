@@ -21,8 +21,8 @@ RULES = {
     k: k for k in ("all", "ranked", "memory", "model split", "batch", "TP crosses node", "schedule")
 }
 QUESTION = (
-    "Given a model, a cluster and a batch, which "
-    "parallel layout trains fastest, and why — how many GPUs, mapped how, and does it fit?"
+    "Given a model, a cluster and a batch, which parallel layout trains fastest, and why — how "
+    "many GPUs, mapped how, and does it fit?"
 )
 HELP = {
     "nics": "At most one per GPU.",
@@ -35,16 +35,16 @@ ORDERS = {o: o for o in LAYOUT_ORDERS}  # innermost first
 ZEROS = {str(k): v.label for k, v in ZERO_STAGES.items()}  # URL value zero=0..3
 CUSTOM = "Custom layout (used when Layout drawn = custom; a table row click fills it in)"
 NO_LAYOUT = (
-    "no layout drawn: the rule is named above; the table "
-    "below lists every layout and why it runs or not"
+    "no layout drawn: the rule is named above; the table below lists every layout and why it "
+    "runs or not"
 )
 NOTHING_TO_COMPARE = "Nothing to compare: with TP = 1 or one node TP has nowhere else to go."
 GANTT = "Show this layout's pipeline, simulated (Gantt)"
 CALIBRATION_COLUMNS = {"error": ("error", "percent", None)}
 CALIBRATION = (
     "The same step-time model, one set of efficiencies, against Megatron-LM's published weak "
-    "scaling "
-    "(Narayanan et al. 2021 Table 1, Selene A100s; TFLOP/s per GPU in their Eq. 3 convention)."
+    "scaling (Narayanan et al. 2021 Table 1, Selene A100s; TFLOP/s per GPU in their Eq. 3 "
+    "convention)."
 )
 # The seeds' placement exercise on the default cluster (8 x 8 H100, NVLink 4 inside, NDR between).
 EXERCISE = dict(
@@ -77,8 +77,7 @@ def drawn_caption(ev: Evaluation, result: SearchResult) -> str:
     """Which layout the page draws, out of how many the search ran and rejected."""
     return (
         f"Drawn: **{ev.layout.label}** · {len(result.ranked):,} layouts run, "
-        f"{len(result.rejected):,} "
-        "rejected."
+        f"{len(result.rejected):,} rejected."
     )
 
 
@@ -152,8 +151,7 @@ def table_columns(units: str) -> dict[str, tuple[str, str | None, str]]:
 def table_caption(rows: int) -> str:
     return (
         f"Click a row to draw it. First {rows} rows of the filter; status is ok or the rule a "
-        "layout breaks; a "
-        "rejected row with blank ZeRO and mb stands for every value of them."
+        "layout breaks; a rejected row with blank ZeRO and mb stands for every value of them."
     )
 
 
@@ -198,9 +196,8 @@ def self_checks() -> list[dict]:
             question="8 nodes × 8 GPUs, TP = 8, PP = 8, order pp-tp-dp (PP innermost): how many "
             "of the 8 TP groups cross a node boundary?",
             answer=span.crossing_groups,
-            explanation="PP stride 1 "
-            f"puts 8 stages on a node, so each TP group takes one GPU on each of "
-            f"{span.nodes_per_group} nodes.",
+            explanation="PP stride 1 puts 8 stages on a node, so each TP group takes one GPU on "
+            f"each of {span.nodes_per_group} nodes.",
         ),
     ]
 

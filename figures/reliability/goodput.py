@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from core.reliability import GoodputCurve, MonteCarloGoodput, Waste
 from core.units import format_seconds
 from figures.reliability.axes import base_layout, time_axis
-from figures.style import RELIABILITY_COLOURS
+from figures.style import COLOURS, RELIABILITY_COLOURS
 
 
 def _params(curve: GoodputCurve) -> str:
     p = curve.optimum
     return (
-        f"checkpoint δ = {format_seconds(p.checkpoint_s)}, "
-        f"restart R = {format_seconds(p.restart_s)}, job MTBF M = {format_seconds(p.mtbf_s)}"
+        f"checkpoint δ = {format_seconds(p.checkpoint_s)}, restart R = "
+        f"{format_seconds(p.restart_s)}, job MTBF M = {format_seconds(p.mtbf_s)}"
     )
 
 
@@ -66,7 +66,7 @@ def goodput_figure(
                     "symbol": symbol,
                     "size": 14,
                     "color": RELIABILITY_COLOURS[key],
-                    "line": {"width": 1, "color": "white"},
+                    "line": {"width": 1, "color": COLOURS["paper"]},
                 },
                 "hovertemplate": f"{label}<br>interval {format_seconds(w.interval_s)}"
                 "<br>goodput %{y:.3%}<extra></extra>",
@@ -100,9 +100,9 @@ def goodput_figure(
                     [m.num_runs, m.intervals_per_run, m.failures_per_run] for m in monte_carlo
                 ],
                 "marker": {"color": RELIABILITY_COLOURS["mc"], "size": 8, "symbol": "circle-open"},
-                "hovertemplate": "Monte Carlo: %{customdata[0]} runs × %{customdata[1]} intervals"
-                "<br>%{customdata[2]:.1f} failures per run"
-                "<br>goodput %{y:.2%}<extra></extra>",
+                "hovertemplate": "Monte Carlo: %{customdata[0]} runs × %{customdata[1]} "
+                "intervals<br>%{customdata[2]:.1f} failures per run<br>goodput "
+                "%{y:.2%}<extra></extra>",
             }
         )
     extra = [m.interval_s for m in monte_carlo] + ([chosen.interval_s] if chosen else [])

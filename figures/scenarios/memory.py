@@ -28,50 +28,41 @@ def sizing_text(s: Sizing, units: str) -> Walkthrough:
         ),
         steps=(
             f"**Model states.** Training keeps {s.bytes_per_param} bytes per parameter: 2 (bf16 "
-            "weights) + 2 "
-            "(gradients) + 12 (fp32 master copy, momentum, variance). "
-            f"{format_count(s.num_params)} × "
-            f"{s.bytes_per_param} B = **{b(s.states_bytes)}**, {s.states_bytes / cap:.3g}× one "
-            "GPU's HBM — "
-            "before a single activation is stored.",
+            "weights) + 2 (gradients) + 12 (fp32 master copy, momentum, variance). "
+            f"{format_count(s.num_params)} × {s.bytes_per_param} B = **{b(s.states_bytes)}**, "
+            f"{s.states_bytes / cap:.3g}× one GPU's HBM — before a single activation is stored.",
             f"**Shard them: ZeRO-3 over {n} GPUs.** FULL_SHARD splits weights, gradients and "
-            "optimizer state "
-            f"alike: 16 Ψ / {n} = **{b(s.states_per_gpu_bytes)} per GPU** of {b(cap)}. {s.model} "
-            "has "
-            f"{s.model_params:,} parameters exactly: {b(s.model_states_per_gpu_bytes)}.",
-            f"**Activations come on top.** One sequence of {SEQ:,} tokens, flash attention, every "
-            "layer's "
-            f"activations stored: **+{b(none)}**, {b(s.used_bytes('none'))} per GPU with the "
-            f"{b(s.reserve_bytes)} reserve — {verdict(s.fits('none'))}. Selective recompute saves "
-            "nothing "
-            "here: it drops the s² attention scores, which flash attention never stores."
+            f"optimizer state alike: 16 Ψ / {n} = **{b(s.states_per_gpu_bytes)} per GPU** of "
+            f"{b(cap)}. {s.model} has {s.model_params:,} parameters exactly: "
+            f"{b(s.model_states_per_gpu_bytes)}.",
+            f"**Activations come on top.** One sequence of {SEQ:,} tokens, flash attention, "
+            f"every layer's activations stored: **+{b(none)}**, {b(s.used_bytes('none'))} per "
+            f"GPU with the {b(s.reserve_bytes)} reserve — {verdict(s.fits('none'))}. Selective "
+            "recompute saves nothing here: it drops the s² attention scores, which flash "
+            "attention never stores."
             if acts["selective"] == none
             else f"**Activations come on top.** +{b(none)} with every layer stored, {same} with "
             "selective recompute.",
             "**Activation checkpointing.** Full recompute keeps only each layer's input "
-            f"({b(acts['full'])}) "
-            f"and recomputes the rest during backward: {b(s.used_bytes('full'))} per GPU — "
-            f"{verdict(s.fits('full'))}"
+            f"({b(acts['full'])}) and recomputes the rest during backward: "
+            f"{b(s.used_bytes('full'))} per GPU — {verdict(s.fits('full'))}"
             + (f", {b(margin)} to spare" if margin >= 0 else "")
             + f" — for **+{pct(s.extra_compute['full'])} compute** per step (one extra forward).",
         ),
         takeaway=(
             f"16 bytes per parameter turns {format_count(s.num_params)} parameters into "
-            f"{b(s.states_bytes)}. "
-            f"ZeRO-3 over {n} GPUs brings the states to {b(s.states_per_gpu_bytes)} per GPU; the "
-            "activations are what sharding does not touch, and checkpointing trades them for "
-            f"{pct(s.extra_compute['full'])} more compute."
+            f"{b(s.states_bytes)}. ZeRO-3 over {n} GPUs brings the states to "
+            f"{b(s.states_per_gpu_bytes)} per GPU; the activations are what sharding does not "
+            f"touch, and checkpointing trades them for {pct(s.extra_compute['full'])} more "
+            "compute."
         ),
         how=(
-            "States: `core.memory.model_state_bytes_per_gpu` (ZeRO paper Sec. 3.1 and 5: 2Ψ + 2Ψ + "
-            "12Ψ, "
-            "each sharded from stage 3, 2, 1 on). Activations: `core.memory.memory_per_gpu` with "
-            "Korthikanti et al. 2022 Table 2 per layer × layers in flight (micro-batch 1, s = "
-            f"{SEQ}, flash "
-            "attention; full recompute keeps 2·s·b·h per layer). Extra compute: a second forward "
-            "of every "
-            "layer over 6N + attention FLOPs per token. Reserve: 5 % of HBM, the memory page's "
-            "default."
+            "States: `core.memory.model_state_bytes_per_gpu` (ZeRO paper Sec. 3.1 and 5: 2Ψ + 2Ψ "
+            "+ 12Ψ, each sharded from stage 3, 2, 1 on). Activations: "
+            "`core.memory.memory_per_gpu` with Korthikanti et al. 2022 Table 2 per layer × "
+            f"layers in flight (micro-batch 1, s = {SEQ}, flash attention; full recompute keeps "
+            "2·s·b·h per layer). Extra compute: a second forward of every layer over 6N + "
+            "attention FLOPs per token. Reserve: 5 % of HBM, the memory page's default."
         ),
         question=f"ZeRO-3 over {n2} GPUs instead: model states per GPU of the "
         f"{format_count(s.num_params)} model",
@@ -105,45 +96,38 @@ def sharding_text(s: Sharding, units: str) -> Walkthrough:
         title=f"5 · DDP vs FSDP for {s.model}",
         intro=(
             f"{s.num_params:,} parameters on {s.dp} × {GPU} "
-            f"({format_bytes(s.capacity_bytes, 'decimal')}), "
-            f"mixed-precision Adam, one sequence of {SEQ:,} tokens per GPU, flash attention."
+            f"({format_bytes(s.capacity_bytes, 'decimal')}), mixed-precision Adam, one sequence "
+            f"of {SEQ:,} tokens per GPU, flash attention."
         ),
         steps=(
             f"**DDP replicates everything.** 16 B × Ψ = {b(d.states_bytes)} of model states on "
-            "every GPU, + "
-            f"{b(d.activations_bytes)} activations = **{b(d.total_bytes + s.reserve_bytes)}** with "
-            "the reserve: "
-            f"{verdict(s.fits(d))} — on any number of GPUs, since DDP adds replicas, not room.",
+            f"every GPU, + {b(d.activations_bytes)} activations = "
+            f"**{b(d.total_bytes + s.reserve_bytes)}** with the reserve: {verdict(s.fits(d))} — "
+            "on any number of GPUs, since DDP adds replicas, not room.",
             f"**FSDP FULL_SHARD (= ZeRO-3) over {s.dp}.** Each GPU keeps 1/{s.dp} of weights, "
-            "gradients and "
-            f"optimizer state: {b(f.states_bytes)}, + {b(f.activations_bytes)} activations = "
-            f"**{b(f.total_bytes + s.reserve_bytes)}**: {verdict(s.fits(f))}.",
+            f"gradients and optimizer state: {b(f.states_bytes)}, + {b(f.activations_bytes)} "
+            f"activations = **{b(f.total_bytes + s.reserve_bytes)}**: {verdict(s.fits(f))}.",
             "**The price: an all-gather per layer.** Before each layer's forward, and again "
-            "before its "
-            f"backward, FSDP gathers that layer's full bf16 weights, {b(s.layer_gather_bytes)}; "
-            "each GPU "
-            f"receives {(s.dp - 1)}/{s.dp} of it, {b(got)}, × {s.num_layers} layers × 2 passes.",
+            "before its backward, FSDP gathers that layer's full bf16 weights, "
+            f"{b(s.layer_gather_bytes)}; each GPU receives {(s.dp - 1)}/{s.dp} of it, {b(got)}, "
+            f"× {s.num_layers} layers × 2 passes.",
             f"**Per step**, each GPU sends {b(s.fsdp_comm.total_bytes)} under FULL_SHARD vs "
             f"{b(s.ddp_comm.total_bytes)} under DDP "
-            f"({s.fsdp_comm.total_bytes / s.ddp_comm.total_bytes:.3g}×): "
-            "the gradient reduce-scatter plus two weight all-gathers, against one all-reduce. FSDP "
-            "prefetches "
+            f"({s.fsdp_comm.total_bytes / s.ddp_comm.total_bytes:.3g}×): the gradient "
+            "reduce-scatter plus two weight all-gathers, against one all-reduce. FSDP prefetches "
             "the next layer's gather during the current layer's compute to hide it.",
         ),
         takeaway=(
             f"Sharding takes {s.model} from {b(d.total_bytes + s.reserve_bytes)} to "
             f"{b(f.total_bytes + s.reserve_bytes)} per GPU; the bill is "
             f"{s.fsdp_comm.total_bytes / s.ddp_comm.total_bytes:.3g}× the communication, paid "
-            "layer by "
-            "layer as all-gathers."
+            "layer by layer as all-gathers."
         ),
         how=(
             "`core.memory.memory_per_gpu` at ZeRO stage 0 and 3 (FSDP NO_SHARD and FULL_SHARD, "
-            "`core.memory.FSDP_STRATEGIES`); `layer_allgather_bytes` = one layer's parameters × 2 "
-            "B; "
-            "`zero_comm_bytes_per_gpu`: ZeRO paper Sec. 7, 2Ψ for DDP and 3Ψ for stage 3 (× "
-            "(N−1)/N × bytes "
-            "per element)."
+            "`core.memory.FSDP_STRATEGIES`); `layer_allgather_bytes` = one layer's parameters × "
+            "2 B; `zero_comm_bytes_per_gpu`: ZeRO paper Sec. 7, 2Ψ for DDP and 3Ψ for stage 3 (× "
+            "(N−1)/N × bytes per element)."
         ),
         question=f"FULL_SHARD over {n2} GPUs instead: model states per GPU",
         answer=bytes_in(model_state_bytes_per_gpu(s.num_params, n2, 3).total_bytes, unit),

@@ -31,33 +31,27 @@ def scale_out_text(s: ScaleOut, units: str, bw_units: str) -> Walkthrough:
         f"{large.num_gpus}",
         intro=(
             f"{format_count(job.num_params)} parameters, DDP with "
-            f"{job.grad_bytes_per_param:g}-byte gradients, "
-            f"{job.tokens_per_gpu:,.0f} tokens per GPU, {sync}; nodes of {c.gpus_per_node}× "
-            f"{c.gpu.name} "
-            f"({c.intra_link.name}) with {c.nics_per_node}× {c.inter_link.name} each. From "
-            f"{small.num_gpus} to {large.num_gpus} GPUs every step takes **{r.step_ratio:.3g}× "
-            "longer**."
+            f"{job.grad_bytes_per_param:g}-byte gradients, {job.tokens_per_gpu:,.0f} tokens per "
+            f"GPU, {sync}; nodes of {c.gpus_per_node}× {c.gpu.name} ({c.intra_link.name}) with "
+            f"{c.nics_per_node}× {c.inter_link.name} each. From {small.num_gpus} to "
+            f"{large.num_gpus} GPUs every step takes **{r.step_ratio:.3g}× longer**."
         ),
         steps=(
             f"**Bytes per rank.** The gradient is {b(job.grad_bytes)}. A ring all-reduce sends "
-            "2(N−1)/N of it per "
-            f"rank: {b(r.sim_bytes_sent_per_rank_small)} at N = {small.num_gpus}, "
-            f"{b(r.sim_bytes_sent_per_rank_large)} at N = {large.num_gpus} (counted by the ring "
-            "simulator). "
-            "The bytes barely grew.",
+            f"2(N−1)/N of it per rank: {b(r.sim_bytes_sent_per_rank_small)} at N = "
+            f"{small.num_gpus}, {b(r.sim_bytes_sent_per_rank_large)} at N = {large.num_gpus} "
+            "(counted by the ring simulator). The bytes barely grew.",
             f"**The bottleneck link.** On {small.num_gpus} GPUs the ring never leaves "
             f"{small.bottleneck_link}, "
             f"{format_bandwidth(small.bottleneck_bytes_per_s, bw_units)}; on {large.num_gpus} it "
-            "crosses nodes "
-            f"through **{large.bottleneck_link}**, "
+            f"crosses nodes through **{large.bottleneck_link}**, "
             f"{format_bandwidth(large.bottleneck_bytes_per_s, bw_units)}: "
             f"{r.bandwidth_drop:.3g}× less. The all-reduce goes from "
-            f"{format_seconds(small.comm_s)} to "
-            f"{format_seconds(large.comm_s)} while compute stays "
-            f"{format_seconds(large.compute_s)}.",
-            f"**The bill.** Step {format_seconds(small.step_s)} → {format_seconds(large.step_s)}; "
-            "tokens/s "
-            f"×{r.throughput_ratio:.3g} for {r.gpu_ratio:g}× the GPUs (scaling efficiency "
+            f"{format_seconds(small.comm_s)} to {format_seconds(large.comm_s)} while compute "
+            f"stays {format_seconds(large.compute_s)}.",
+            f"**The bill.** Step {format_seconds(small.step_s)} → "
+            f"{format_seconds(large.step_s)}; tokens/s ×{r.throughput_ratio:.3g} for "
+            f"{r.gpu_ratio:g}× the GPUs (scaling efficiency "
             f"{r.throughput_ratio / r.gpu_ratio:.0%}).",
             f"**Each fix, applied at {large.num_gpus} GPUs:**\n"
             + "\n".join("   " + x for x in fix_notes(s.effects)),
@@ -67,34 +61,28 @@ def scale_out_text(s: ScaleOut, units: str, bw_units: str) -> Walkthrough:
             + "."
             + (
                 f" Not worth it here: {', '.join(hurts)} — overlap can hide at most one backward "
-                "pass, and each "
-                "extra bucket pays the network latency again."
+                "pass, and each extra bucket pays the network latency again."
                 if hurts
                 else ""
             ),
         ),
         takeaway=(
             "The GPUs did not get slower — the wire did: the all-reduce left "
-            f"{small.bottleneck_link} for "
-            f"{large.bottleneck_link}, {r.bandwidth_drop:.3g}× less bandwidth for the same ≈2× "
-            "gradient "
-            "bytes per rank. More tokens per GPU or more NIC bandwidth fix it; more GPUs do not."
+            f"{small.bottleneck_link} for {large.bottleneck_link}, {r.bandwidth_drop:.3g}× less "
+            "bandwidth for the same ≈2× gradient bytes per rank. More tokens per GPU or more NIC "
+            "bandwidth fix it; more GPUs do not."
         ),
         how=(
             "`core.data_parallel.slower_at_scale` prices each run with "
-            "`core.data_parallel.dp_step`: compute = "
-            "6·N·tokens / (peak × MFU 0.4), the all-reduce from the collectives cost model on the "
-            "cluster's "
-            "links (α + bytes / bandwidth per ring step), buckets overlapped with backward. Bytes "
-            "per rank come "
-            "from `core.collectives.scan_bytes_per_rank` (the numpy ring). The NIC fix reruns the "
-            "same step "
-            "with one 100 GbE NIC per GPU."
+            "`core.data_parallel.dp_step`: compute = 6·N·tokens / (peak × MFU 0.4), the "
+            "all-reduce from the collectives cost model on the cluster's links (α + bytes / "
+            "bandwidth per ring step), buckets overlapped with backward. Bytes per rank come "
+            "from `core.collectives.scan_bytes_per_rank` (the numpy ring). The NIC fix reruns "
+            "the same step with one 100 GbE NIC per GPU."
         ),
         question=(
             f"Ring all-reduce of this {b(job.grad_bytes)} gradient over N = {large.num_gpus}: "
-            "bytes each "
-            "rank sends"
+            "bytes each rank sends"
         ),
         answer=bytes_in(r.sim_bytes_sent_per_rank_large, unit),
         unit=unit,
@@ -121,45 +109,36 @@ def placement_text(p: Placement, units: str) -> Walkthrough:
         title=f"3 · Place 3D parallelism on {p.nodes} nodes × {p.gpus_per_node} GPUs",
         intro=(
             f"{p.model}, {setting(p)}, on {p.nodes} × {p.gpus_per_node} {p.gpu} with {i.tp_link} "
-            "inside "
-            f"a node and {i.pp_link} between nodes. Layout: **{i.label}**."
+            f"inside a node and {i.pp_link} between nodes. Layout: **{i.label}**."
         ),
         steps=(
-            f"**Why these degrees.** TP × PP = {p.gpus_per_node} × {p.nodes} uses every GPU, so DP "
-            "= 1. "
-            f"Memory per GPU {b(i.memory_bytes)} of {b(i.usable_bytes)} usable: "
+            f"**Why these degrees.** TP × PP = {p.gpus_per_node} × {p.nodes} uses every GPU, so "
+            f"DP = 1. Memory per GPU {b(i.memory_bytes)} of {b(i.usable_bytes)} usable: "
             f"{verdict(i.fits)}.",
             f"**TP inside the node** (rank order {i.order}, TP innermost): each TP group is one "
-            "node and its "
-            f"all-reduces run on {i.tp_link}. Per micro-batch every GPU sends "
-            f"**{b(p.tp_bytes_per_microbatch)}** "
-            "of TP traffic, on the critical path of every layer.",
-            "**PP across nodes.** A stage boundary carries one micro-batch's activations, b·s·h·2 "
-            "= "
-            f"**{b(p.pp_hop_bytes)}** ({ratio:.3g}× less than TP), over {i.pp_link}: exposed "
-            "pipeline sends "
-            f"{sec(i.breakdown.pp_p2p_s)} of a {sec(i.step_s)} step.",
-            f"**Flip it** (order {a.order}): each TP group now spans nodes and its all-reduces run "
-            "on "
-            f"{a.tp_link}. Exposed TP {sec(i.breakdown.tp_s)} → **{sec(a.breakdown.tp_s)}**, "
-            f"step {sec(i.step_s)} → **{sec(a.step_s)}** ({a.step_s / i.step_s:.3g}×); "
-            "moving PP onto NVLink saves only "
+            f"node and its all-reduces run on {i.tp_link}. Per micro-batch every GPU sends "
+            f"**{b(p.tp_bytes_per_microbatch)}** of TP traffic, on the critical path of every "
+            "layer.",
+            "**PP across nodes.** A stage boundary carries one micro-batch's activations, "
+            f"b·s·h·2 = **{b(p.pp_hop_bytes)}** ({ratio:.3g}× less than TP), over {i.pp_link}: "
+            f"exposed pipeline sends {sec(i.breakdown.pp_p2p_s)} of a {sec(i.step_s)} step.",
+            f"**Flip it** (order {a.order}): each TP group now spans nodes and its all-reduces "
+            f"run on {a.tp_link}. Exposed TP {sec(i.breakdown.tp_s)} → "
+            f"**{sec(a.breakdown.tp_s)}**, step {sec(i.step_s)} → **{sec(a.step_s)}** "
+            f"({a.step_s / i.step_s:.3g}×); moving PP onto NVLink saves only "
             f"{sec(i.breakdown.pp_p2p_s - a.breakdown.pp_p2p_s)}.",
         ),
         takeaway=(
             f"TP sends {ratio:.3g}× more bytes per micro-batch than a pipeline hop, inside every "
-            "layer: "
-            "give it the fastest link, the NVLink inside a node. PP's few small messages survive "
-            "the network."
+            "layer: give it the fastest link, the NVLink inside a node. PP's few small messages "
+            "survive the network."
         ),
         how=(
-            "`core.planner.evaluate` for both rank orders (`core.parallel.group_span` finds which "
-            "link each "
-            "group uses; TP time from `core.tensor_parallel.comm`'s b·s·h·2 messages, 2(t−1)/t of "
-            "each per GPU; pipeline "
-            "from the schedule simulator). TP bytes per micro-batch = layers per stage × "
-            "all-reduces per layer "
-            "(6 with full recompute) × 2(t−1)/t × b·s·h·2."
+            "`core.planner.evaluate` for both rank orders (`core.parallel.group_span` finds "
+            "which link each group uses; TP time from `core.tensor_parallel.comm`'s b·s·h·2 "
+            "messages, 2(t−1)/t of each per GPU; pipeline from the schedule simulator). TP bytes "
+            "per micro-batch = layers per stage × all-reduces per layer (6 with full recompute) "
+            "× 2(t−1)/t × b·s·h·2."
         ),
         question="How many times longer is the step when TP crosses nodes?",
         answer=a.step_s / i.step_s,

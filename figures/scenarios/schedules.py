@@ -25,24 +25,19 @@ def schedules_text(s: Schedules) -> Walkthrough:
         "step.",
         steps=(
             "**The bubble.** Both schedules idle (P−1)(t_F + t_B) per rank while the pipe fills "
-            "and drains, so "
-            f"the idle share is (P−1)/(M+P−1): {bub}.",
+            f"and drains, so the idle share is (P−1)/(M+P−1): {bub}.",
             "**GPipe's memory.** All M forwards run before the first backward, so the first rank "
-            "holds M "
-            f"micro-batches of activations: **{r['gpipe', lo].peak_activations}** at M = {lo}, "
-            f"**{r['gpipe', hi].peak_activations}** at M = {hi}.",
-            "**1F1B's memory.** Backward starts as soon as each micro-batch returns: rank r holds "
-            "at most P − r, "
-            f"so the fullest holds **{r['1f1b', hi].peak_activations}** at M = {hi} "
-            f"({r['gpipe', hi].peak_activations / r['1f1b', hi].peak_activations:.3g}× less than "
-            "GPipe, same "
-            f"bubble). At M = {lo} they hold {r['gpipe', lo].peak_activations} and "
-            f"{r['1f1b', lo].peak_activations}: 1F1B's saving grows with M, exactly when M is "
-            "raised to shrink "
-            "the bubble.",
+            f"holds M micro-batches of activations: **{r['gpipe', lo].peak_activations}** at M = "
+            f"{lo}, **{r['gpipe', hi].peak_activations}** at M = {hi}.",
+            "**1F1B's memory.** Backward starts as soon as each micro-batch returns: rank r "
+            f"holds at most P − r, so the fullest holds **{r['1f1b', hi].peak_activations}** at "
+            f"M = {hi} ({r['gpipe', hi].peak_activations / r['1f1b', hi].peak_activations:.3g}× "
+            f"less than GPipe, same bubble). At M = {lo} they hold "
+            f"{r['gpipe', lo].peak_activations} and {r['1f1b', lo].peak_activations}: 1F1B's "
+            "saving grows with M, exactly when M is raised to shrink the bubble.",
             "**So:** shrink the bubble with more micro-batches, and run 1F1B so that more "
-            "micro-batches do not "
-            "mean more memory. More stages make the bubble bigger, not smaller.",
+            "micro-batches do not mean more memory. More stages make the bubble bigger, not "
+            "smaller.",
         ),
         takeaway=(
             f"At P = {p}, going from M = {lo} to M = {hi} cuts the bubble from "
@@ -51,12 +46,11 @@ def schedules_text(s: Schedules) -> Walkthrough:
             f"{r['gpipe', hi].peak_activations}."
         ),
         how=(
-            "`core.pipeline.simulate` runs each rank's op list under the stage dependencies (t_F = "
-            "1 s, "
-            "t_B = 2 s, no p2p latency); bubble fraction = Σ idle / (P · makespan). Closed form: "
-            "`closed_form_bubble_share`, GPipe's (P−1)/(M+P−1). Peak activations: the most "
-            "micro-batches "
-            "whose forward has started and backward not finished, on any rank."
+            "`core.pipeline.simulate` runs each rank's op list under the stage dependencies (t_F "
+            "= 1 s, t_B = 2 s, no p2p latency); bubble fraction = Σ idle / (P · makespan). "
+            "Closed form: `closed_form_bubble_share`, GPipe's (P−1)/(M+P−1). Peak activations: "
+            "the most micro-batches whose forward has started and backward not finished, on any "
+            "rank."
         ),
         question=f"1F1B at P = {p}, M = {q_m}: bubble fraction",
         unit="%",

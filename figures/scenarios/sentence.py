@@ -19,61 +19,49 @@ def sentence_text(s: Sentence, units: str) -> Walkthrough:
         title="6 · “The sentence”, backed by numbers",
         intro=(
             "*“TP = 8 inside the node because the in-layer all-reduce needs NVLink, PP across "
-            "nodes because "
-            "activations tolerate InfiniBand, and ZeRO on top because the optimizer state won't "
-            "fit.”* "
-            f"For {s.model} on the planner's default cluster ({s.nodes} × {s.gpus_per_node} "
-            f"{s.gpu}, "
-            f"{setting(s)}): **{i.label}**."
+            "nodes because activations tolerate InfiniBand, and ZeRO on top because the "
+            f"optimizer state won't fit.”* For {s.model} on the planner's default cluster "
+            f"({s.nodes} × {s.gpus_per_node} {s.gpu}, {setting(s)}): **{i.label}**."
         ),
         steps=(
             f"**TP = {s.gpus_per_node} inside the node, because the in-layer all-reduce needs "
-            "NVLink.** Exposed "
-            f"TP time is {sec(i.breakdown.tp_s)} on {i.tp_link}; ordered so that TP groups span "
-            "nodes "
-            f"({a.order}, {a.tp_link}) it is **{sec(a.breakdown.tp_s)}** "
-            f"({a.breakdown.tp_s / i.breakdown.tp_s:.3g}×) and the step {sec(i.step_s)} → "
-            f"{sec(a.step_s)}.",
-            f"**PP across nodes, because activations tolerate InfiniBand.** A pipeline hop carries "
-            f"{b(s.pp_hop_bytes)} per micro-batch while each GPU sends "
-            f"{b(s.tp_bytes_per_microbatch)} of TP "
-            f"traffic ({ratio:.3g}× more); the pipeline's sends over {i.pp_link} cost "
-            f"{sec(i.breakdown.pp_p2p_s)}, {i.breakdown.pp_p2p_s / i.step_s:.2%} of the step.",
-            f"**ZeRO on top, because the optimizer state won't fit.** Without it each GPU holds "
+            f"NVLink.** Exposed TP time is {sec(i.breakdown.tp_s)} on {i.tp_link}; ordered so "
+            f"that TP groups span nodes ({a.order}, {a.tp_link}) it is "
+            f"**{sec(a.breakdown.tp_s)}** ({a.breakdown.tp_s / i.breakdown.tp_s:.3g}×) and the "
+            f"step {sec(i.step_s)} → {sec(a.step_s)}.",
+            "**PP across nodes, because activations tolerate InfiniBand.** A pipeline hop "
+            f"carries {b(s.pp_hop_bytes)} per micro-batch while each GPU sends "
+            f"{b(s.tp_bytes_per_microbatch)} of TP traffic ({ratio:.3g}× more); the pipeline's "
+            f"sends over {i.pp_link} cost {sec(i.breakdown.pp_p2p_s)}, "
+            f"{i.breakdown.pp_p2p_s / i.step_s:.2%} of the step.",
+            "**ZeRO on top, because the optimizer state won't fit.** Without it each GPU holds "
             f"{b(d.memory_bytes)}, {b(d.optimizer_bytes)} of it Adam state, against "
-            f"{b(d.usable_bytes)} usable: "
-            f"{verdict(d.fits)}. {zero} shards it over the DP ranks: optimizer "
-            f"{b(i.optimizer_bytes)}, total "
-            f"**{b(i.memory_bytes)}**: {verdict(i.fits)}. ({zero} is the lowest stage that fits.)",
+            f"{b(d.usable_bytes)} usable: {verdict(d.fits)}. {zero} shards it over the DP ranks: "
+            f"optimizer {b(i.optimizer_bytes)}, total **{b(i.memory_bytes)}**: "
+            f"{verdict(i.fits)}. ({zero} is the lowest stage that fits.)",
             "**Not the last word.** The planner's search over every layout finds "
-            f"**{s.fastest_label}** at "
-            f"{sec(s.fastest_step_s)} per step, {faster:.0%} less time than {sec(i.step_s)}: the "
-            "sentence "
-            "places the axes right; the degrees are worth a search.",
+            f"**{s.fastest_label}** at {sec(s.fastest_step_s)} per step, {faster:.0%} less time "
+            f"than {sec(i.step_s)}: the sentence places the axes right; the degrees are worth a "
+            "search.",
         ),
         takeaway=(
             "Each clause is a measured number: TP off NVLink costs "
-            f"{a.breakdown.tp_s / i.breakdown.tp_s:.3g}× "
-            f"the TP time, PP's sends are {i.breakdown.pp_p2p_s / i.step_s:.2%} of the step on "
-            "InfiniBand, "
-            f"and without ZeRO the GPU needs {b(d.memory_bytes)}."
+            f"{a.breakdown.tp_s / i.breakdown.tp_s:.3g}× the TP time, PP's sends are "
+            f"{i.breakdown.pp_p2p_s / i.step_s:.2%} of the step on InfiniBand, and without ZeRO "
+            f"the GPU needs {b(d.memory_bytes)}."
         ),
         how=(
             "Every number is `core.planner.evaluate` of one layout on the cluster (step-time "
-            "breakdown, spans, "
-            "memory with the planner's 10 % headroom), plus `core.tensor_parallel.tp_comm_plan` "
-            "for bytes per "
-            "micro-batch; the last step is `core.planner.search` over every DP × TP × PP × ZeRO × "
-            "micro-batch "
-            "× schedule."
+            "breakdown, spans, memory with the planner's 10 % headroom), plus "
+            "`core.tensor_parallel.tp_comm_plan` for bytes per micro-batch; the last step is "
+            "`core.planner.search` over every DP × TP × PP × ZeRO × micro-batch × schedule."
         ),
         question="How many times more bytes per micro-batch does a GPU send for TP than one "
         "pipeline hop carries?",
         answer=ratio,
         unit="×",
         explanation=f"{ratio:.4g} = layers per stage × all-reduces per layer × 2(t−1)/t: each "
-        "all-reduce and each "
-        "hop moves b·s·h·2 bytes.",
+        "all-reduce and each hop moves b·s·h·2 bytes.",
     )
 
 

@@ -81,10 +81,9 @@ def how_computed_lines(
                 r"**Bytes.** $M = b\,s\,h \times 2$ B per collective; a ring all-reduce sends "
                 r"$2\frac{t-1}{t}M$ per GPU (a reduce-scatter or an all-gather half of that).",
                 f"This run: M = {format_bytes(plan.message_bytes, units)}; per layer per step "
-                f"({kinds}): "
-                f"{format_bytes(plan.bytes_sent_per_gpu_per_layer, units)}; × {plan.num_layers} "
-                "layers "
-                f"= {format_bytes(plan.bytes_sent_per_gpu_per_step, units)}.",
+                f"({kinds}): {format_bytes(plan.bytes_sent_per_gpu_per_layer, units)}; × "
+                f"{plan.num_layers} layers = "
+                f"{format_bytes(plan.bytes_sent_per_gpu_per_step, units)}.",
             )
         )
     if times:
@@ -95,8 +94,7 @@ def how_computed_lines(
                 r"$/\,t$ "
                 r"at the assumed MFU.",
                 f"This run: compute at an assumed {mfu:.0%} MFU = "
-                f"{format_seconds(times[0].compute_s)}; "
-                "communication per layer: "
+                f"{format_seconds(times[0].compute_s)}; communication per layer: "
                 + ", ".join(
                     f"{x.link.name} {format_seconds(x.comm_s)} ({x.comm_to_compute:.2g}× compute)"
                     for x in times

@@ -116,7 +116,7 @@ def ownership_figure(
             },
             "height": 380 if len(rows) == 1 else 700,
             "margin": margin(l=20, t=80, b=80),
-            "plot_bgcolor": "white",
+            "plot_bgcolor": COLOURS["paper"],
         }
     )
     return {"data": traces, "layout": layout}
