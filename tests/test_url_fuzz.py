@@ -30,7 +30,7 @@ RUNS_PER_PAGE = 100
 PAGES = [path for path, _ in registered_pages()]
 TEST_NAME = "test_hostile_query_string_renders_or_explains"
 
-# Crashes this fuzzer found, one xfail(strict=True) per case until the page (or app_pages/common.py)
+# Crashes this fuzzer found, one xfail(strict=True) per case until the page (or app_pages/common/)
 # is
 # fixed; the XPASS then forces the entry out. {(page stem, case): reason with the offending values}.
 # History: Streamlit 1.67's integer number_input did int(float("inf")) while seeding from the URL

@@ -1,5 +1,5 @@
 """Shared page helpers: the sidebar's global settings, errors, charts, metric rows, the "How this
-is computed" block and self-checks. URL-bound widgets live in app_pages/widgets.py and are
+is computed" block and self-checks. URL-bound widgets live in app_pages/common/widgets.py and are
 re-exported here, so pages use `common.slider`, `common.select`… as before.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 
 import streamlit as st
 
-# Re-exported: pages call common.slider, common.url_int… (the widgets live in app_pages/widgets.py).
-from app_pages.tables import (  # noqa: F401  (re-exported: pages call common.<name>)
+# Re-exported: pages call common.slider, common.url_int… (the widgets live in widgets.py).
+from app_pages.common.tables import (  # noqa: F401  (re-exported: pages call common.<name>)
     apply_row_click,
     clickable_rows,
     clickable_table,
@@ -24,7 +24,7 @@ from app_pages.tables import (  # noqa: F401  (re-exported: pages call common.<n
     download,
     show_row_click_note,
 )
-from app_pages.widgets import NOTICES, number, select, slider, stepper, toggle, url_int  # noqa: F401
+from app_pages.common.widgets import NOTICES, number, select, slider, stepper, toggle, url_int  # noqa: F401
 from core.units import ByteSystem
 from figures.theme import presenter, ready
 
