@@ -1,0 +1,146 @@
+"""One training step, drawn: the GPU grid with what every GPU holds, the traffic of each phase on
+the links it uses, waiting GPUs greyed, and a timeline strip; one animation frame per phase.
+"""
+
+from __future__ import annotations
+
+from core.stepplan import StepPlan, drawn_ranks
+from core.units import ByteSystem, format_bytes
+from figures.step import grid, text, timeline
+from figures.step.traffic import KINDS, traffic_traces
+from figures.style import COLOURS, margin
+
+FRAME_MS = 1800  # Play: time on each phase
+ROW_PX = 78  # height of one unit (a GPU cell) of the grid
+TOP, BOTTOM = 120, 95  # margins: the caption and Play above, the legend below
+STRIP = (0.0, 0.09)  # the timeline strip's share of the height (bottom)
+
+
+def _span(values) -> str:
+    v = sorted(set(values))
+    return str(v[0]) if len(v) == 1 else f"{v[0]}–{v[-1]}"
+
+
+def _node_labels(plan: StepPlan, geo) -> dict[int, str]:
+    pl, gpn = plan.placement, plan.placement.cluster.gpus_per_node
+    by_node: dict[int, list[int]] = {}
+    for r in geo.centres:
+        by_node.setdefault(r // gpn, []).append(r)
+    out = {}
+    for node, *_ in geo.boxes:
+        ranks = by_node.get(node, [])
+        stages = _span(int(pl.coord("pp")[r]) for r in ranks) if ranks else "–"
+        reps = _span(int(pl.coord("dp")[r]) for r in ranks) if ranks else "–"
+        out[node] = f"node {node} · stage {stages} · replica {reps}"
+    return out
+
+
+def _hover(plan: StepPlan, geo, index: int, units: ByteSystem) -> dict[int, str]:
+    pl, ph, gpn = plan.placement, plan.phases[index], plan.placement.cluster.gpus_per_node
+    out = {}
+    for r in geo.centres:
+        c = {d: int(pl.coord(d)[r]) for d in ("dp", "pp", "tp")}
+        h = ph.holdings[c["pp"]]
+        rows = [f"rank {r} · node {r // gpn}, GPU {r % gpn}"]
+        rows.append(f"DP replica {c['dp']} · PP stage {c['pp']} · TP rank {c['tp']}")
+        for part in grid.PARTS:
+            held, full = getattr(h, f"{part}_bytes"), getattr(h, f"full_{part}_bytes")
+            how = "shard" if held < full else "replicated"
+            rows.append(f"{text.PARTS[part]}: {format_bytes(held, units)} ({how})")
+        rows.append(f"activations: {format_bytes(h.activations_bytes, units)}")
+        if ph.busy and ph.duration_s > 0:
+            rows.append(f"computes {ph.busy[c['pp']]:.0%} of this phase")
+        out[r] = "<br>".join(rows)
+    return out
+
+
+def _dynamic(plan, drawn, geo, index, names, units) -> list[dict]:
+    ph, pl = plan.phases[index], plan.placement
+    return [
+        *grid.fills(geo, pl, ph, names),
+        *grid.idle(geo, pl, ph, "waits"),
+        *traffic_traces(geo, pl, drawn, ph, names),
+        grid.hover(geo, pl, _hover(plan, geo, index, units)),
+    ]
+
+
+def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.BINARY) -> dict:
+    """The animated step, opened at phase `index` (Play runs on from there)."""
+    n = len(plan.phases)
+    if not 0 <= index < n:
+        raise ValueError(f"phase {index} is not a phase of this step: use 0 … {n - 1}")
+    drawn = drawn_ranks(plan.placement)
+    geo = grid.geometry(plan.placement, drawn)
+    names = {**text.PARTS, **{k: text.traffic_name(plan, k) for k in KINDS}}
+    static = [grid.tracks(geo), grid.placeholders(geo)]
+    strip = timeline.strip_traces(plan, text.SHORT)
+    dyn_count = len(_dynamic(plan, drawn, geo, 0, names, units))
+    dynamic_idx = [*range(2, 2 + dyn_count), 2 + dyn_count + len(strip)]
+    labels = [f"{i + 1} {text.SHORT[p.key]}" for i, p in enumerate(plan.phases)]
+    frames = [
+        {
+            "name": labels[i],
+            "data": [*_dynamic(plan, drawn, geo, i, names, units), timeline.marker_trace(plan, i)],
+            "traces": dynamic_idx,
+            "layout": {"title": {"text": text.caption(plan, i)}},
+        }
+        for i in range(n)
+    ]
+    shapes, notes = grid.node_shapes(geo, _node_labels(plan, geo))
+    (x0, x1), (y0, y1) = geo.x_range, geo.y_range
+    # Cells stretch to the chart's width; their height is set here (about ROW_PX per cell row).
+    grid_px = (y1 - y0) * ROW_PX
+    height = int(min(1000, max(460, grid_px / (1 - STRIP[1] - 0.05) + TOP + BOTTOM)))
+    hidden = {"visible": False, "fixedrange": True}
+    anim = {"mode": "immediate", "transition": {"duration": 0}}
+    play = {**anim, "fromcurrent": True, "frame": {"duration": FRAME_MS, "redraw": True}}
+    layout = {
+        "title": {
+            "text": text.caption(plan, index),
+            "x": 0.01,
+            "xanchor": "left",
+            "y": 0.995,
+            "yanchor": "top",
+        },
+        "height": height,
+        "margin": margin(10, 10, TOP, BOTTOM),
+        "plot_bgcolor": COLOURS["paper"],
+        "shapes": shapes,
+        "annotations": notes,
+        "xaxis": {**hidden, "range": [x0, x1]},
+        "yaxis": {
+            **hidden,
+            "range": [y0, y1],
+            "domain": [STRIP[1] + 0.04, 1.0],
+        },
+        "xaxis2": {**hidden, "range": [0, 1], "anchor": "y2"},
+        "yaxis2": {**hidden, "range": [0, 1], "domain": list(STRIP), "anchor": "x2"},
+        "legend": {"orientation": "h", "x": 0, "y": -0.01, "yanchor": "top"},
+        "hovermode": "closest",
+        "updatemenus": [
+            {
+                "type": "buttons",
+                "direction": "left",
+                "x": 1.0,
+                "y": 1.0,
+                "xanchor": "right",
+                "yanchor": "bottom",
+                "pad": {"b": 6},
+                "showactive": False,
+                "buttons": [
+                    {
+                        "label": "▶ Play phases",
+                        "method": "animate",
+                        "args": [labels[index:] if index else None, play],
+                    },
+                    {
+                        "label": "❚❚ Pause",
+                        "method": "animate",
+                        "args": [[None], {**anim, "frame": {"duration": 0, "redraw": False}}],
+                    },
+                ],
+            }
+        ],
+    }
+    data = [*static, *frames[index]["data"][:-1], *strip, frames[index]["data"][-1]]
+    return {"data": data, "frames": frames, "layout": layout}
