@@ -108,11 +108,7 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
         "shapes": shapes,
         "annotations": notes,
         "xaxis": {**hidden, "range": [x0, x1]},
-        "yaxis": {
-            **hidden,
-            "range": [y0, y1],
-            "domain": [STRIP[1] + 0.04, 1.0],
-        },
+        "yaxis": {**hidden, "range": [y0, y1], "domain": [STRIP[1] + 0.04, 1.0]},
         "xaxis2": {**hidden, "range": [0, 1], "anchor": "y2"},
         "yaxis2": {**hidden, "range": [0, 1], "domain": list(STRIP), "anchor": "x2"},
         "legend": {"orientation": "h", "x": 0, "y": -0.01, "yanchor": "top"},

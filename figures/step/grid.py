@@ -17,7 +17,7 @@ TRACK = (-0.42, 0.42)  # a bar's x extent around the cell centre
 ROWS = {"parameters": 0.3, "gradients": 0.1, "optimizer": -0.1, "activations": -0.3}  # bar y
 HALF = 0.075  # half a bar's height
 PARTS = ("parameters", "gradients", "optimizer")
-IDLE_BELOW = 0.5  # a GPU computing less than half the phase is drawn as waiting
+IDLE_BELOW = 0.5 - 1e-9  # a GPU computing less than half the phase is drawn as waiting
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from core.stepplan import Phase, StepPlan
 from core.units import ByteSystem, format_bytes, format_seconds
+from figures.step.grid import IDLE_BELOW
 
 QUESTION = (
     "In one training step of this layout, where do parameters, gradients, optimizer state and "
@@ -114,7 +115,7 @@ def phase_lines(plan: StepPlan, index: int, units: ByteSystem) -> list[str]:
     out = [f"**{title(plan, ph)}.** {DOING[ph.key]}"]
     out += [f"- {traffic_line(plan, t, units)}" for t in ph.traffic]
     if ph.busy and ph.duration_s > 0:
-        idle = [s for s, b in enumerate(ph.busy) if b < 0.5]
+        idle = [s for s, b in enumerate(ph.busy) if b < IDLE_BELOW]
         if idle and len(idle) < len(ph.busy):
             out.append(f"- waiting more than half the phase: stage(s) {_ranges(idle)}")
         elif idle:
