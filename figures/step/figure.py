@@ -4,6 +4,8 @@ the links it uses, waiting GPUs greyed, and a timeline strip; one animation fram
 
 from __future__ import annotations
 
+import copy
+
 from core.stepplan import StepPlan, drawn_ranks
 from core.units import ByteSystem, format_bytes
 from figures.step import grid, text, timeline
@@ -11,7 +13,7 @@ from figures.step.traffic import KINDS, traffic_traces
 from figures.style import COLOURS, margin
 
 FRAME_MS = 1800  # Play: time on each phase
-ROW_PX = 78  # height of one unit (a GPU cell) of the grid
+ROW_PX = 66  # height of one unit (a GPU cell) of the grid
 TOP, BOTTOM = 120, 95  # margins: the caption and Play above, the legend below
 STRIP = (0.0, 0.09)  # the timeline strip's share of the height (bottom)
 
@@ -99,7 +101,7 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
             "text": text.caption(plan, index),
             "x": 0.01,
             "xanchor": "left",
-            "y": 0.995,
+            "y": 1 - 46 / height,  # a two-line title: Plotly anchors its first line
             "yanchor": "top",
         },
         "height": height,
@@ -138,5 +140,7 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
             }
         ],
     }
-    data = [*static, *frames[index]["data"][:-1], *strip, frames[index]["data"][-1]]
+    # Copies: a trace shared by data and a frame would be recoloured twice in presenter mode.
+    opened = copy.deepcopy(frames[index]["data"])
+    data = [*static, *opened[:-1], *strip, opened[-1]]
     return {"data": data, "frames": frames, "layout": layout}

@@ -12,7 +12,7 @@ from core.parallel import Placement
 from core.stepplan import Drawn, Phase
 from figures.style import COLOURS
 
-CELL, PITCH, PAD, GAP, LABEL = 1.0, 1.22, 0.18, 0.7, 0.55  # units: one GPU cell is 1 x 1
+CELL, PITCH, PAD, GAP, LABEL = 1.0, 1.22, 0.18, 0.5, 0.45  # units: one GPU cell is 1 x 1
 TRACK = (-0.42, 0.42)  # a bar's x extent around the cell centre
 ROWS = {"parameters": 0.3, "gradients": 0.1, "optimizer": -0.1, "activations": -0.3}  # bar y
 HALF = 0.075  # half a bar's height
@@ -168,7 +168,7 @@ def idle(geo: Geometry, placement: Placement, phase: Phase, waiting: str) -> lis
                 ys += py
                 tx.append(cx)
                 ty.append(cy)
-                text.append(waiting if busy == 0 else f"idle {1 - busy:.0%}")
+                text.append(waiting if busy == 0 else f"idle<br>{1 - busy:.0%}")
     veil = _poly(xs, ys, "waiting (greyed)", COLOURS["idle_veil"], opacity=0.8)
     label = {
         "type": "scatter",

@@ -35,8 +35,8 @@ SHORT = {
     "fill": "fill",
     "steady": "steady",
     "drain": "drain",
-    "grad_sync": "grad sync",
-    "optimizer": "optimizer",
+    "grad_sync": "sync",
+    "optimizer": "optim.",
     "param_gather": "gather",
 }
 TRAFFIC = {
@@ -95,6 +95,8 @@ def traffic_line(plan: StepPlan, t, units: ByteSystem) -> str:
 
 def timing(phase: Phase) -> str:
     span = f"{format_seconds(phase.start_s)} → {format_seconds(phase.end_s)}"
+    if phase.key not in ("grad_sync", "param_gather"):
+        return f"{span} ({format_seconds(phase.duration_s)})"
     hidden = (
         f"; {format_seconds(phase.hidden_s)} more hidden behind compute" if phase.hidden_s else ""
     )
