@@ -53,3 +53,18 @@ def test_a_layout_that_breaks_a_rule_says_which():
     assert any("DP x PP x TP" in e.value or "DP × PP × TP" in e.value for e in at.error), [
         e.value for e in at.error
     ]
+
+
+def test_draw_this_step_link_opens_that_layout():
+    from app_pages.common.links import step_query, step_url
+    from core.parallel import Layout
+
+    lay = Layout(dp=2, tp=8, pp=4, zero_stage=1, micro_batch=2, order="tp-dp-pp")
+    query = step_query(lay, nodes=8, global_batch=256, phase=4)
+    at = run_page_file(PAGE, **query)
+    assert not at.error, [e.value for e in at.error]
+    assert not [w.value for w in at.warning if "URL value" in w.value]  # every value taken
+    assert lay.label in " ".join(c.value for c in at.caption)
+    (spec,) = chart_specs(at)
+    assert spec["layout"]["title"]["text"].startswith("<b>Phase 5 of 7: Gradient sync")
+    assert step_url(lay, nodes=8).startswith("training_step?nodes=8&gpn=8&gpu=H100%20SXM&")
