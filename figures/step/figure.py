@@ -33,7 +33,7 @@ def _node_labels(plan: StepPlan, geo) -> dict[int, str]:
         ranks = by_node.get(node, [])
         stages = _span(int(pl.coord("pp")[r]) for r in ranks) if ranks else "–"
         reps = _span(int(pl.coord("dp")[r]) for r in ranks) if ranks else "–"
-        out[node] = f"node {node} · stage {stages} · replica {reps}"
+        out[node] = f"node {node} · stage s{stages} · DP replica {reps}"
     return out
 
 
@@ -56,6 +56,11 @@ def _hover(plan: StepPlan, geo, index: int, units: ByteSystem) -> dict[int, str]
     return out
 
 
+def _title(plan: StepPlan, index: int) -> dict:
+    head, sub = text.caption(plan, index)
+    return {"text": head, "subtitle": {"text": sub}}
+
+
 def _dynamic(plan, drawn, geo, index, names, units) -> list[dict]:
     ph, pl = plan.phases[index], plan.placement
     return [
@@ -74,17 +79,18 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
     drawn = drawn_ranks(plan.placement)
     geo = grid.geometry(plan.placement, drawn)
     names = {**text.PARTS, **{k: text.traffic_name(plan, k) for k in KINDS}}
-    static = [grid.tracks(geo), grid.placeholders(geo)]
+    static = [grid.tracks(geo), grid.placeholders(geo), grid.stage_labels(geo, plan.placement)]
     strip = timeline.strip_traces(plan, text.SHORT)
     dyn_count = len(_dynamic(plan, drawn, geo, 0, names, units))
-    dynamic_idx = [*range(2, 2 + dyn_count), 2 + dyn_count + len(strip)]
+    first = len(static)
+    dynamic_idx = [*range(first, first + dyn_count), first + dyn_count + len(strip)]
     labels = [f"{i + 1} {text.SHORT[p.key]}" for i, p in enumerate(plan.phases)]
     frames = [
         {
             "name": labels[i],
             "data": [*_dynamic(plan, drawn, geo, i, names, units), timeline.marker_trace(plan, i)],
             "traces": dynamic_idx,
-            "layout": {"title": {"text": text.caption(plan, i)}},
+            "layout": {"title": _title(plan, i)},
         }
         for i in range(n)
     ]
@@ -98,10 +104,10 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
     play = {**anim, "fromcurrent": True, "frame": {"duration": FRAME_MS, "redraw": True}}
     layout = {
         "title": {
-            "text": text.caption(plan, index),
+            **_title(plan, index),
             "x": 0.01,
             "xanchor": "left",
-            "y": 1 - 46 / height,  # a two-line title: Plotly anchors its first line
+            "y": 1 - 12 / height,
             "yanchor": "top",
         },
         "height": height,

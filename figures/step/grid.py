@@ -14,8 +14,9 @@ from figures.style import COLOURS
 
 CELL, PITCH, PAD, GAP, LABEL = 1.0, 1.22, 0.18, 0.5, 0.45  # units: one GPU cell is 1 x 1
 TRACK = (-0.42, 0.42)  # a bar's x extent around the cell centre
-ROWS = {"parameters": 0.3, "gradients": 0.1, "optimizer": -0.1, "activations": -0.3}  # bar y
-HALF = 0.075  # half a bar's height
+ROWS = {"parameters": 0.36, "gradients": 0.19, "optimizer": 0.02, "activations": -0.15}  # bar y
+HALF = 0.065  # half a bar's height
+LABEL_Y = -0.36  # the GPU's stage label, under its bars
 PARTS = ("parameters", "gradients", "optimizer")
 IDLE_BELOW = 0.5 - 1e-9  # a GPU computing less than half the phase is drawn as waiting
 
@@ -97,6 +98,22 @@ def tracks(geo: Geometry) -> dict:
     line = {"color": COLOURS["guide"], "width": 0.6}
     return {"type": "scatter", "mode": "lines", "x": xs, "y": ys, "line": line,
             "hoverinfo": "skip", "showlegend": False}  # fmt: skip
+
+
+def stage_labels(geo: Geometry, placement: Placement) -> dict:
+    """Static: each GPU's pipeline stage under its bars (its node's label names the replica)."""
+    stage = placement.coord("pp")
+    ranks = list(geo.centres)
+    return {
+        "type": "scatter",
+        "mode": "text",
+        "x": [geo.centres[r][0] for r in ranks],
+        "y": [geo.centres[r][1] + LABEL_Y for r in ranks],
+        "text": [f"s{int(stage[r])}" for r in ranks],
+        "textfont": {"size": 9, "color": COLOURS["subtitle"]},
+        "hoverinfo": "skip",
+        "showlegend": False,
+    }
 
 
 def placeholders(geo: Geometry) -> dict:

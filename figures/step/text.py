@@ -94,7 +94,8 @@ def traffic_line(plan: StepPlan, t, units: ByteSystem) -> str:
 
 
 def timing(phase: Phase) -> str:
-    span = f"{format_seconds(phase.start_s)} → {format_seconds(phase.end_s)}"
+    start = format_seconds(phase.start_s) if phase.start_s else "0 s"
+    span = f"{start} → {format_seconds(phase.end_s)}"
     if phase.key not in ("grad_sync", "param_gather"):
         return f"{span} ({format_seconds(phase.duration_s)})"
     hidden = (
@@ -103,12 +104,12 @@ def timing(phase: Phase) -> str:
     return f"{span} ({format_seconds(phase.duration_s)} exposed{hidden})"
 
 
-def caption(plan: StepPlan, index: int) -> str:
-    """Two lines: "phase k of n · title · times", then what happens."""
+def caption(plan: StepPlan, index: int) -> tuple[str, str]:
+    """(title, subtitle): "phase k of n: title · times", then what happens."""
     ph, n = plan.phases[index], len(plan.phases)
     head = f"<b>Phase {index + 1} of {n}: {title(plan, ph)}</b>"
     when = "" if ph.key == "rest" else f" · {timing(ph)}"
-    return f"{head}{when}<br><span style='font-size:12px'>{DOING[ph.key]}</span>"
+    return f"{head}{when}", DOING[ph.key]
 
 
 def phase_lines(plan: StepPlan, index: int, units: ByteSystem) -> list[str]:
