@@ -48,6 +48,8 @@ def _hover(plan: StepPlan, geo, index: int, units: ByteSystem) -> dict[int, str]
         for part in grid.PARTS:
             held, full = getattr(h, f"{part}_bytes"), getattr(h, f"full_{part}_bytes")
             how = "shard" if held < full else "replicated"
+            if part == "gradients" and not h.gradients_live:
+                how += ", empty until the first backward"
             rows.append(f"{text.PARTS[part]}: {format_bytes(held, units)} ({how})")
         rows.append(f"activations: {format_bytes(h.activations_bytes, units)}")
         if ph.busy and ph.duration_s > 0:

@@ -97,7 +97,7 @@ def tracks(geo: Geometry) -> dict:
             ys += py
     line = {"color": COLOURS["guide"], "width": 0.6}
     return {"type": "scatter", "mode": "lines", "x": xs, "y": ys, "line": line,
-            "hoverinfo": "skip", "showlegend": False}  # fmt: skip
+            "hoverinfo": "skip", "name": "bar outline: what it holds unsharded"}  # fmt: skip
 
 
 def stage_labels(geo: Geometry, placement: Placement) -> dict:
@@ -186,7 +186,7 @@ def idle(geo: Geometry, placement: Placement, phase: Phase, waiting: str) -> lis
                 tx.append(cx)
                 ty.append(cy)
                 text.append(waiting if busy == 0 else f"idle<br>{1 - busy:.0%}")
-    veil = _poly(xs, ys, "waiting (greyed)", COLOURS["idle_veil"], opacity=0.8)
+    veil = _poly(xs, ys, "waiting (greyed)", COLOURS["idle_veil"], opacity=0.6)
     label = {
         "type": "scatter",
         "mode": "text",

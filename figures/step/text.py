@@ -4,10 +4,13 @@ takeaway, "how this is computed" and the self-check.
 
 from __future__ import annotations
 
+import textwrap
+
 from core.stepplan import Phase, StepPlan
 from core.units import ByteSystem, format_bytes, format_seconds
 from figures.step.grid import IDLE_BELOW
 
+SUB_CHARS = 110  # a subtitle line (Plotly does not wrap)
 QUESTION = (
     "In one training step of this layout, where do parameters, gradients, optimizer state and "
     "activations live, what is replicated and what sharded, what is sent over which link, and "
@@ -96,12 +99,8 @@ def traffic_line(plan: StepPlan, t, units: ByteSystem) -> str:
 def timing(phase: Phase) -> str:
     start = format_seconds(phase.start_s) if phase.start_s else "0 s"
     span = f"{start} → {format_seconds(phase.end_s)}"
-    if phase.key not in ("grad_sync", "param_gather"):
-        return f"{span} ({format_seconds(phase.duration_s)})"
-    hidden = (
-        f"; {format_seconds(phase.hidden_s)} more hidden behind compute" if phase.hidden_s else ""
-    )
-    return f"{span} ({format_seconds(phase.duration_s)} exposed{hidden})"
+    exposed = " exposed" if phase.key in ("grad_sync", "param_gather") else ""
+    return f"{span} ({format_seconds(phase.duration_s)}{exposed})"
 
 
 def caption(plan: StepPlan, index: int) -> tuple[str, str]:
@@ -109,7 +108,12 @@ def caption(plan: StepPlan, index: int) -> tuple[str, str]:
     ph, n = plan.phases[index], len(plan.phases)
     head = f"<b>Phase {index + 1} of {n}: {title(plan, ph)}</b>"
     when = "" if ph.key == "rest" else f" · {timing(ph)}"
-    return f"{head}{when}", DOING[ph.key]
+    hidden = (
+        f" Another {format_seconds(ph.hidden_s)} of it ran hidden behind compute."
+        if ph.hidden_s
+        else ""
+    )
+    return f"{head}{when}", "<br>".join(textwrap.wrap(DOING[ph.key] + hidden, SUB_CHARS))
 
 
 def phase_lines(plan: StepPlan, index: int, units: ByteSystem) -> list[str]:
