@@ -25,8 +25,12 @@ def _fig(lay: Layout, index: int = 0, batch: int = 64):
 
 
 def _frame(fig: dict, plan, key: str) -> list[dict]:
-    i = [p.key for p in plan.phases].index(key)
-    return fig["frames"][i]["data"]
+    """The traces as Plotly shows them at a phase: the figure's, with that frame merged in."""
+    frame = fig["frames"][[p.key for p in plan.phases].index(key)]
+    data = list(fig["data"])
+    for i, update in zip(frame["traces"], frame["data"]):
+        data[i] = {**data[i], **update}
+    return data
 
 
 def _named(traces: list[dict], name: str) -> dict:
@@ -62,6 +66,10 @@ def test_a_frame_per_phase_and_a_valid_spec():
         assert f["layout"]["title"]["text"].startswith(f"<b>Phase {i + 1} of 5")
         assert len(f["data"]) == len(f["traces"])
     go.Figure(fig)  # Plotly accepts the spec, frames included
+    # A frame opened directly shows what Play reaches: same traces, phase by phase.
+    for i, p in enumerate(plan.phases):
+        opened = step_figure(plan, i)
+        assert _frame(opened, plan, p.key) == _frame(fig, plan, p.key)
 
 
 def test_tp_arrows_stay_in_a_node_and_pp_arrows_cross():
@@ -109,8 +117,8 @@ def test_sharded_state_is_hatched_and_replicated_is_solid():
     xs = hatched["x"]
     track = 0.84
     assert xs[1] - xs[0] == pytest.approx(track / 8, abs=2e-3)
-    _, ddp = _fig(Layout(dp=1, tp=8, pp=8))
-    rest = ddp["frames"][0]["data"]
+    plan, ddp = _fig(Layout(dp=1, tp=8, pp=8))
+    rest = _frame(ddp, plan, "rest")
     assert _polygons(_named(rest, f"{tx.PARTS['parameters']} (replicated)")) == 64
 
 
@@ -120,7 +128,7 @@ def test_timeline_marks_the_phase_and_presenter_keeps_the_veil_grey():
     assert marker["xaxis"] == "x2" and max(x for x in marker["x"] if x is not None) > 0.0
     assert fig["layout"]["title"]["text"].startswith("<b>Phase 2 of 5")
     shown = presenter(fig)
-    veils = [t for t in shown["frames"][1]["data"] if t.get("name") == "waiting (greyed)"]
+    veils = [t for t in _frame(shown, plan, "fill") if t.get("name") == "waiting (greyed)"]
     assert veils[0]["fillcolor"] == COLOURS["idle_veil"]
 
 

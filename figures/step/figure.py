@@ -37,25 +37,29 @@ def _node_labels(plan: StepPlan, geo) -> dict[int, str]:
     return out
 
 
-def _hover(plan: StepPlan, geo, index: int, units: ByteSystem) -> dict[int, str]:
-    pl, ph, gpn = plan.placement, plan.phases[index], plan.placement.cluster.gpus_per_node
-    out = {}
+def _hover(plan: StepPlan, geo, units: ByteSystem) -> tuple[dict, list[dict]]:
+    """(rank -> what never changes, [rank -> what phase i changes]) of every drawn GPU's hover."""
+    pl, gpn = plan.placement, plan.placement.cluster.gpus_per_node
+    fixed, per_phase = {}, [{} for _ in plan.phases]
     for r in geo.centres:
         c = {d: int(pl.coord(d)[r]) for d in ("dp", "pp", "tp")}
-        h = ph.holdings[c["pp"]]
+        h = plan.phases[0].holdings[c["pp"]]
         rows = [f"rank {r} · node {r // gpn}, GPU {r % gpn}"]
         rows.append(f"DP replica {c['dp']} · PP stage {c['pp']} · TP rank {c['tp']}")
         for part in grid.PARTS:
             held, full = getattr(h, f"{part}_bytes"), getattr(h, f"full_{part}_bytes")
             how = "shard" if held < full else "replicated"
-            if part == "gradients" and not h.gradients_live:
-                how += ", empty until the first backward"
             rows.append(f"{text.PARTS[part]}: {format_bytes(held, units)} ({how})")
-        rows.append(f"activations: {format_bytes(h.activations_bytes, units)}")
-        if ph.busy and ph.duration_s > 0:
-            rows.append(f"computes {ph.busy[c['pp']]:.0%} of this phase")
-        out[r] = "<br>".join(rows)
-    return out
+        fixed[r] = "<br>".join(rows)
+        for i, ph in enumerate(plan.phases):
+            h = ph.holdings[c["pp"]]
+            rows = [f"activations: {format_bytes(h.activations_bytes, units)}"]
+            if not h.gradients_live:
+                rows.append("gradients: empty until the first backward")
+            if ph.busy and ph.duration_s > 0:
+                rows.append(f"computes {ph.busy[c['pp']]:.0%} of this phase")
+            per_phase[i][r] = "<br>".join(rows)
+    return fixed, per_phase
 
 
 def _title(plan: StepPlan, index: int) -> dict:
@@ -63,13 +67,13 @@ def _title(plan: StepPlan, index: int) -> dict:
     return {"text": head, "subtitle": {"text": sub}}
 
 
-def _dynamic(plan, drawn, geo, index, names, units) -> list[dict]:
+def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:
     ph, pl = plan.phases[index], plan.placement
     return [
         *grid.fills(geo, pl, ph, names),
         *grid.idle(geo, pl, ph, "waits"),
         *traffic_traces(geo, pl, drawn, ph, names),
-        grid.hover(geo, pl, _hover(plan, geo, index, units)),
+        grid.hover(geo, hover[0], hover[1][index]),
     ]
 
 
@@ -83,15 +87,25 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
     names = {**text.PARTS, **{k: text.traffic_name(plan, k) for k in KINDS}}
     static = [grid.tracks(geo), grid.placeholders(geo), grid.stage_labels(geo, plan.placement)]
     strip = timeline.strip_traces(plan, text.SHORT)
-    dyn_count = len(_dynamic(plan, drawn, geo, 0, names, units))
-    first = len(static)
-    dynamic_idx = [*range(first, first + dyn_count), first + dyn_count + len(strip)]
+    hover = _hover(plan, geo, units)
+    every = [
+        [*_dynamic(plan, drawn, geo, i, names, hover), timeline.marker_trace(plan, i)]
+        for i in range(n)
+    ]
+    # Frames carry only the traces some phase changes (Plotly.animate merges them into the
+    # figure's traces); of the hover markers only the per-phase part (customdata).
+    changing = [j for j in range(len(every[0])) if any(e[j] != every[0][j] for e in every)]
+    first, hover_j, last = len(static), len(every[0]) - 2, len(every[0]) - 1
+    position = {j: first + j if j < last else first + last + len(strip) for j in changing}
     labels = [f"{i + 1} {text.SHORT[p.key]}" for i, p in enumerate(plan.phases)]
     frames = [
         {
             "name": labels[i],
-            "data": [*_dynamic(plan, drawn, geo, i, names, units), timeline.marker_trace(plan, i)],
-            "traces": dynamic_idx,
+            "data": [
+                {"customdata": every[i][j]["customdata"]} if j == hover_j else every[i][j]
+                for j in changing
+            ],
+            "traces": [position[j] for j in changing],
             "layout": {"title": _title(plan, i)},
         }
         for i in range(n)
@@ -149,6 +163,6 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
         ],
     }
     # Copies: a trace shared by data and a frame would be recoloured twice in presenter mode.
-    opened = copy.deepcopy(frames[index]["data"])
+    opened = copy.deepcopy(every[index])
     data = [*static, *opened[:-1], *strip, opened[-1]]
     return {"data": data, "frames": frames, "layout": layout}

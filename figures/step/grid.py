@@ -200,8 +200,10 @@ def idle(geo: Geometry, placement: Placement, phase: Phase, waiting: str) -> lis
     return [veil, label]
 
 
-def hover(geo: Geometry, placement: Placement, lines: dict[int, str]) -> dict:
-    """Invisible markers at the cell centres carrying each GPU's description."""
+def hover(geo: Geometry, fixed: dict[int, str], phase: dict[int, str]) -> dict:
+    """Invisible markers at the cell centres: what a GPU is (text, the same in every phase) and
+    what it holds and does in this phase (customdata).
+    """
     ranks = list(geo.centres)
     return {
         "type": "scatter",
@@ -209,8 +211,9 @@ def hover(geo: Geometry, placement: Placement, lines: dict[int, str]) -> dict:
         "x": [geo.centres[r][0] for r in ranks],
         "y": [geo.centres[r][1] for r in ranks],
         "marker": {"size": 28, "opacity": 0, "color": COLOURS["paper"]},
-        "customdata": [lines[r] for r in ranks],
-        "hovertemplate": "%{customdata}<extra></extra>",
+        "text": [fixed[r] for r in ranks],
+        "customdata": [phase[r] for r in ranks],
+        "hovertemplate": "%{text}<br>%{customdata}<extra></extra>",
         "showlegend": False,
     }
 
