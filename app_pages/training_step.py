@@ -16,7 +16,7 @@ from core.training import RECOMPUTE_MODES
 from core.units import ByteSystem, format_seconds
 from figures.planner import text as pt
 from figures.planner.run import Run, search_run
-from figures.step import step_figure
+from figures.step import open_at, step_figure
 from figures.step import text as tx
 from figures.step.run import plan_run
 
@@ -26,9 +26,9 @@ _search = st.cache_resource(max_entries=16)(search_run)
 _plan = st.cache_resource(max_entries=64)(plan_run)
 
 
-@st.cache_data(max_entries=64)
-def _figure(run: Run, lay: Layout, phase: int, units: str) -> dict:
-    return step_figure(_plan(run, lay), phase, ByteSystem(units))
+@st.cache_resource(max_entries=32)  # shared, never mutated: open_at copies what it changes
+def _figure(run: Run, lay: Layout, units: str) -> dict:
+    return step_figure(_plan(run, lay), 0, ByteSystem(units))
 
 
 common.start_page("Training step: one step, drawn", tx.QUESTION)
@@ -75,7 +75,7 @@ if note := tx.drawn_note(plan, drawn_ranks(plan.placement)):
     st.info(note, icon="🔎")
 for w in ev.warnings:
     st.warning(w, icon="⚠️")
-common.chart(_figure(run, lay, phase, units.value), key="step")
+common.chart(open_at(_figure(run, lay, units.value), phase), key="step")
 st.markdown("\n".join(tx.phase_lines(plan, phase, units)))
 with st.expander("What one GPU of each stage holds in this phase"):
     st.markdown("\n".join(f"- {line}" for line in tx.holding_lines(plan, phase, units)))

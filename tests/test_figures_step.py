@@ -136,3 +136,15 @@ def test_a_phase_outside_the_step_is_refused():
     plan = step_plan(MODEL, CLUSTER, Layout(dp=1, tp=8, pp=8), Training(global_batch=64))
     with pytest.raises(ValueError, match="0 … 4"):
         step_figure(plan, 5)
+
+
+def test_open_at_equals_building_at_that_phase():
+    from figures.step import open_at
+
+    plan, fig = _fig(Layout(dp=2, tp=8, pp=4), batch=128)
+    for i in range(len(plan.phases)):
+        built, opened = step_figure(plan, i), open_at(fig, i)
+        assert opened["data"] == built["data"]
+        assert opened["layout"]["title"] == built["layout"]["title"]
+        play = opened["layout"]["updatemenus"][0]["buttons"][0]["args"][0]
+        assert play == [f["name"] for f in fig["frames"][i:]]

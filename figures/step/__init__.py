@@ -2,7 +2,7 @@
 timeline strip, and the words around them (text.py).
 """
 
-from figures.step.figure import FRAME_MS, step_figure
+from figures.step.figure import FRAME_MS, open_at, step_figure
 from figures.step.traffic import KINDS
 
-__all__ = ["FRAME_MS", "KINDS", "step_figure"]
+__all__ = ["FRAME_MS", "KINDS", "open_at", "step_figure"]

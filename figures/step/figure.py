@@ -166,3 +166,28 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
     opened = copy.deepcopy(every[index])
     data = [*static, *opened[:-1], *strip, opened[-1]]
     return {"data": data, "frames": frames, "layout": layout}
+
+
+def open_at(fig: dict, index: int) -> dict:
+    """A step figure opened at phase `index`: its frame merged into the traces (as Plotly.animate
+    does), its caption, Play running on from there. Frames and unchanged traces are shared.
+    """
+    frames = fig["frames"]
+    if not 0 <= index < len(frames):
+        raise ValueError(f"phase {index} is not a phase of this step: use 0 … {len(frames) - 1}")
+    frame, data = frames[index], list(fig["data"])
+    for i, update in zip(frame["traces"], frame["data"]):
+        data[i] = copy.deepcopy({**data[i], **update})  # own copies: presenter recolours them
+    layout = fig["layout"]
+    menu = layout["updatemenus"][0]
+    play, *rest = menu["buttons"]
+    play = {**play, "args": [[f["name"] for f in frames[index:]], play["args"][1]]}
+    return {
+        **fig,
+        "data": data,
+        "layout": {
+            **layout,
+            "title": {**layout["title"], **frame["layout"]["title"]},
+            "updatemenus": [{**menu, "buttons": [play, *rest]}],
+        },
+    }
