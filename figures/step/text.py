@@ -77,6 +77,21 @@ DOING = {
 }
 
 
+DOING_PP1 = {  # one stage: no pipeline to fill, micro-batches one after another
+    "fill": "Each GPU runs the forward of its first micro-batch and stores its activations; no "
+    "gradients yet.",
+    "steady": "Each GPU runs the backward of one micro-batch, then the forward of the next; "
+    "gradients accumulate in the buffer until the last micro-batch.",
+    "drain": "The backward of the last micro-batch: its activations are freed and the "
+    "gradients of the whole step are complete.",
+}
+
+
+def doing(plan: StepPlan, phase: Phase) -> str:
+    words = DOING_PP1 if plan.layout.pp == 1 else {}
+    return words.get(phase.key, DOING[phase.key])
+
+
 def title(plan: StepPlan, phase: Phase) -> str:
     words = TITLES_PP1 if plan.layout.pp == 1 else {}
     return words.get(phase.key, TITLES[phase.key])
@@ -113,13 +128,13 @@ def caption(plan: StepPlan, index: int) -> tuple[str, str]:
         if ph.hidden_s
         else ""
     )
-    return f"{head}{when}", "<br>".join(textwrap.wrap(DOING[ph.key] + hidden, SUB_CHARS))
+    return f"{head}{when}", "<br>".join(textwrap.wrap(doing(plan, ph) + hidden, SUB_CHARS))
 
 
 def phase_lines(plan: StepPlan, index: int, units: ByteSystem) -> list[str]:
     """Markdown bullets under the chart: traffic of the phase and who waits."""
     ph = plan.phases[index]
-    out = [f"**{title(plan, ph)}.** {DOING[ph.key]}"]
+    out = [f"**{title(plan, ph)}.** {doing(plan, ph)}"]
     out += [f"- {traffic_line(plan, t, units)}" for t in ph.traffic]
     if ph.busy and ph.duration_s > 0:
         idle = [s for s, b in enumerate(ph.busy) if b < IDLE_BELOW]
@@ -206,19 +221,35 @@ def self_checks(plan: StepPlan) -> list[dict]:
     lay, out = plan.layout, []
     fill = next(p for p in plan.phases if p.key == "fill")
     p = lay.pp
+    h = plan.phases[0].holdings[0]
     out.append(
         {
-            "question": f"The pipeline fills: what percentage of the fill phase does the last of "
-            f"the {p} stages wait?",
-            "answer": round(100 * (1 - fill.busy[-1]), 1),
-            "key": "q1",
+            "question": "What percentage of its stage's unsharded optimizer state does one GPU "
+            "hold?",
+            "answer": round(100 * h.optimizer_bytes / h.full_optimizer_bytes, 1),
+            "key": "q0",
             "rel_tol": 0.02,
             "unit": "%",
-            "explanation": f"It waits for {p - 1} forwards before its first one and then computes "
-            f"one forward of the {p} the fill lasts: (P − 1)/P = {p - 1}/{p}"
-            + (" (no pipeline: nothing to wait for)." if p == 1 else "."),
+            "explanation": f"ZeRO-1 and up shard it over the {lay.dp} DP ranks (1/DP each, "
+            "rounded up to whole elements); DDP keeps it all on every GPU.",
         }
     )
+    if p > 1:
+        note = f" In 1F1B the fill lasts P forwards: (P − 1)/P = {p - 1}/{p}." * (
+            lay.schedule == "1f1b"
+        )
+        out.append(
+            {
+                "question": "The pipeline fills: what percentage of the fill phase does the last "
+                f"of the {p} stages wait?",
+                "answer": round(100 * (1 - fill.busy[-1]), 1),
+                "key": "q1",
+                "rel_tol": 0.02,
+                "unit": "%",
+                "explanation": f"It cannot start before the {p - 1} stages ahead of it have each "
+                f"run a forward of the first micro-batch.{note}",
+            }
+        )
     sync = next((x for x in plan.phases if x.key == "grad_sync"), None)
     if sync:
         t = sync.traffic[0]
