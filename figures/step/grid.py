@@ -245,7 +245,7 @@ def node_shapes(geo: Geometry, labels: dict[int, str]) -> tuple[list[dict], list
                 "yanchor": "bottom",
                 "showarrow": False,
                 "text": labels[node],
-                "font": {"size": 11, "color": COLOURS["title"]},
+                "font": {"size": 12, "color": COLOURS["title"]},
             }
         )
     return shapes, notes
