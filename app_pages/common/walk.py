@@ -25,9 +25,10 @@ from typing import Any
 
 import streamlit as st
 
-from app_pages.common.widgets import url_int
+from app_pages.common.widgets import CODE_SET, url_int
 
 APPLIED = "_walk_applied"  # session key: (walk key, step, walk identity) last applied
+PENDING = "_walk_pending"  # session key: the keys a button's step set, for the run it starts
 
 
 def _identity(steps: Sequence[Any]) -> int:
@@ -49,6 +50,7 @@ def _go(key: str, to: int, steps: Sequence[Any]) -> None:
         st.session_state.pop(APPLIED, None)
         return
     _apply(steps[to - 1], only_absent=False)
+    st.session_state[PENDING] = tuple(steps[to - 1].set)
     st.query_params[key] = str(to)
     st.session_state[APPLIED] = (key, to, _identity(steps))
 
@@ -62,6 +64,9 @@ def current_step(key: str, last: int) -> int:
 def walk(steps: Sequence[Any], *, key: str = "walk", where: Any = st) -> int:
     """Render the walk control and the current step's sentence; returns the step (0 = off).
     Call it after `start_page` and before the page's controls."""
+    # The URL still holds the previous step's values until the widgets render: tell the URL
+    # notices (widgets._raw) to ignore them for the keys this run's step set.
+    st.session_state[CODE_SET] = st.session_state.pop(PENDING, ())
     steps = tuple(steps)
     if not steps:
         return 0

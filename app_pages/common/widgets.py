@@ -9,10 +9,13 @@ import streamlit as st
 
 NOTICES = "_url_notices"
 _BIND = "query-params"
+CODE_SET = "_code_set_keys"  # widget keys code wrote for this run (a walk step: common/walk.py)
 
 
 def _raw(key: str) -> str | None:
     """The URL's value for a key before the widget reads it (None if absent)."""
+    if key in st.session_state.get(CODE_SET, ()):
+        return None  # code set this widget for this run: the URL's old value is not the user's
     try:
         return st.query_params.get(key)
     except Exception:  # a malformed query string must never break a page

@@ -7,6 +7,7 @@ from core import pipeline as pl
 from core import reliability as rel
 from core.hardware import GPU_PRESETS
 from core.model import MODEL_PRESETS
+from core.training import RECIPES
 from core.units import format_bytes, format_seconds
 from figures.memory.run import Run, Split, configs, model_of
 from figures.walks.step import WalkStep
@@ -88,7 +89,9 @@ def memory(units: str = "binary") -> list[WalkStep]:
     long, rc = per_gpu("3", 32768), per_gpu("3", 32768, "full")
     params = z0.params_on_gpu / 1e9
     base = dict(model="Llama-2 13B", dp=8, tp=1, pp=1, zero="0", mb=1, seq=4096, rc="none")
-    base |= dict(recipe="mixed_adam", gpu="H100 SXM", reserve=5, sp=False, flash=True)
+    base |= dict(
+        recipe=RECIPES["mixed_adam"].label, gpu="H100 SXM", reserve=5, sp=False, flash=True
+    )
     return _steps(
         base,
         (
