@@ -7,8 +7,8 @@ kept in the URL under `walk` (1 … n; absent = not walking), so a lecturer can 
 How the values reach the widgets: every page control is bound to the URL
 (app_pages/common/widgets.py, `bind="query-params"`), and Streamlit 1.67 resolves a bound
 widget from `st.session_state[key]` when code wrote it before the widget rendered, except on a
-session's first load, where the URL wins (streamlit `runtime/state/session_state.py`,
-`_handle_query_param_binding`). So:
+session's first load, where the URL wins (streamlit/streamlit
+lib/streamlit/runtime/state/session_state.py, `_handle_query_param_binding`). So:
 - Start / Back / Next write the step's values into `st.session_state` in the button's callback
   (before the page's widgets render) and `walk` into the URL; Streamlit then writes the changed
   controls into the URL itself.

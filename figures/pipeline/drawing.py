@@ -104,6 +104,24 @@ def _frame_data(result: PipelineResult, t: float) -> list[dict]:
     return [boxes, dots, clock]
 
 
+def _key(result: PipelineResult) -> list[dict]:
+    """Legend entries (static traces after the three a frame replaces): op kinds and idle."""
+    kinds = sorted({KINDS[k] for k in result.ops.kind.tolist()}, key=KINDS.index)
+    names = {"F": "forward F", "B": "backward B", "I": "input grad I", "W": "weight grad W"}
+    entries = [(names[k], KIND_COLOURS[k]) for k in kinds] + [("idle (bubble)", COLOURS["idle"])]
+    return [
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": [None],
+            "y": [None],
+            "name": name,
+            "marker": {"symbol": "square", "size": 12, "color": colour},
+        }
+        for name, colour in entries
+    ]
+
+
 def pp_drawing(result: PipelineResult, *, at: int | None = None) -> dict:
     """Stages on GPUs with micro-batches flowing, one animation frame per moment of the timeline;
     `at` picks the frame shown first (default: the first moment every GPU is busy, else 0)."""
@@ -201,7 +219,7 @@ def pp_drawing(result: PipelineResult, *, at: int | None = None) -> dict:
         f"({len(ts)} frames, {result.makespan_s:g} s step)"
     )
     return {
-        "data": frames[at]["data"],
+        "data": frames[at]["data"] + _key(result),
         "frames": frames,
         "layout": {
             "title": {
@@ -212,6 +230,14 @@ def pp_drawing(result: PipelineResult, *, at: int | None = None) -> dict:
             "xaxis": {"visible": False, "range": [-1.2, p - 0.4], "fixedrange": True},
             "yaxis": {"visible": False, "range": [HELD_ROW - 0.8, 0.95], "fixedrange": True},
             "sliders": [slider],
+            "showlegend": True,
+            "legend": {
+                "orientation": "v",
+                "x": 0,
+                "xanchor": "left",
+                "y": 1.0,
+                "yanchor": "bottom",
+            },
             "updatemenus": [play],
             "height": 420,
             "margin": margin(l=10, r=10, t=80, b=40),
