@@ -116,3 +116,10 @@ def test_pp_drawing_frames_follow_the_simulators_events(sched, p, m, v):
         assert peak == m  # GPipe holds every micro-batch before the first backward
     if sched == "1f1b":
         assert peak == p  # 1F1B: rank 0 holds P
+
+
+def test_pp_drawing_refuses_a_pipeline_too_big_to_watch():
+    # P = 32, M = 128 under 1F1B: hundreds of moments (every op start and end), on 32 GPUs.
+    with pytest.raises(ValueError, match=r"P=32, M=128 .* at most 160 moments .* use P ≤ 8"):
+        pp_drawing(simulate("1f1b", 32, 128))
+    assert len(pp_drawing(simulate("1f1b", 8, 32))["frames"]) <= 160

@@ -17,6 +17,7 @@ from figures.style import COLOURS, KIND_COLOURS, ink_on, margin
 BOX_PX = 64  # the stage box's marker size
 HELD_ROW = -0.55  # y of the first row of held micro-batch dots
 DOTS_PER_ROW = 8
+MAX_RANKS, MAX_FRAMES = 8, 160  # a drawing for a small pipeline: the Gantt chart shows any size
 
 
 def moments(result: PipelineResult) -> list[float]:
@@ -126,6 +127,12 @@ def pp_drawing(result: PipelineResult, *, at: int | None = None) -> dict:
     """Stages on GPUs with micro-batches flowing, one animation frame per moment of the timeline;
     `at` picks the frame shown first (default: the first moment every GPU is busy, else 0)."""
     p, ts = result.num_stages, moments(result)
+    if p > MAX_RANKS or len(ts) > MAX_FRAMES:
+        raise ValueError(
+            f"P={p}, M={result.num_microbatches} has {len(ts)} moments on {p} GPUs: the flow "
+            f"drawing animates at most {MAX_FRAMES} moments on at most {MAX_RANKS} GPUs; use "
+            "P ≤ 8 and M ≤ 32 to watch the micro-batches flow (the timeline above shows any size)"
+        )
     frames = [{"name": f"{t:g}", "data": _frame_data(result, t)} for t in ts]
     if at is None:
         busy = [i for i, t in enumerate(ts) if all(state_at(result, t)[0])]

@@ -16,6 +16,6 @@ class WalkStep:
     set: dict[str, Value]
 
 
-def steps(base: dict[str, Value], *pairs: tuple[str, dict[str, Value]]) -> list[WalkStep]:
+def steps(base: dict[str, Value], *pairs: tuple[str, dict[str, Value]]) -> tuple[WalkStep, ...]:
     """Every step sets all the walk's keys (base, then its own), so Back restores a step exactly."""
-    return [WalkStep(say=say, set=base | own) for say, own in pairs]
+    return tuple(WalkStep(say=say, set=base | own) for say, own in pairs)
