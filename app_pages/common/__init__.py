@@ -285,4 +285,6 @@ def self_checks(questions: Iterable[dict], *, heading: bool = True) -> None:
 def same(names: Any) -> dict[str, str]:
     """{name: name}: choices whose URL label is their own name."""
     return {str(n): str(n) for n in names}
+
+
 from app_pages.common.walk import walk  # noqa: E402,F401  (re-exported: common.walk)
