@@ -12,13 +12,17 @@ from figures.data_parallel.proof import (
 )
 from figures.data_parallel.scaling import efficiency_figure, step_time_figure, straggler_figure
 from figures.data_parallel.scenario import (
+    SCALING_EFFICIENCY,
     fix_notes,
+    percent,
     scenario_figure,
     scenario_markdown,
     scenario_rows,
 )
 
 __all__ = [
+    "SCALING_EFFICIENCY",
+    "percent",
     "FULL",
     "MAX_PARAMS_SHOWN",
     "RING",
