@@ -202,7 +202,12 @@ COMPUTE = 6 * 1.3e9 * 2048 / (A100_PEAK * 0.4)  # 6N FLOPs per token = 0.128 s
 
 def _job(**kw):
     base = dict(
-        num_params=1.3e9, tokens_per_gpu=2048, grad_bytes_per_param=4.0, mfu=0.4, bucket_bytes=None
+        num_params=1.3e9,
+        tokens_per_gpu=2048,
+        grad_bytes_per_param=4.0,
+        mfu=0.4,
+        bucket_bytes=None,
+        all_reduce=AllReduceKind.FLAT_RING,  # the textbook α-β ring at line rate, by hand below
     )
     return DpJob(**{**base, **kw})
 
@@ -311,12 +316,14 @@ def test_one_gpu_has_no_all_reduce_and_partial_nodes():
 
 def test_scenario_slower_at_64_numbers():
     s = slower_at_scale()
-    ring8 = 2 * 7 * NVLINK_A + 2 * 7 / 8 * GRAD / NVLINK3
-    ring64 = 112 * NVLINK_A + 14 * NET_A + 2 * 63 / 64 * GRAD / GBE100
-    assert s.small.step_s == pytest.approx(COMPUTE + ring8, rel=1e-12)  # 158.4 ms
-    assert s.large.step_s == pytest.approx(COMPUTE + ring64, rel=1e-12)  # 947.6 ms
+    # NCCL's tuner (tuning.cc): one node, ring/Simple = 8.4 µs + 14 NVLink hops of 3.4 µs at busbw
+    # 300 × 0.77 GB/s; 8 nodes, + 14 NET hops of 14 µs, ×1.4, busbw one 100 GbE NIC × 0.94
+    ring8 = (8.4 + 14 * 3.4) * 1e-6 + 2 * 7 / 8 * GRAD / (NVLINK3 * 0.77)
+    ring64 = (8.4 + 112 * 3.4 + 14 * 14) * 1.4e-6 + 2 * 63 / 64 * GRAD / (GBE100 * 0.94)
+    assert s.small.step_s == pytest.approx(COMPUTE + ring8, rel=1e-9)  # 167 ms
+    assert s.large.step_s == pytest.approx(COMPUTE + ring64, rel=1e-9)  # 1.0 s
     assert s.step_ratio == pytest.approx((COMPUTE + ring64) / (COMPUTE + ring8))
-    assert s.bandwidth_drop == pytest.approx(300 / 12.5)  # 24x less bandwidth
+    assert s.bandwidth_drop == pytest.approx(300 * 0.77 / (12.5 * 0.94))
     # bytes per rank measured by the ring simulator: 2(p−1)/p x 5.2 GB
     assert s.sim_bytes_sent_per_rank_small == pytest.approx(9.1e9, rel=1e-12)
     assert s.sim_bytes_sent_per_rank_large == pytest.approx(10.2375e9, rel=1e-12)
@@ -325,7 +332,7 @@ def test_scenario_slower_at_64_numbers():
     assert s.large_strong.tokens_per_s < s.small.tokens_per_s
     fixes = {f.label.split(" (")[0].split(" ×")[0]: f.step for f in s.fixes}
     bigger = fixes["per-GPU batch"]
-    assert bigger.step_s == pytest.approx(8 * COMPUTE + ring64, rel=1e-12)
+    assert bigger.step_s == pytest.approx(8 * COMPUTE + ring64, rel=1e-9)
     assert bigger.efficiency > 4 * s.large.efficiency
-    assert fixes["hierarchical all-reduce"].step_s < s.large.step_s
-    assert fixes["all three"].efficiency > 0.85 > max(f.step.efficiency for f in s.fixes[:3])
+    assert fixes["bucketing"].efficiency < s.large.efficiency  # thin network: does not help
+    assert fixes["both"].efficiency > max(f.step.efficiency for f in s.fixes[:2])
