@@ -114,9 +114,13 @@ def test_scenario_figure_rows_and_title():
     s = slower_at_scale()
     spec = fdp.scenario_figure(s)
     _valid(spec)
-    assert _title(spec).startswith("Scaled 8 → 64 GPUs · step 158.4 ms → 947.6 ms")
-    assert len(spec["data"][0]["y"]) == 2 + len(s.fixes)
-    assert "24× less bandwidth" in spec["layout"]["title"]["subtitle"]["text"]
+    # NCCL ring/Simple by hand: compute 128 ms + 8.4 µs + 14 NVLink hops of 3.4 µs + 9.1 GB at
+    # 300 × 0.77 GB/s = 167.4 ms; at 64 GPUs ×1.4 of (8.4 + 112·3.4 + 14·14) µs + 10.2 GB at
+    # 12.5 × 0.94 GB/s = 1,000 ms
+    assert _title(spec).startswith("Scaled 8 → 64 GPUs on a thin network · step 167.4 ms → 1000 ms")
+    assert len(spec["data"][0]["y"]) == 2 + len(s.fixes) + 2  # + the DGX-class runs
+    assert "DGX-class" in spec["data"][0]["y"][-1]
+    assert "19.7× less bandwidth" in spec["layout"]["title"]["subtitle"]["text"]  # 231 / 11.75
 
 
 def test_ownership_heatmaps():

@@ -5,18 +5,8 @@ from __future__ import annotations
 from core.data_parallel import FixEffect, SlowerAtScale, fix_effects
 from core.hardware import Cluster
 from core.units import format_bandwidth, format_bytes, format_count, format_seconds
-from figures.data_parallel.scaling import to_ms
+from figures.data_parallel.scaling import SCALING_EFFICIENCY, percent, to_ms
 from figures.style import COLOURS, bottom_legend, margin
-
-SCALING_EFFICIENCY = (
-    "scaling efficiency = tokens/s on N GPUs ÷ (N × one GPU's tokens/s without communication) "
-    "= compute / step"
-)
-
-
-def percent(x: float) -> str:
-    """A share with 2 significant digits, so a small one never rounds to '0%'."""
-    return f"{100 * x:.2g}%" if x < 0.1 else f"{x:.0%}"
 
 
 def scenario_figure(s: SlowerAtScale) -> dict:
