@@ -126,3 +126,25 @@ def test_unbucketed_step_is_one_exposed_ring_simple_all_reduce_by_hand():
     ring = (8.4 + 112 * 3.4 + 14 * 14) * 1.4e-6 + grad * 126 / 64 / min(NVL, NDR8)
     assert _eff(False, 64) == pytest.approx(compute / (compute + ring))
     assert math.isclose(_eff(False, 64), 0.731, abs_tol=0.001)
+
+
+# ---------- the collectives page's readout ----------
+def _page_markdown(**params):
+    from tests.registry import run_page_file
+
+    at = run_page_file("app_pages/collectives.py", **params)
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_collectives_page_says_what_nccl_would_pick():
+    # defaults: 1 GB on 8 GPUs of one NVLink 4 node: ring/Simple, 8.4 + 14 × 3.4 µs + 1.75 GB at
+    # 450 × 0.77 GB/s = 5.107 ms
+    md = _page_markdown()
+    t = (8.4 + 14 * 3.4) * 1e-6 + 1e9 * 14 / 8 / NVL
+    assert "**What NCCL would pick** for S = 954 MiB on 8 GPUs: **Ring / Simple**" in md
+    assert f"{t * 1e3:.3g} ms" in md
+    # 1 MB on 32 ranks over InfiniBand NDR (one GPU per node): the tree with LL128 —
+    # 14 + 2 × lg 32 × 8.5 µs = 99 µs of latency, against a ring's 62 NET hops
+    md = _page_markdown(n="32", size="1 MB", link="InfiniBand NDR")
+    assert "on 32 GPUs on 32 nodes: **Tree (double binary) / LL128**" in md
+    assert "99 µs latency" in md

@@ -47,7 +47,7 @@ from core.collectives.nccl import (
     nccl_options,
     nccl_time_s,
 )
-from core.collectives.picks import cluster_of
+from core.collectives.picks import cluster_of, nccl_cluster
 from core.collectives.ring import (
     RING_INDEXING,
     example_inputs,
@@ -128,6 +128,7 @@ __all__ = [
     "make_trace",
     "naive_all_reduce",
     "nccl_choice",
+    "nccl_cluster",
     "nccl_options",
     "nccl_time_s",
     "recursive_doubling_all_reduce",
