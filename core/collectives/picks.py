@@ -17,7 +17,9 @@ def cluster_of(cluster: Cluster, num_ranks: int) -> Cluster | None:
     return dataclasses.replace(cluster, num_nodes=num_ranks // cluster.gpus_per_node)
 
 
-def nccl_cluster(num_ranks: int, link_name: str, cluster: Cluster | None = None) -> Cluster:
+def nccl_cluster(
+    num_ranks: int, link_name: str, cluster: Cluster | None = None, *, gpu_name: str = "H100 SXM"
+) -> Cluster:
     """The ranks the collectives page prices with NCCL's tuner: its two-tier cluster if one is set,
     else N ranks on one link type — one node of N GPUs on a scale-up link (NVLink, PCIe), or N
     nodes of one GPU each on a network link (every hop a NET hop)."""
@@ -25,6 +27,12 @@ def nccl_cluster(num_ranks: int, link_name: str, cluster: Cluster | None = None)
         return cluster
     if link(link_name).name in SCALE_OUT_LINKS:
         return make_cluster(
-            num_nodes=num_ranks, gpus_per_node=1, inter_link_name=link_name, nics_per_node=1
+            num_nodes=num_ranks,
+            gpus_per_node=1,
+            gpu_name=gpu_name,
+            inter_link_name=link_name,
+            nics_per_node=1,
         )
-    return make_cluster(num_nodes=1, gpus_per_node=num_ranks, intra_link_name=link_name)
+    return make_cluster(
+        num_nodes=1, gpus_per_node=num_ranks, gpu_name=gpu_name, intra_link_name=link_name
+    )
