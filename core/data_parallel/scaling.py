@@ -33,7 +33,10 @@ class DpJob:
 
     num_params: float
     tokens_per_gpu: float
-    grad_bytes_per_param: float = 4.0  # fp32 grads (DDP + AMP keeps fp32 params); 2 for bf16
+    # bf16 gradients, the app's one traffic convention: the default recipe's 2-byte gradients
+    # (core.training RECIPES["mixed_adam"], as the memory page and planner count them). PyTorch
+    # DDP under autocast keeps fp32 gradients and all-reduces 4 B each: twice the bytes.
+    grad_bytes_per_param: float = 2.0
     mfu: float = 0.4  # achieved fraction of dense peak FLOP/s
     flops_per_param_token: float = 6.0  # 6N rule: 2N forward + 4N backward (Kaplan et al. 2020)
     bucket_bytes: float | None = DEFAULT_BUCKET_BYTES  # None: one all-reduce after backward

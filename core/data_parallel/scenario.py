@@ -40,12 +40,12 @@ def dgx_cluster() -> Cluster:
 
 
 def scenario_job() -> DpJob:
-    """A 1.3B-parameter model, DDP with fp32 gradients, 2,048 tokens per GPU, one all-reduce after
+    """A 1.3B-parameter model, DDP with bf16 gradients, 2,048 tokens per GPU, one all-reduce after
     backward (no bucketing, no overlap), NCCL's tuned all-reduce, 40% MFU."""
     return DpJob(
         num_params=1.3e9,
         tokens_per_gpu=2048,
-        grad_bytes_per_param=4.0,
+        grad_bytes_per_param=2.0,
         mfu=0.4,
         bucket_bytes=None,
         all_reduce=AllReduceKind.NCCL,

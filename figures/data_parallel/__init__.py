@@ -10,11 +10,16 @@ from figures.data_parallel.proof import (
     gradient_proof_figure,
     loss_curves_figure,
 )
-from figures.data_parallel.scaling import efficiency_figure, step_time_figure, straggler_figure
-from figures.data_parallel.scenario import (
+from figures.data_parallel.scaling import (
     SCALING_EFFICIENCY,
-    fix_notes,
+    dtype_name,
+    efficiency_figure,
     percent,
+    step_time_figure,
+    straggler_figure,
+)
+from figures.data_parallel.scenario import (
+    fix_notes,
     scenario_figure,
     scenario_markdown,
     scenario_rows,
@@ -22,17 +27,18 @@ from figures.data_parallel.scenario import (
 
 __all__ = [
     "SCALING_EFFICIENCY",
-    "percent",
     "FULL",
     "MAX_PARAMS_SHOWN",
     "RING",
     "WEIGHTED",
     "bucket_timeline_figure",
+    "dtype_name",
     "efficiency_figure",
     "fix_notes",
     "gradient_proof_figure",
     "how_computed_lines",
     "loss_curves_figure",
+    "percent",
     "scenario_figure",
     "scenario_markdown",
     "scenario_rows",

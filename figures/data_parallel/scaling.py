@@ -14,6 +14,13 @@ SCALING_EFFICIENCY = (
 )
 
 
+def dtype_name(bytes_per_element: float) -> str:
+    """The usual name of a 2- or 4-byte training dtype, so every message states its dtype."""
+    return {2: "bf16", 4: "fp32", 1: "fp8"}.get(
+        int(bytes_per_element), f"{bytes_per_element:g}-byte"
+    )
+
+
 def percent(x: float) -> str:
     """A share with 2 significant digits, so a small one never rounds to '0%'."""
     return f"{100 * x:.2g}%" if x < 0.1 else f"{x:.0%}"

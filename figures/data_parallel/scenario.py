@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.data_parallel import FixEffect, SlowerAtScale, fix_effects
 from core.hardware import Cluster
 from core.units import format_bandwidth, format_bytes, format_count, format_seconds
-from figures.data_parallel.scaling import SCALING_EFFICIENCY, percent, to_ms
+from figures.data_parallel.scaling import SCALING_EFFICIENCY, dtype_name, percent, to_ms
 from figures.style import COLOURS, bottom_legend, margin
 
 
@@ -166,7 +166,8 @@ def scenario_markdown(s: SlowerAtScale, cluster: Cluster, units: str, bw_units: 
     table += [f"| {a} | {b} | {c} |" for a, b, c in scenario_rows(s, units, bw_units)]
     return "\n\n".join(
         [
-            f"{format_count(j.num_params)} parameters, fp32 gradients "
+            f"{format_count(j.num_params)} parameters, {dtype_name(j.grad_bytes_per_param)} "
+            f"gradients "
             f"({format_bytes(j.grad_bytes, units)}), {j.tokens_per_gpu:,.0f} tokens per GPU, one "
             f"all-reduce after backward, on nodes of {cluster.gpus_per_node}× {cluster.gpu.name} "
             f"({cluster.intra_link.name}) with {cluster.nics_per_node}× "

@@ -7,7 +7,7 @@ from __future__ import annotations
 from core import data_parallel as dp
 from core.collectives import scan_bytes_per_rank
 from core.units import format_bandwidth, format_bytes, format_count, format_seconds, gib_or_gb
-from figures.data_parallel import how_computed_lines
+from figures.data_parallel import dtype_name, how_computed_lines
 
 PROOF_CAPTION = (
     "A 2-layer tanh MLP, gradient written out by hand. N × samples rows split over N ranks; each "
@@ -94,8 +94,9 @@ def scaling_caption(
     """The gradient bytes all-reduced per step, what bottlenecks them at N = at_n, what ran, and
     whether bucketing + overlap helps (`other`: the same run with bucketing toggled)."""
     return (
-        f"{format_count(job.num_params)} parameters × {job.grad_bytes_per_param:g} B (fp32 "
-        f"gradients) = {format_bytes(job.grad_bytes, units)} all-reduced per step; at N={at_n}: "
+        f"{format_count(job.num_params)} parameters × {job.grad_bytes_per_param:g} B "
+        f"({dtype_name(job.grad_bytes_per_param)} gradients) = "
+        f"{format_bytes(job.grad_bytes, units)} all-reduced per step; at N={at_n}: "
         f"{s.bottleneck_link}; {len(s.bucket_bytes):,} all-reduce(s), ran: {s.algorithms}."
         + ("" if other is None else " " + overlap_verdict(s, other))
     )

@@ -11,7 +11,13 @@ from core.units import (
     format_seconds,
     gib_or_gb,
 )
-from figures.data_parallel import SCALING_EFFICIENCY, fix_notes, percent, scenario_figure
+from figures.data_parallel import (
+    SCALING_EFFICIENCY,
+    dtype_name,
+    fix_notes,
+    percent,
+    scenario_figure,
+)
 from figures.scenarios.common import FONT, Walkthrough, breakdown_bars, sec, verdict
 
 
@@ -30,7 +36,8 @@ def scale_out_text(s: ScaleOut, units: str, bw_units: str) -> Walkthrough:
         f"{large.num_gpus}",
         intro=(
             f"{format_count(job.num_params)} parameters, DDP with "
-            f"{job.grad_bytes_per_param:g}-byte gradients, {job.tokens_per_gpu:,.0f} tokens per "
+            f"{job.grad_bytes_per_param:g}-byte ({dtype_name(job.grad_bytes_per_param)}) "
+            f"gradients, {job.tokens_per_gpu:,.0f} tokens per "
             f"GPU, {sync}; nodes of {c.gpus_per_node}× {c.gpu.name} ({c.intra_link.name}) with "
             f"{c.nics_per_node}× {c.inter_link.name} each — **a thin network**: "
             f"{format_bandwidth(c.node_injection_bytes_per_s / c.gpus_per_node, bw_units)} of "
@@ -87,7 +94,8 @@ def scale_out_text(s: ScaleOut, units: str, bw_units: str) -> Walkthrough:
             "all-reduce from `core.collectives.nccl_choice` (NCCL's tuner: ring or double binary "
             "tree × LL / LL128 / Simple, constants from NVIDIA/nccl src/graph/tuning.cc, links at "
             "the app's achievable efficiencies), buckets overlapped with backward. Bytes per rank "
-            "(fp32 gradients, 4 B each) come "
+            f"({dtype_name(job.grad_bytes_per_param)} gradients, "
+            f"{job.grad_bytes_per_param:g} B each) come "
             "from `core.collectives.scan_bytes_per_rank` (the numpy ring). The NIC fix reruns "
             "the same step with one 100 GbE NIC per GPU."
         ),
