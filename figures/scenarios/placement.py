@@ -121,9 +121,24 @@ def setting(p: Placement) -> str:
     return f"{t.global_batch:,} sequences of {t.seq_len:,} tokens per step, {t.recompute} recompute"
 
 
+# Like with like: what one GPU sends per micro-batch, forward and backward, for each kind.
+LIKE_FOR_LIKE = (
+    "bytes one GPU sends per micro-batch, forward + backward: TP, every layer of its stage "
+    "(4 all-reduces per layer, 6 with full recompute, 2(t−1)/t of b·s·h·2 each); PP, an interior "
+    "stage's activation out and input gradient back (b·s·h·2 each, bf16)"
+)
+
+
+def pp_bytes_per_gpu(hop_bytes: float) -> float:
+    """What a GPU of an interior stage sends per micro-batch: its activation forward and the
+    gradient of its input backward, one b·s·h·2 message each."""
+    return 2 * hop_bytes
+
+
 def placement_text(p: Placement, units: str) -> Walkthrough:
     b, i, a = (lambda x: format_bytes(x, units)), p.inside, p.across
-    ratio = p.tp_bytes_per_microbatch / p.pp_hop_bytes
+    pp = pp_bytes_per_gpu(p.pp_hop_bytes)
+    ratio = p.tp_bytes_per_microbatch / pp
     return Walkthrough(
         title=f"3 · Place 3D parallelism on {p.nodes} nodes × {p.gpus_per_node} GPUs",
         intro=(
@@ -139,7 +154,9 @@ def placement_text(p: Placement, units: str) -> Walkthrough:
             f"**{b(p.tp_bytes_per_microbatch)}** of TP traffic, on the critical path of every "
             "layer.",
             "**PP across nodes.** A stage boundary carries one micro-batch's activations, "
-            f"b·s·h·2 = **{b(p.pp_hop_bytes)}** ({ratio:.3g}× less than TP), over {i.pp_link}: "
+            f"b·s·h·2 = {b(p.pp_hop_bytes)} (bf16) each way, so a GPU sends **{b(pp)}** per "
+            f"micro-batch — {ratio:.3g}× less than its TP traffic ({LIKE_FOR_LIKE}) — over "
+            f"{i.pp_link}: "
             f"exposed pipeline sends {sec(i.breakdown.pp_p2p_s)} of a {sec(i.step_s)} step.",
             f"**Flip it** (order {a.order}): each TP group now spans nodes and its all-reduces "
             f"run on {a.tp_link}. Exposed TP {sec(i.breakdown.tp_s)} → "
@@ -148,9 +165,9 @@ def placement_text(p: Placement, units: str) -> Walkthrough:
             f"{sec(i.breakdown.pp_p2p_s - a.breakdown.pp_p2p_s)}.",
         ),
         takeaway=(
-            f"TP sends {ratio:.3g}× more bytes per micro-batch than a pipeline hop, inside every "
-            "layer: give it the fastest link, the NVLink inside a node. PP's few small messages "
-            "survive the network."
+            f"Per GPU and micro-batch, forward + backward, TP sends {ratio:.3g}× the bytes PP "
+            "does, inside every layer: give it the fastest link, the NVLink inside a node. PP's "
+            "few small messages survive the network."
         ),
         how=(
             "`core.planner.evaluate` for both rank orders (`core.parallel.group_span` finds "
