@@ -316,7 +316,8 @@ def test_one_gpu_has_no_all_reduce_and_partial_nodes():
 
 def test_scenario_slower_at_64_numbers():
     s = slower_at_scale()
-    # NCCL's tuner (tuning.cc): one node, ring/Simple = 8.4 µs + 14 NVLink hops of 3.4 µs at busbw
+    # NCCL's tuner (NVIDIA/nccl src/graph/tuning.cc): one node, ring/Simple = 8.4 µs + 14 NVLink
+    # hops of 3.4 µs at busbw
     # 300 × 0.77 GB/s; 8 nodes, + 14 NET hops of 14 µs, ×1.4, busbw one 100 GbE NIC × 0.94
     ring8 = (8.4 + 14 * 3.4) * 1e-6 + 2 * 7 / 8 * GRAD / (NVLINK3 * 0.77)
     ring64 = (8.4 + 112 * 3.4 + 14 * 14) * 1.4e-6 + 2 * 63 / 64 * GRAD / (GBE100 * 0.94)

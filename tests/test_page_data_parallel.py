@@ -277,7 +277,8 @@ def test_fix_effects_are_consistent_with_the_steps():
     bucketing, batch, both = fix_effects(s)
     compute = 6 * 1.3e9 * 2048 / (312e12 * 0.4)
     # Buckets move the same bytes, but NCCL's tuner runs them with LL128 (bandwidth × 0.92,
-    # tuning.cc): 100 ring/LL128 buckets and a 1 MiB first one on the tree (LL128 × 120/128 × ½ ×
+    # NVIDIA/nccl src/graph/tuning.cc): 100 ring/LL128 buckets and a 1 MiB first one on the tree
+    # (LL128 × 120/128 × ½ ×
     # treeCorrectionFactor 0.6 at log2(1 MiB / 64) = 14), against one ring/Simple all-reduce.
     b, mib, grad = 12.5e9 * 0.94, 2**20, 2.6e9
     bucketed = (grad - mib) / (0.92 * b * 64 / 126) + mib / (b * 0.92 * 120 / 128 * 0.5 * 0.6)

@@ -90,7 +90,8 @@ def test_deep_link_llama2_7b_tp8_bytes_and_times_by_hand():
     assert rows[1]["forward, per layer"] == "2 all-gather + 2 reduce-scatter"
     assert rows[0]["sent per GPU per layer"] == rows[1]["sent per GPU per layer"]  # same bytes
     assert rows[1]["layer input held per GPU"] == "4 MiB"  # 32 MiB / 8
-    # NVLink 4 as NCCL runs it (tuning.cc): ring/LL128, 14 + 14 × 1.9 µs + 1.75 M at
+    # NVLink 4 as NCCL runs it (NVIDIA/nccl src/graph/tuning.cc): ring/LL128, 14 + 14 × 1.9 µs +
+    # 1.75 M at
     # 450 GB/s × 0.77 (the planner's efficiency) × 0.92 (LL128), 4 per layer per micro-batch.
     nvlink_ms = 4 * (40.6e-6 + 1.75 * m / (450e9 * 0.77 * 0.92)) * 1e3
     # Layer FLOPs per token: 2·(2·4096² + 2·4096² + 3·4096·11008) + 4·4096·4096; × s × 3 / t at 50%

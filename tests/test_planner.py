@@ -148,7 +148,8 @@ def test_exercise_8x8_tp_in_nvlink_vs_tp_across_nodes():
     bad = evaluate(model, c, Layout(dp=1, tp=8, pp=8, order="pp-tp-dp"), tr)
     assert good.spans["tp"].link == "NVLink 4" and bad.spans["tp"].link == "InfiniBand NDR"
     assert not good.warnings and "cross the node boundary" in bad.warnings[0]
-    # NCCL ring/Simple all-reduce of b s h x 2 B = 50,331,648 B over 8 ranks (tuning.cc): inside
+    # NCCL ring/Simple all-reduce of b s h x 2 B = 50,331,648 B over 8 ranks (NVIDIA/nccl
+    # src/graph/tuning.cc): inside
     # a node 8.4 µs + 14 NVLink hops of 3.4 µs; across 8 nodes, one member per node, 14 NET hops
     # of 14 µs, x1.4, at each GPU's 1/8 of the node's 8 NICs.
     n = 2048 * 12288 * 2

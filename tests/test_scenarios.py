@@ -139,7 +139,8 @@ def test_placement_tp_inside_vs_across_by_alpha_beta():
     assert p.pp_hop_bytes == msg
     per_mb = 96 // 8 * 6  # layers per stage × 6 all-reduces (full recompute)
     assert p.tp_bytes_per_microbatch == pytest.approx(per_mb * 2 * 7 / 8 * msg)
-    # Exposed TP = M micro-batches × all-reduces, each as NCCL picks it (tuning.cc), ring/Simple
+    # Exposed TP = M micro-batches × all-reduces, each as NCCL picks it (NVIDIA/nccl
+    # src/graph/tuning.cc), ring/Simple
     # here: inside, 8.4 µs + 14 NVLink hops (3.4 µs); across 8 nodes of one member each, 14 NET
     # hops (14 µs), ×1.4; bytes 2(t−1)/t·M over B × the app's efficiency.
     nvl = (8.4 + 14 * 3.4) * 1e-6 + 2 * 7 / 8 * msg / (450e9 * 0.77)

@@ -20,6 +20,17 @@ from dataclasses import dataclass
 
 from core.checks import check_choice
 from core.collectives.busbw import check_positive
+from core.collectives.nccl_constants import (
+    ASSUMED_CHANNELS,
+    BASE_LATENCY_S,
+    GENERATION,
+    HOP_LATENCY_S,
+    LL_MAX_MULTI_NODE_BYTES_PER_S,
+    LL_MAX_ONE_NODE_BYTES_PER_S,
+    NET_OVERHEAD_S,
+    RING_PLATEAU,
+    TREE_CORRECTION,
+)
 from core.hardware import Cluster
 from core.training import Efficiency
 
@@ -31,72 +42,6 @@ ALGORITHMS_BY_OP = {
 }
 PROTOCOLS = ("LL", "LL128", "Simple")
 ALGORITHM_LABELS = {"ring": "Ring", "tree": "Tree (double binary)"}
-
-_US = 1e-6
-# baseLat (µs): Tree {LL, LL128, Simple}, Ring {LL, LL128, Simple}.
-BASE_LATENCY_S = {
-    ("tree", "LL"): 6.8 * _US,
-    ("tree", "LL128"): 14.0 * _US,
-    ("tree", "Simple"): 8.4 * _US,
-    ("ring", "LL"): 6.6 * _US,
-    ("ring", "LL128"): 14.0 * _US,
-    ("ring", "Simple"): 8.4 * _US,
-}
-# hwLat (µs) per hop: [NVLink | PCI | NET][algorithm][protocol].
-HOP_LATENCY_S = {
-    "nvlink": {
-        ("tree", "LL"): 0.6 * _US,
-        ("tree", "LL128"): 1.25 * _US,
-        ("tree", "Simple"): 4.0 * _US,
-        ("ring", "LL"): 0.6 * _US,
-        ("ring", "LL128"): 1.9 * _US,
-        ("ring", "Simple"): 3.4 * _US,
-    },
-    "pci": {
-        ("tree", "LL"): 1.0 * _US,
-        ("tree", "LL128"): 1.9 * _US,
-        ("tree", "Simple"): 4.0 * _US,
-        ("ring", "LL"): 1.0 * _US,
-        ("ring", "LL128"): 2.5 * _US,
-        ("ring", "Simple"): 5.7 * _US,
-    },
-    "net": {
-        ("tree", "LL"): 5.0 * _US,
-        ("tree", "LL128"): 8.5 * _US,
-        ("tree", "Simple"): 14.0 * _US,
-        ("ring", "LL"): 2.7 * _US,
-        ("ring", "LL128"): 4.0 * _US,
-        ("ring", "Simple"): 14.0 * _US,
-    },
-}
-# getNetOverhead: 1 µs per network post on an Intel x86 host (2 on AMD), ×3 for Simple; an
-# inter-node ring's intra-node steps cost at least that. Intel assumed.
-NET_OVERHEAD_S = 1.0 * _US
-# llMaxBws (GB/s): LL's bus-bandwidth ceiling. One node: by GPU generation; 2 and > 2 nodes: by
-# host CPU (Intel row assumed).
-LL_MAX_ONE_NODE_BYTES_PER_S = {"ampere": 87.7e9, "hopper": 141.0e9, "blackwell": 282.0e9}
-LL_MAX_MULTI_NODE_BYTES_PER_S = {2: 39.0e9, 3: 20.4e9}  # key 3 = more than two nodes
-GENERATION = {
-    "A100 40GB": "ampere",
-    "A100 80GB": "ampere",
-    "H100 SXM": "hopper",
-    "H100 PCIe": "hopper",
-    "H200": "hopper",
-    "B200": "blackwell",
-    "GB200": "blackwell",
-}
-# treeCorrectionFactor[protocol][log2(bytes / 64)], 64 B .. 256 MiB: the tree misses its model at
-# medium sizes.
-TREE_CORRECTION = {
-    "LL": (1, 1, 1, 1, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-    + (1, 1, 1, 1),
-    "LL128": (1, 1, 1, 1, 1, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.8, 0.9)
-    + (0.9, 0.9, 0.9, 1, 1),
-    "Simple": (0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.6)
-    + (0.7, 0.8, 0.7, 0.7, 0.8, 0.9, 0.9),
-}
-RING_PLATEAU = 1.4  # multi-node ring/Simple all-reduce latency ×1.4 (compute capability ≥ 8.0)
-ASSUMED_CHANNELS = 16  # only for the plateau's size test (bytes per channel per rank ≥ 64)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -216,8 +161,8 @@ def _tree_correction(proto: str, message_bytes: float) -> float:
 
 
 def protocols_enabled(cluster: Cluster) -> tuple[str, ...]:
-    """LL and Simple always; LL128 only with NVLink inside the node (tuning.cc enables it by
-    default only up to NVLink/NVSwitch paths on NVIDIA GPUs)."""
+    """LL, Simple always; LL128 only with NVLink in the node: NVIDIA/nccl src/graph/tuning.cc
+    enables it by default only up to NVLink/NVSwitch paths on NVIDIA GPUs."""
     nvidia_nvlink = cluster.intra_link.name.startswith("NVLink")
     return PROTOCOLS if nvidia_nvlink else ("LL", "Simple")
 

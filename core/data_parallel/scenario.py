@@ -29,7 +29,7 @@ def scenario_cluster() -> Cluster:
 
 def dgx_cluster() -> Cluster:
     """The same 8x A100 node on a DGX-class network: one 200 Gb/s HDR InfiniBand NIC per GPU
-    (DGX A100: 8 compute NICs per node, docs/notes/collectives.md §5)."""
+    (DGX A100: 8 compute NICs per node, docs/notes/collectives.md §6)."""
     return make_cluster(
         num_nodes=1,
         gpus_per_node=8,

@@ -202,6 +202,6 @@ def dgx_note(s: SlowerAtScale, units: str) -> str:
         f"{percent(d.efficiency)}, NCCL picks {d.algorithms}); with bucketing + overlap "
         f"{format_seconds(b.step_s)} ({percent(b.efficiency)}, {b.algorithms} per bucket): "
         "there the all-reduce is shorter than backward, so overlap hides it, as PyTorch DDP "
-        "reports (Li et al., VLDB 2020, §5). On the thin network the all-reduce lasts many "
+        "reports (Li et al., VLDB 2020, evaluation). On the thin network the all-reduce lasts many "
         "backward passes: overlap can hide at most one, and each bucket pays the latency again."
     )

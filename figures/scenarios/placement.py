@@ -69,7 +69,7 @@ def scale_out_text(s: ScaleOut, units: str, bw_units: str) -> Walkthrough:
             f"{format_seconds(r.dgx_large.step_s)} per step at {large.num_gpus} GPUs, scaling "
             f"efficiency {percent(r.dgx_large.efficiency)}; with bucketing + overlap "
             f"{percent(r.dgx_large_bucketed.efficiency)}: there the all-reduce fits inside "
-            "backward, so overlap hides it (Li et al., VLDB 2020, §5).",
+            "backward, so overlap hides it (Li et al., VLDB 2020, evaluation).",
             "**Honest verdict.** What works changes the ratio of compute to bytes on the slow "
             "link: "
             + ", ".join(f"{e.label} (×{e.tokens_per_s_gain:.3g})" for e in helps)
