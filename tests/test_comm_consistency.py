@@ -45,7 +45,9 @@ def test_dp_page_and_planner_all_reduce_the_same_gradient_bytes_in_the_same_time
     c = make_cluster(num_nodes=8, gpus_per_node=8)
     tr = Training(global_batch=64, seq_len=2048, overlap_dp=False)
     ev = evaluate(model, c, Layout(dp=64), tr)
-    job = dp.DpJob(num_params=model.num_params, tokens_per_gpu=2048, bucket_bytes=None)
+    job = dp.DpJob(
+        num_params=model.num_params, tokens_per_gpu=2048, bucket_bytes=None, all_reduce="NCCL"
+    )
     assert job.grad_bytes_per_param == get_recipe("mixed_adam").grad_bytes == 2  # bf16
     step = dp.dp_step(job, dp.cluster_for(make_cluster(num_nodes=1), 64))
     assert step.comm_s == pytest.approx(ev.breakdown.dp_s, rel=1e-9)

@@ -108,7 +108,8 @@ def test_one_gpu_costs_nothing_and_bad_input_names_the_rule():
 # ---------- the DP lesson (issue 13, item 1) ----------
 def _eff(bucketed: bool, n: int) -> float:
     """The data-parallel page's defaults: 7B, 4 × 1,024 tokens per GPU, H100 × 8 NDR per node."""
-    job = dp.DpJob(num_params=7e9, tokens_per_gpu=4096, bucket_bytes=25 * MIB if bucketed else None)
+    bucket = 25 * MIB if bucketed else None
+    job = dp.DpJob(num_params=7e9, tokens_per_gpu=4096, bucket_bytes=bucket, all_reduce="NCCL")
     return dp.dp_step(job, dp.cluster_for(h100(1), n)).efficiency
 
 

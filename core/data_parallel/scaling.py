@@ -41,7 +41,9 @@ class DpJob:
     flops_per_param_token: float = 6.0  # 6N rule: 2N forward + 4N backward (Kaplan et al. 2020)
     bucket_bytes: float | None = DEFAULT_BUCKET_BYTES  # None: one all-reduce after backward
     first_bucket_bytes: float = FIRST_BUCKET_BYTES
-    all_reduce: AllReduceKind = AllReduceKind.NCCL
+    # The textbook ring by default (what a fitted gloo trace replays, core.traces); the pages,
+    # scenarios and planner ask for AllReduceKind.NCCL, NCCL's tuned pick.
+    all_reduce: AllReduceKind = AllReduceKind.FLAT_RING
 
     def __post_init__(self) -> None:
         for f, fix in (
