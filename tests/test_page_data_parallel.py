@@ -145,7 +145,7 @@ def test_deep_link_reproduces_the_64_gpu_run_by_hand():
     comm = 2 * 63 / 64 * 1.3e9 * 2 / 12.5e9
     assert number(metric(at, "Step at N=64")) == pytest.approx((compute + comm) * 1e3, rel=0.005)
     assert number(metric(at, "Exposed all-reduce")) == pytest.approx(comm * 1e3, rel=0.005)
-    assert number(metric(at, "Efficiency")) == pytest.approx(
+    assert number(metric(at, "Scaling efficiency")) == pytest.approx(
         100 * compute / (compute + comm), abs=0.6
     )
     assert metric(at, "Bottleneck") == "12.5 GB/s"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from core import data_parallel as dp
 from core.collectives import scan_bytes_per_rank
 from core.units import format_bandwidth, format_bytes, format_count, format_seconds, gib_or_gb
-from figures.data_parallel import dtype_name, how_computed_lines
+from figures.data_parallel import SCALING_EFFICIENCY, dtype_name, how_computed_lines, percent
 
 PROOF_CAPTION = (
     "A 2-layer tanh MLP, gradient written out by hand. N × samples rows split over N ranks; each "
@@ -62,7 +62,7 @@ def scaling_metrics(s: dp.DpStep, at_n: int, bw_units: str) -> list[dict]:
     return [
         dict(label=f"Step at N={at_n}", value=format_seconds(s.step_s), border=True),
         dict(label="Exposed all-reduce", value=format_seconds(s.exposed_comm_s), help=exposed),
-        dict(label="Efficiency", value=f"{s.efficiency:.0%}", help="compute / step"),
+        dict(label="Scaling efficiency", value=percent(s.efficiency), help=SCALING_EFFICIENCY),
         dict(
             label="Bottleneck",
             value=format_bandwidth(s.bottleneck_bytes_per_s, bw_units),
