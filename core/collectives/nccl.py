@@ -197,13 +197,14 @@ def nccl_options(
     eff = Efficiency() if efficiency is None else efficiency
     bus = bus_bandwidths_bytes_per_s(cluster, eff)
     algos = ALGORITHMS_BY_OP[op] if algorithms is None else tuple(algorithms)
-    protos = protocols_enabled(cluster) if protocols is None else tuple(protocols)
+    enabled = protocols_enabled(cluster)
+    protos = enabled if protocols is None else tuple(protocols)
     out = []
     for a in algos:
         if a not in ALGORITHMS_BY_OP[op]:
             continue
         for pr in protos:
-            if pr not in protocols_enabled(cluster):
+            if pr not in enabled:
                 continue
             bw = _algbw(a, pr, op, bus[a], cluster)
             if a == "tree":
@@ -221,7 +222,7 @@ def nccl_options(
     if not out:
         raise ValueError(
             f"no NCCL algorithm/protocol left for {op} with algorithms={algos}, protocols="
-            f"{protos}: {op} runs on {ALGORITHMS_BY_OP[op]} with {protocols_enabled(cluster)} "
+            f"{protos}: {op} runs on {ALGORITHMS_BY_OP[op]} with {enabled} "
             "here; widen the choice"
         )
     return tuple(out)

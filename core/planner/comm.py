@@ -5,6 +5,7 @@ them, at the achievable link efficiencies: each collective priced as NCCL's tune
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 from core.collectives import (
@@ -36,16 +37,30 @@ def group_cluster(span: GroupSpan, cluster: Cluster) -> Cluster:
     g / gpus_per_node of the node's NIC bandwidth (g NICs at the per-GPU share). Links at line rate:
     NCCL's model applies the achievable efficiency.
     """
-    g = span.ranks_per_node
+    return _sub_cluster(span.size, span.ranks_per_node, cluster)
+
+
+@functools.lru_cache(maxsize=1024)
+def _sub_cluster(size: int, g: int, cluster: Cluster) -> Cluster:
+    if size == g:  # one node: the group's GPUs on NVLink
+        return replace(
+            cluster, num_nodes=1, gpus_per_node=g, nics_per_node=min(cluster.nics_per_node, g)
+        )
     return replace(
         cluster,
-        num_nodes=span.size // g,
+        num_nodes=size // g,
         gpus_per_node=g,
         nics_per_node=g,
         inter_link=replace(
             cluster.inter_link, bandwidth_bytes_per_s=cluster.inter_bandwidth_per_gpu_bytes_per_s
         ),
     )
+
+
+@functools.lru_cache(maxsize=8192)
+def _nccl_time_s(kind, message_bytes, size, g, cluster, eff) -> float:
+    # memoised: a layout search asks for the same group shape and message many times
+    return nccl_choice(kind, message_bytes, _sub_cluster(size, g, cluster), efficiency=eff).time_s
 
 
 def group_collective_s(
@@ -60,17 +75,8 @@ def group_collective_s(
     if span.size == 1 or message_bytes <= 0:
         return 0.0
     if span.nodes_per_group == 1 or (span.even and span.size % span.ranks_per_node == 0):
-        sub = (
-            group_cluster(span, cluster)
-            if span.nodes_per_group > 1
-            else replace(
-                cluster,
-                num_nodes=1,
-                gpus_per_node=span.size,
-                nics_per_node=min(cluster.nics_per_node, span.size),
-            )
-        )
-        return nccl_choice(kind, message_bytes, sub, efficiency=eff).time_s
+        g = span.size if span.nodes_per_group == 1 else span.ranks_per_node
+        return _nccl_time_s(kind, float(message_bytes), span.size, g, cluster, eff)
     _, inter = _tiers(cluster, eff)
     one = {
         "all_reduce": lambda p, n, tier: all_reduce_time_s("ring", p, n, *tier),
