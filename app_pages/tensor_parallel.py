@@ -6,7 +6,7 @@ import streamlit as st
 
 from app_pages import common
 from core import tensor_parallel as tc
-from core.hardware import GPU_PRESETS, SCALE_OUT_LINKS, make_cluster
+from core.hardware import GPU_PRESETS, SCALE_OUT_LINKS, link, make_cluster
 from core.model import MODEL_PRESETS, preset
 from figures import tensor_parallel as ft
 from figures.tensor_parallel import text as text
@@ -79,7 +79,8 @@ def _sweep(model: str, mb: int, seq: int, gpu: str, nic: str) -> dict:
         view = f"{view}: {nics}× {nic} per node"
         fig = ft.tp_sweep_figure(pts, gpus_per_node=GPN, view=view)
         out[nics] = dict(pts=pts, fig=fig, note=ft.node_boundary_note(pts, GPN))
-    out["lessons"] = ft.boundary_lessons(out[GPN]["pts"], out[1]["pts"], GPN)
+    links = (link(GPU_PRESETS[gpu].scale_up_link), link(nic))
+    out["lessons"] = ft.boundary_lessons(out[GPN]["pts"], out[1]["pts"], GPN, *links)
     return out
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from core.hardware import LinkSpec
 from core.tensor_parallel import LinkTime, TpCommPlan, TpPoint
-from core.units import format_bytes, format_seconds
+from core.units import format_bandwidth, format_bytes, format_seconds
 
 
 def _counts(d: dict[str, int]) -> str:
@@ -112,7 +113,11 @@ def how_computed_lines(
 
 
 def boundary_lessons(
-    dgx: tuple[TpPoint, ...], thin: tuple[TpPoint, ...], gpus_per_node: int
+    dgx: tuple[TpPoint, ...],
+    thin: tuple[TpPoint, ...],
+    gpus_per_node: int,
+    scale_up: LinkSpec,
+    nic: LinkSpec,
 ) -> str:
     """What really keeps TP inside a node, in this run's numbers: the DGX-class view (one NIC per
     GPU) and the thin one (one NIC per node), one NIC count each."""
@@ -131,9 +136,13 @@ def boundary_lessons(
         f"{format_seconds(b.latency_s)}. What the per-collective model cannot show is what decides "
         "it in practice: (1) a TP layer is many medium messages (4 per layer per micro-batch, 6 "
         "with full recompute) on the critical path, nothing overlaps them, and each now pays "
-        "network hops (NCCL's model: 14 µs per NET hop against 3.4 µs on NVLink); (2) the NICs "
+        "network hops (NCCL's model, Simple: 14 µs per NET hop against 3.4 µs on NVLink); (2) the "
+        "NICs "
         "are not free — in a real layout they carry the DP gradient all-reduce and the pipeline "
-        "sends too; (3) per GPU, NVLink carries ~9× a NIC's bandwidth (450 vs 50 GB/s), so any "
+        f"sends too; (3) per GPU, {scale_up.name} carries "
+        f"{scale_up.bandwidth_bytes_per_s / nic.bandwidth_bytes_per_s:.2g}× one {nic.name} NIC's "
+        f"bandwidth ({format_bandwidth(scale_up.bandwidth_bytes_per_s, 'decimal')} vs "
+        f"{format_bandwidth(nic.bandwidth_bytes_per_s, 'decimal')} per direction), so any "
         "pattern that is not a perfect all-node ring (uneven groups, a busy rail) drops to NIC "
         f"speed. On a thin network (1 NIC per node) the same TP={2 * g} takes "
         f"{format_seconds(t.comm_s)} per layer, ×{t.comm_s / a.comm_s:.2g} the in-node time "
