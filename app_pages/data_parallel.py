@@ -9,6 +9,7 @@ import streamlit as st
 from app_pages import common
 from core import data_parallel as dp
 from core.hardware import GPU_PRESETS, SCALE_OUT_LINKS, make_cluster
+from core.training import Efficiency
 from figures import data_parallel as fd
 from figures.data_parallel import text as text
 
@@ -50,13 +51,12 @@ def _scaling(c: ScalingRun) -> dict:
     net = dict(gpu_name=c.gpu, inter_link_name=c.nic, nics_per_node=c.nics)
     base = make_cluster(num_nodes=1, gpus_per_node=c.gpn, **net)
     batch = dict(num_params=float(c.size) * 1e9, tokens_per_gpu=c.kt * 1024)
-    job = dp.DpJob(bucket_bytes=c.bkt * 2**20 if c.ovl else None, all_reduce=c.kind, **batch)
+    job = dp.DpJob(bucket_bytes=c.bkt * 2**20 if c.ovl else None, efficiency=Efficiency(), **batch)
+    job = replace(job, all_reduce=c.kind)  # every kind at the same achievable link efficiency
     jobs = {k: replace(job, all_reduce=k) for k in KINDS}
     curves = {k: dp.scaling_curve(j, base, COUNTS, scaling=c.scale) for k, j in jobs.items()}
     step = curves[c.kind].steps[COUNTS.index(c.at_n)]
-    flip = replace(
-        job, bucket_bytes=None if c.ovl else c.bkt * 2**20
-    )  # the same, bucketing toggled
+    flip = replace(job, bucket_bytes=None if c.ovl else c.bkt * 2**20)  # bucketing toggled
     other = dp.dp_step(flip, dp.cluster_for(base, c.at_n), tokens_per_gpu=step.tokens_per_gpu)
     figs = (fd.step_time_figure(curves[c.kind]), fd.efficiency_figure(curves))
     return dict(job=job, step=step, other=other, figs=figs + (fd.bucket_timeline_figure(step),))

@@ -13,6 +13,7 @@ from core.checks import positive, whole_number
 from core.collectives import all_reduce_coefficients
 from core.data_parallel.allreduce import AllReduceKind, all_reduce_pick, bottleneck
 from core.hardware import Cluster
+from core.training import Efficiency
 
 # PyTorch DDP: kDefaultBucketBytesCap = 25 MiB and kDefaultFirstBucketBytes = 1 MiB
 # (pytorch/pytorch torch/csrc/distributed/c10d/reducer.hpp).
@@ -44,6 +45,8 @@ class DpJob:
     # The textbook ring by default (what a fitted gloo trace replays, core.traces); the pages,
     # scenarios and planner ask for AllReduceKind.NCCL, NCCL's tuned pick.
     all_reduce: AllReduceKind = AllReduceKind.FLAT_RING
+    # Achievable link shares; None: NCCL at the defaults, the textbook kinds at line rate.
+    efficiency: Efficiency | None = None
 
     def __post_init__(self) -> None:
         for f, fix in (
@@ -176,7 +179,8 @@ def dp_step(job: DpJob, cluster: Cluster, *, tokens_per_gpu: float | None = None
     sizes = bucket_sizes(job.grad_bytes, job.bucket_bytes, job.first_bucket_bytes)
     # Buckets come in at most three sizes (first, full, tail): price each size once.
     unique, inverse = np.unique(sizes, return_inverse=True)
-    picks = [all_reduce_pick(cluster, float(b), job.all_reduce) for b in unique]
+    eff = job.efficiency
+    picks = [all_reduce_pick(cluster, float(b), job.all_reduce, efficiency=eff) for b in unique]
     comm = np.array([pk.time_s for pk in picks])[inverse]
     latency = np.array([pk.latency_s for pk in picks])[inverse]
     if job.bucket_bytes is None:
@@ -187,7 +191,7 @@ def dp_step(job: DpJob, cluster: Cluster, *, tokens_per_gpu: float | None = None
         ready = fwd + bwd * np.cumsum(sizes) / job.grad_bytes
     start, finish = overlap_schedule(ready, comm)
     exposed = max(0.0, float(finish[-1]) - (fwd + bwd))
-    name, bw = bottleneck(cluster, job.all_reduce)
+    name, bw = bottleneck(cluster, job.all_reduce, job.efficiency)
     return DpStep(
         num_gpus=p,
         num_nodes=cluster.num_nodes,
