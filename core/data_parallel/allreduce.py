@@ -25,7 +25,7 @@ class AllReduceKind(str, Enum):
     # NCCL's tuner: ring or double binary tree × LL / LL128 / Simple, the cheapest per message
     # (NVIDIA/nccl src/graph/tuning.cc), at the app's achievable link efficiencies
     NCCL = "NCCL"
-    FLAT_RING = "flat ring"  # textbook: one ring over all GPUs at line rate, ring/Simple latency
+    FLAT_RING = "flat ring"  # textbook: one ring over all GPUs, NCCL's ring/Simple hop latencies
     HIERARCHICAL = "hierarchical"  # textbook: intra RS -> inter AR of 1/g shard -> intra AG
 
 

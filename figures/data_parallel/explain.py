@@ -36,7 +36,8 @@ def how_computed_lines(
             f"src/graph/tuning.cc; links at the achievable efficiency. Here: {step.algorithms}"
             if job.all_reduce is AllReduceKind.NCCL
             else r"$t_i = 2(p-1)\,\alpha + 2\frac{p-1}{p}\frac{n_i}{B}$ "
-            "(flat ring at line rate, B = the slowest link per rank)"
+            "(textbook flat ring, B = the slowest link per rank"
+            + (" at line rate)" if job.efficiency is None else " at its achievable share)")
             if job.all_reduce is AllReduceKind.FLAT_RING
             else r"$t_i = \text{RS}_\text{node}(n_i) + \text{AR}_\text{nodes}(n_i/g) + "
             r"\text{AG}_\text{node}(n_i)$ (hierarchical: only $1/g$ of each bucket crosses "
