@@ -147,3 +147,12 @@ def test_collectives_page_says_what_nccl_would_pick():
     md = _page_markdown(n="32", size="1 MB", link="InfiniBand NDR")
     assert "on 32 GPUs on 32 nodes: **Tree (double binary) / LL128**" in md
     assert "99 µs latency" in md
+
+
+def test_readout_on_a_two_tier_cluster_prices_n_ranks_as_whole_nodes():
+    from core.collectives import nccl_cluster
+
+    tiers = make_cluster(num_nodes=2, gpus_per_node=8)
+    assert nccl_cluster(8, "NVLink 4", tiers).num_nodes == 1  # N = 8: one node, as the page's N
+    assert nccl_cluster(32, "NVLink 4", tiers).num_nodes == 4
+    assert nccl_cluster(12, "NVLink 4", tiers) is tiers  # not whole nodes: the cluster drawn

@@ -23,8 +23,8 @@ def nccl_cluster(
     """The ranks the collectives page prices with NCCL's tuner: its two-tier cluster if one is set,
     else N ranks on one link type — one node of N GPUs on a scale-up link (NVLink, PCIe), or N
     nodes of one GPU each on a network link (every hop a NET hop)."""
-    if cluster is not None:
-        return cluster
+    if cluster is not None:  # N as whole nodes of its type, else the cluster as drawn
+        return cluster_of(cluster, num_ranks) or cluster
     if link(link_name).name in SCALE_OUT_LINKS:
         return make_cluster(
             num_nodes=num_ranks,
