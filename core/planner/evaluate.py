@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.hardware import Cluster
-from core.memory import MemoryResult, fits, memory_per_gpu
+from core.memory import MemoryResult, budget, memory_per_gpu
 from core.model import ModelSpec
 from core.parallel import GroupSpan, Layout, Placement, group_span, place
 from core.pipeline import PipelineResult, simulate
@@ -80,12 +80,12 @@ def check_model_shape(model) -> None:
 
 
 def usable_bytes(cluster: Cluster, training: Training) -> float:
-    return cluster.gpu.hbm_bytes * (1 - training.memory_headroom)
+    return budget(0.0, cluster.gpu.hbm_bytes, training.memory_headroom).usable_bytes
 
 
 def capacity_fits(cluster: Cluster, training: Training, mem: MemoryResult) -> bool:
-    cap = cluster.gpu.hbm_bytes
-    return fits(mem.total_bytes, cap, training.memory_headroom * cap)
+    """The one reserve and verdict of every page (core.memory.budget)."""
+    return budget(mem.total_bytes, cluster.gpu.hbm_bytes, training.memory_headroom).fits
 
 
 def evaluate(model, cluster: Cluster, layout: Layout, training: Training) -> Evaluation:

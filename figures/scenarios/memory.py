@@ -23,7 +23,7 @@ def sizing_text(s: Sizing, units: str) -> Walkthrough:
         title="1 · Size a 70B training run",
         intro=(
             f"Will a {format_count(s.num_params)}-parameter model train on {GPU} cards "
-            f"({format_bytes(s.capacity_bytes, 'decimal')}), and on how many? "
+            f"({format_bytes(s.capacity_bytes, units)}), and on how many? "
             f"Mixed-precision Adam, the activations sized for {s.model}."
         ),
         steps=(
@@ -96,7 +96,7 @@ def sharding_text(s: Sharding, units: str) -> Walkthrough:
         title=f"5 · DDP vs FSDP for {s.model}",
         intro=(
             f"{s.num_params:,} parameters on {s.dp} × {GPU} "
-            f"({format_bytes(s.capacity_bytes, 'decimal')}), mixed-precision Adam, one sequence "
+            f"({format_bytes(s.capacity_bytes, units)}), mixed-precision Adam, one sequence "
             f"of {SEQ:,} tokens per GPU, flash attention."
         ),
         steps=(
