@@ -36,6 +36,7 @@ class Sizing:
     extra_compute: dict[str, float]  # recompute FLOPs / model FLOPs
     capacity_bytes: float
     reserve_bytes: float
+    doubled: Budget  # full recompute, ZeRO-3 over twice the GPUs: the way off the border
     links: tuple[Link, ...]
 
     def budget(self, mode: str) -> Budget:
@@ -76,6 +77,7 @@ def size_70b(
         extra_compute={m: spec.recompute_flops_fraction(SEQ, m) for m in modes},
         capacity_bytes=cap,
         reserve_bytes=RESERVE * cap,
+        doubled=budget(page_memory(model, 2 * shard_degree, 3, "full").total_bytes, cap, RESERVE),
         links=tuple(
             link(
                 "memory",
