@@ -341,3 +341,18 @@ def test_a_verdict_just_under_the_capacity_line_is_lifted_above_it():
     assert notes[2]["y"] == pytest.approx(50)  # 48.75 sits 1.25 GB (< 7 % of 208) under 50
     assert notes[3]["y"] == pytest.approx(26)  # far below the line: on its bar
     assert all(n["yanchor"] == "bottom" for n in notes)
+
+
+def test_a_zero_saving_states_its_reason_where_it_shows():
+    m, lay = preset("Llama-2 7B"), Layout(dp=1)
+    flash = recompute_tradeoff(m, lay, Training(global_batch=1, seq_len=4096))
+    fig = recompute_tradeoff_figure(flash, "decimal")
+    (note,) = fig["layout"]["annotations"]
+    assert note["x"] == "Selective" and "flash attention never stores" in note["text"]
+    # Without flash attention selective recompute drops the 2 a s^2 b softmax output per layer
+    # (Llama: no dropout), 32 layers: it saves something, and no reason is needed.
+    plain = recompute_tradeoff(
+        m, lay, Training(global_batch=1, seq_len=4096, flash_attention=False)
+    )
+    assert plain[1].saved_bytes == 32 * 2 * 32 * 4096**2
+    assert recompute_tradeoff_figure(plain, "decimal")["layout"]["annotations"] == []

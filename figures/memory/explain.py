@@ -136,7 +136,6 @@ def sizing_questions(
     def b(x):
         return format_bytes(x, units)
 
-
     cap = GPU_PRESETS[gpu].hbm_bytes
     reserve, card = reserve_fraction * cap, f"{gpu} ({format_bytes(cap, units)})"
 
@@ -170,7 +169,7 @@ def sizing_questions(
             f"{seq_len:,} tokens adds {b(r70.activations_bytes)} of activations; the "
             f"{reserve_fraction:.0%} reserve {b(reserve)}: {verdict(r70)}. **Borderline**: it "
             f"fits only with a reserve under {1 - r70.total_bytes / cap:.1%} of the card — the "
-            f"seed's \"just barely\". Without recompute (flash attention still on): "
+            f'seed\'s "just barely". Without recompute (flash attention still on): '
             f"{verdict(r70_none)}.",
         ),
         (
