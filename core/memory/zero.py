@@ -97,7 +97,8 @@ def gathered_unit_bytes(model, tp: int, stage: int, pp: int, recipe: str = "mixe
     """
     # PyTorch FSDP with BACKWARD_PRE prefetch holds current params, next params and current
     # grads (pytorch/pytorch torch/distributed/fsdp/api.py, BackwardPrefetch); DeepSpeed's
-    # estimator adds 4 x the largest layer for the same (deepspeed/runtime/zero/stage3.py).
+    # estimator adds 4 x the largest layer for the same
+    # (deepspeedai/DeepSpeed deepspeed/runtime/zero/stage3.py).
     if not isinstance(model, ModelSpec):
         return 0  # a bare parameter count has no layers to gather
     unit = model.layer_params_per_gpu(tp)
