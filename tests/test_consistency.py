@@ -193,3 +193,11 @@ def _dp_paths(num_nodes: int) -> tuple[float, float]:
 def test_dp_page_and_planner_sync_one_all_reduce_alike(num_nodes):
     page, planner = _dp_paths(num_nodes)
     assert page == pytest.approx(planner, rel=1e-9)
+
+
+def test_a_planner_warning_states_the_metrics_number():
+    plan = _planner("Llama-2 70B", 16, 3, "full")  # the seed: OOM by 3.2 GB at the 10 % reserve
+    used = budget(plan.memory.total_bytes, H100, RESERVE_FRACTION).used_bytes
+    (warning,) = [w for w in plan.warnings if w.startswith("does not fit")]
+    assert f"does not fit: {format_bytes(used, 'decimal')} per GPU" in warning
+    assert "> 85.5 GB of HBM" in warning  # 81,559 MiB
