@@ -307,3 +307,22 @@ def test_savings_are_written_between_the_bars():
     assert "− gathered" in notes[2]["text"]  # ZeRO-3 pays its gathered layers back
     one = specs(run({"dp": 1}))[0]  # one DP rank: nothing to shard, and the chart says why
     assert sum("N = 1" in a["text"] for a in one["layout"]["annotations"]) == 3
+
+
+def test_pp_does_not_cut_the_first_stages_activations():
+    """Issue 13 item 3: 1F1B's first stage holds PP micro-batches × L/PP layers = L layers."""
+    at = run({"pp": 4, "dp": 2})  # Llama-2 13B, 40 layers, 4 micro-batches per pipeline
+    text = " ".join(md.value for md in at.markdown)
+    # Per token of a Llama-2 13B layer: 16h + 6f bytes (flash attention), s = 4096, b = 1.
+    layer = 4096 * (16 * 5120 + 6 * 13824)
+    assert "stage 0 holds 40 layers' worth" in text  # 4 micro-batches × 10 layers
+    assert f"**{40 * layer / GB:.3g} GB**" in text  # the same as PP = 1 (no embedding mask)
+    assert "stage 3 holds 10" in text  # 1 micro-batch × 10 layers
+    assert "= 55 layers' worth on stage 0" in text  # 40 (1 + 3/8), interleaved v = 2
+    take = next(s.value for s in at.success if "Sharding cuts" in s.value)
+    assert "PP does not cut them on the first stage" in take
+    # PP 1 holds the same 40 layers plus the head's 4sbh + fp32 logits 4sbV, which PP 4 moves to
+    # its last stage: PP saved only those.
+    one = metrics(run({"dp": 2}))["Activations / GPU"]
+    assert one == f"{(40 * layer + 4 * 4096 * 5120 + 4 * 4096 * 32000) / GB:.3g} GB"
+    assert metrics(at)["Activations / GPU"] == f"{40 * layer / GB:.3g} GB"

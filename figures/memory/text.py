@@ -62,7 +62,10 @@ def pipeline_activations(ch, units: str) -> str:
         f"Here (PP = {lay.pp}, {lay.schedule}): stage 0 holds {first.layers_in_flight:g} layers' "
         f"worth of activations, **{b(first.activations_bytes)}**; stage {last.stage} holds "
         f"{last.layers_in_flight:g}, {b(last.activations_bytes)} (with the logits). PP = 1 "
-        "would hold all L layers of one micro-batch: the same as stage 0 here."
+        "would hold all L layers of one micro-batch: the same as stage 0 here. Interleaved 1F1B "
+        f"with v = 2 chunks (and ≥ 2·PP micro-batches) holds L (1 + (PP − 1)/(2·PP)) = "
+        f"{first.layers_in_flight * (1 + (lay.pp - 1) / (2 * lay.pp)):g} layers' worth on stage 0:"
+        " worse."
     )
 
 
