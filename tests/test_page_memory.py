@@ -299,7 +299,11 @@ def test_changing_the_zero_stage_changes_the_main_chart():
 def test_savings_are_written_between_the_bars():
     # Llama-2 13B at DP 8: ZeRO-1 shards the 12 B/param optimizer, 12Ψ(1 − 1/8) by hand.
     bars = specs(run())[0]
-    notes = [a for a in bars["layout"]["annotations"] if "shards" in a["text"]]
+    notes = [
+        a
+        for a in bars["layout"]["annotations"]
+        if "saves" in a["text"] and "N = 1" not in a["text"]
+    ]
     assert [n["x"] for n in notes] == [0.5, 1.5, 2.5]  # halfway between neighbouring bars
     assert "12Ψ(1−1/N)" in notes[0]["text"]
     assert f"saves {12 * P13 * 7 / 8 / GB:.3g} GB" in notes[0]["text"]
@@ -326,3 +330,15 @@ def test_pp_does_not_cut_the_first_stages_activations():
     one = metrics(run({"dp": 2}))["Activations / GPU"]
     assert one == f"{(40 * layer + 4 * 4096 * 5120 + 4 * 4096 * 32000) / GB:.3g} GB"
     assert metrics(at)["Activations / GPU"] == f"{40 * layer / GB:.3g} GB"
+
+
+def test_savings_notes_stay_clear_of_the_capacity_line():
+    bars = specs(run(seed_links(run())[1]))[0]  # 70B: the smaller bars sit near the 85.5 GB line
+    cap = bars["layout"]["shapes"][0]["y0"]
+    assert cap == pytest.approx(81_559 * 2**20 / GB)
+    top = max(a["y"] for a in bars["layout"]["annotations"] if "·" in a["text"])
+    for note in (a for a in bars["layout"]["annotations"] if "saves" in a["text"]):
+        on_line = note["y"] == cap and note["yanchor"] in ("top", "bottom")  # moved off, shifted
+        assert on_line or abs(note["y"] - cap) >= 0.1 * top, note
+        if on_line:
+            assert note["yshift"] == (4 if note["yanchor"] == "bottom" else -4)

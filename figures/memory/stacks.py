@@ -8,6 +8,7 @@ from core.memory import MemoryResult, StageMemory, fits
 from core.parallel import ZERO_STAGES
 from core.training import RESERVE_PARTS, get_recipe
 from core.units import format_bytes, gib_or_gb
+from figures.memory.savings import savings_notes
 from figures.style import COLOURS, bottom_legend
 
 # (field, legend name, colour, ZeRO stage from which this state is sharded)
@@ -74,7 +75,7 @@ def _stacked(
     fade = [1.0 if selected is None or i == selected else 0.45 for i in range(len(x))]
     edge = {
         "color": COLOURS["ink"],
-        "width": [2.5 if f == 1.0 and selected is not None else 0 for f in fade],
+        "width": [1.5 if f == 1.0 and selected is not None else 0 for f in fade],
     }
     data = []
     for field, name, colour, sharded_from in SEGMENTS:
@@ -159,7 +160,7 @@ def _stacked(
             "tickfont": TICK_FONT,
         },
         "xaxis": {"tickfont": {"size": 15}},
-        "bargap": 0.45 if between else 0.2,  # room between the bars for the savings
+        "bargap": 0.5 if between else 0.2,  # room between the bars for the savings
         "legend": bottom_legend(-0.12, font=TICK_FONT),
         "annotations": notes,
         "shapes": [
@@ -194,46 +195,10 @@ def zero_stages_figure(
     title = "Memory per GPU by ZeRO stage" + (
         f" · {ZERO_STAGES[selected].label} selected" if selected is not None else ""
     )
-    between = savings_notes(results, units)
+    between = savings_notes(results, units, capacity_bytes, reserve_bytes)
     return _stacked(
         cols, capacity_bytes, reserve_bytes, units, title, capacity_label, selected, between
     )
-
-
-def savings_notes(results: list[MemoryResult], units: str) -> list[dict]:
-    """Between each pair of neighbouring bars: what the next ZeRO stage saves, its formula with
-    this run's numbers, and why when it saves nothing.
-    """
-    rec, notes = get_recipe(results[0].training.recipe), []
-    per = {
-        1: ("optimizer", rec.optimizer_bytes),
-        2: ("gradients", rec.grad_bytes),
-        3: ("weights", rec.param_bytes),
-    }
-    for i in range(1, len(results)):
-        a, b = results[i - 1], results[i]
-        z, n = b.layout.zero_stage, b.layout.shard_degree or b.layout.dp
-        what, k = per[z]
-        saved = a.total_bytes - b.total_bytes
-        form = f"{k}Ψ(1−1/N)" + (" − gathered" if b.gathered_bytes else "")
-        if n == 1:
-            text = f"{ZERO_STAGES[z].label}<br>saves 0:<br>N = 1, one<br>copy to shard"
-        else:
-            text = (
-                f"{ZERO_STAGES[z].label} shards<br>{what}: {form}<br>"
-                f"{'saves' if saved >= 0 else 'adds'} {format_bytes(abs(saved), units)}"
-            )
-        notes.append(
-            {
-                "x": i - 0.5,  # halfway between the two categories
-                "y": min(a.total_bytes, b.total_bytes) / 2 / gib_or_gb(units)[1],
-                "showarrow": False,
-                "text": text,
-                "font": {"size": 12, "color": COLOURS["ink"]},
-                "bgcolor": COLOURS["label_background"],
-            }
-        )
-    return notes
 
 
 def pipeline_stages_figure(

@@ -30,7 +30,7 @@ def test_changing_the_zero_stage_changes_the_memory_figure(page, app_url):
     before = page.evaluate(READ)
     assert before["title"].endswith("ZeRO-3 selected")
     assert before["opacity"] == [0.45, 0.45, 0.45, 1]
-    assert sum("shards" in n for n in before["notes"]) == 3  # savings between the bars
+    assert sum("saves" in n for n in before["notes"]) == 3  # savings between the bars
     page.get_by_test_id("stMain").get_by_role("radiogroup").first.get_by_text(
         "1", exact=True
     ).click()
