@@ -76,8 +76,8 @@ def sidebar_settings() -> Settings:
             key="mem",
             radio=True,
             horizontal=True,
-            help="GiB = 2^30 bytes (what nvidia-smi and PyTorch report); "
-            "GB = 10^9 bytes (datasheets).",
+            help="GB = 10^9 bytes (the default: the course's numbers and datasheets); "
+            "GiB = 2^30 bytes (what nvidia-smi and PyTorch report).",
         )
         bw = select(
             "Bandwidth",
@@ -170,7 +170,7 @@ def attempt(
 
 
 def memory_units() -> ByteSystem:
-    """The global memory-unit choice (GiB by default)."""
+    """The global memory-unit choice (GB by default, the course's unit)."""
     return settings().memory_units
 
 
