@@ -19,11 +19,7 @@ def _clear_of_line(y: float, line: float, top: float) -> dict:
     if abs(y - line) >= half:
         return {"yanchor": "middle", "_bytes": y}
     under = line - 2 * half > 0
-    return {
-        "yanchor": "top" if under else "bottom",
-        "yshift": -4 if under else 4,
-        "_bytes": line,
-    }
+    return {"yanchor": "top" if under else "bottom", "yshift": -4 if under else 4, "_bytes": line}
 
 
 def savings_notes(
