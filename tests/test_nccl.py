@@ -140,7 +140,7 @@ def test_collectives_page_says_what_nccl_would_pick():
     # 450 × 0.77 GB/s = 5.107 ms
     md = _page_markdown()
     t = (8.4 + 14 * 3.4) * 1e-6 + 1e9 * 14 / 8 / NVL
-    assert "**What NCCL would pick** for S = 954 MiB on 8 GPUs: **Ring / Simple**" in md
+    assert "**What NCCL would pick** for S = 1 GB on 8 GPUs: **Ring / Simple**" in md
     assert f"{t * 1e3:.3g} ms" in md
     # 1 MB on 32 ranks over InfiniBand NDR (one GPU per node): the tree with LL128 —
     # 14 + 2 × lg 32 × 8.5 µs = 99 µs of latency, against a ring's 62 NET hops

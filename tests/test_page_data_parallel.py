@@ -151,8 +151,8 @@ def test_deep_link_reproduces_the_64_gpu_run_by_hand():
     )
     assert metric(at, "Bottleneck") == "11.8 GB/s"
     how = markdown(at)
-    sent = 2 * 63 / 64 * 2.6e9 / GIB
-    assert f"n = {2.6e9 / GIB:.3g} GiB → {sent:.3g} GiB" in how
+    sent = 2 * 63 / 64 * 2.6e9 / 1e9  # GB, the default unit (bf16 gradients)
+    assert f"n = {2.6e9 / 1e9:.3g} GB → {sent:.3g} GB" in how
     assert "T = 2,048 tokens" in how and "1 bucket," in how
 
 
@@ -191,8 +191,8 @@ def test_scenario_numbers_by_hand():
     md = markdown(at)
     grad = 1.3e9 * 2
     assert (
-        f"| bytes sent per rank (ring simulator) | {2 * 7 / 8 * grad / GIB:.3g} GiB | "
-        f"{2 * 63 / 64 * grad / GIB:.3g} GiB |" in md
+        f"| bytes sent per rank (ring simulator) | {2 * 7 / 8 * grad / 1e9:.3g} GB | "
+        f"{2 * 63 / 64 * grad / 1e9:.3g} GB |" in md
     )
     # achievable busbw: NVLink 3 300 × 0.77, one 100 GbE NIC 12.5 × 0.94
     assert "| its bandwidth per rank | 231 GB/s | 11.8 GB/s |" in md
