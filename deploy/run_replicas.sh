@@ -63,7 +63,7 @@ start_replica a "$APP_PORT_A"
 start_replica b "$APP_PORT_B"
 
 PREFIX="$PREFIX" LISTEN="127.0.0.1:$PROXY_PORT" APP_A="127.0.0.1:$APP_PORT_A" \
-  APP_B="127.0.0.1:$APP_PORT_B" sh "$ROOT/deploy/render_nginx.sh" "$ROOT/deploy/nginx.conf" \
+  APP_B="127.0.0.1:$APP_PORT_B" sh "$ROOT"/deploy/render_nginx.sh "$ROOT"/deploy/nginx.conf \
   >"$PREFIX/nginx.conf"
 "$NGINX" -t -q -p "$PREFIX" -e "$PREFIX/error.log" -c "$PREFIX/nginx.conf"
 "$NGINX" -p "$PREFIX" -e "$PREFIX/error.log" -c "$PREFIX/nginx.conf" -g "daemon off;" &
