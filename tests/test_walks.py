@@ -88,22 +88,32 @@ def test_a_step_outside_the_walk_is_ignored():
 
 import pytest  # noqa: E402
 
+from app_pages import common  # noqa: E402
 from figures import walks  # noqa: E402
 from tests.registry import ROOT  # noqa: E402
 
 KINDS = ("slider", "selectbox", "radio", "toggle", "number_input")
 CONDITIONAL = {"collectives": {"alg_a", "alg_b"}, "pipeline": {"sched2", "i", "w", "b"}}
+# The wiring line each page gets (the walk speaks the page's units).
+CALLS = {
+    "collectives": "walks.collectives()",
+    "data_parallel": "walks.data_parallel()",
+    "tensor_parallel": "walks.tensor_parallel(common.memory_units().value)",
+    "pipeline": "walks.pipeline()",
+    "memory": "walks.memory(common.memory_units().value)",
+    "reliability": "walks.reliability(common.settings().bandwidth_units.value)",
+}
 WIRED = """
 import runpy
 from app_pages import common
 from figures import walks
-common.walk(walks.WALKS[{name!r}]())
+common.walk({call})
 runpy.run_path({path!r}, run_name="__main__")
 """
 
 
 def wired(name: str, **params: str) -> AppTest:
-    script = WIRED.format(name=name, path=str(ROOT / "app_pages" / f"{name}.py"))
+    script = WIRED.format(call=CALLS[name], path=str(ROOT / "app_pages" / f"{name}.py"))
     at = AppTest.from_string(script, default_timeout=90)
     for k, v in params.items():
         at.query_params[k] = v
@@ -141,12 +151,17 @@ def assert_step_shown(at: AppTest, name: str, step: walks.WalkStep) -> None:
     assert step.say in [i.value for i in at.info]
 
 
+def page_steps(name: str) -> tuple:
+    """The walk as the page calls it, at the default settings (GB, GB/s)."""
+    return eval(CALLS[name], {"walks": walks, "common": common})
+
+
 STEPS = [(name, k) for name, fn in walks.WALKS.items() for k in range(1, len(fn()) + 1)]
 
 
 @pytest.mark.parametrize("name, k", STEPS, ids=[f"{n}-{k}" for n, k in STEPS])
 def test_every_step_is_accepted_by_its_page(name, k):
-    step = walks.WALKS[name]()[k - 1]
+    step = page_steps(name)[k - 1]
     at = wired(name, walk=str(k)).run()
     assert_step_shown(at, name, step)
 
@@ -224,3 +239,25 @@ def test_reliability_numbers():
     tau = int(re.search(r"every (\d+) min", say[1]).group(1))
     assert abs(tau - young_min) < 1.0
     assert f"{mtbf_h / 2:.3g} h" in say[3]
+
+
+# The page's own readout at a step shows the number the step's sentence cites.
+READOUTS = [
+    ("data_parallel", 3, "Scaling efficiency"),
+    ("data_parallel", 5, "Scaling efficiency"),
+    ("pipeline", 2, "A. bubble fraction"),
+    ("pipeline", 3, "A. bubble fraction"),
+    ("pipeline", 6, "A. bubble fraction"),
+    ("memory", 3, "ZeRO-3, per GPU"),
+    ("memory", 3, "States / GPU"),
+    ("reliability", 1, "Job MTBF"),
+    ("reliability", 2, "Exact optimum"),
+    ("tensor_parallel", 2, "Bytes per all-reduce"),
+]
+
+
+@pytest.mark.parametrize("name, k, label", READOUTS)
+def test_the_sentence_cites_what_the_page_shows(name, k, label):
+    at = wired(name, walk=str(k)).run()
+    value = next(m.value for m in at.metric if m.label.startswith(label))
+    assert value in page_steps(name)[k - 1].say, (value, page_steps(name)[k - 1].say)

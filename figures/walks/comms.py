@@ -9,6 +9,7 @@ from core import data_parallel as dp
 from core import tensor_parallel as tc
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
 from core.model import preset
+from core.training import Efficiency
 from core.units import format_bytes, format_seconds
 from figures.tensor_parallel.text import TOY
 from figures.walks.step import WalkStep
@@ -84,7 +85,11 @@ def _dp_efficiency(kt: int, kind: str) -> tuple[float, float]:
         nics_per_node=8,
     )
     job = dp.DpJob(
-        num_params=7e9, tokens_per_gpu=kt * 1024, bucket_bytes=25 * 2**20, all_reduce=kind
+        num_params=7e9,
+        tokens_per_gpu=kt * 1024,
+        bucket_bytes=25 * 2**20,
+        all_reduce=kind,
+        efficiency=Efficiency(),  # the page runs every kind at the app's achievable efficiency
     )
     eff = dp.scaling_curve(job, base, DP_COUNTS, scaling="weak").column("efficiency")
     return float(eff[DP_COUNTS.index(64)]), float(eff[-1])
@@ -96,11 +101,8 @@ def data_parallel() -> tuple[WalkStep, ...]:
     equal = dp.prove_data_parallel(dp.make_problem(num_samples=48), dp.equal_shards(48, 4))
     skew = dp.skewed_shards(48, 4)
     unequal = dp.prove_data_parallel(dp.make_problem(num_samples=48), skew)
-    flat4, hier4, hier32 = (
-        _dp_efficiency(4, "flat ring"),
-        _dp_efficiency(4, "hierarchical"),
-        _dp_efficiency(32, "hierarchical"),
-    )
+    flat4, hier4 = _dp_efficiency(4, "flat ring"), _dp_efficiency(4, "hierarchical")
+    flat32 = _dp_efficiency(32, "flat ring")
     base = dict(n=4, b=12, uneq=False, size="7B", kt=4, ar="flat ring", scale="weak", at="64")
     return _steps(
         base,
@@ -127,10 +129,10 @@ def data_parallel() -> tuple[WalkStep, ...]:
             {"ar": "hierarchical"},
         ),
         (
-            f"8× more tokens per GPU (32k) gives the all-reduce a longer backward to hide "
-            f"behind: {hier32[1]:.1%} at 512 GPUs. Takeaway: averaging gradients is one big "
+            f"8× more tokens per GPU (32k) gives even the flat ring a longer backward to hide "
+            f"behind: {flat32[1]:.0%} at 512 GPUs. Takeaway: averaging gradients is one big "
             "batch; scaling stops when the all-reduce outgrows the backward it hides behind.",
-            {"ar": "hierarchical", "kt": 32, "at": "512"},
+            {"kt": 32, "at": "512"},
         ),
     )
 

@@ -12,6 +12,7 @@ from core.model import MODEL_PRESETS
 from core.training import RECIPES
 from core.units import format_bytes, format_seconds
 from figures.memory.run import Run, Split, configs, model_of
+from figures.memory.text import RESERVE_PCT
 from figures.walks.step import WalkStep
 from figures.walks.step import steps as _steps
 
@@ -76,7 +77,7 @@ def memory(units: str = "binary") -> tuple[WalkStep, ...]:
         recipe="mixed_adam",
         flash=True,
         gpu="H100 SXM",
-        reserve_pct=5,
+        reserve_pct=RESERVE_PCT,
         units=units,
     )
     hbm = GPU_PRESETS["H100 SXM"].hbm_bytes
@@ -89,12 +90,23 @@ def memory(units: str = "binary") -> tuple[WalkStep, ...]:
     def gb(num_bytes: float) -> str:
         return format_bytes(num_bytes, units)
 
+    def headline(m: cm.MemoryResult) -> str:
+        """The page's headline: what a GPU needs with the reserve kept free, and the verdict."""
+        b = cm.budget(m.total_bytes, hbm, RESERVE_PCT / 100)
+        return f"{gb(b.used_bytes)} per GPU with the {RESERVE_PCT}% reserve: " + (
+            "it fits" if b.fits else "out of memory"
+        )
+
     z0, z1, z3 = per_gpu("0"), per_gpu("1"), per_gpu("3")
     long, rc = per_gpu("3", 32768), per_gpu("3", 32768, "full")
     params = z0.params_on_gpu / 1e9
     base = dict(model="Llama-2 13B", dp=8, tp=1, pp=1, zero="0", mb=1, seq=4096, rc="none")
     base |= dict(
-        recipe=RECIPES["mixed_adam"].label, gpu="H100 SXM", reserve=5, sp=False, flash=True
+        recipe=RECIPES["mixed_adam"].label,
+        gpu="H100 SXM",
+        reserve=RESERVE_PCT,
+        sp=False,
+        flash=True,
     )
     return _steps(
         base,
@@ -105,23 +117,23 @@ def memory(units: str = "binary") -> tuple[WalkStep, ...]:
             {},
         ),
         (
-            f"ZeRO-1 shards the Adam states 8 ways: {gb(z1.states_bytes)} of states per GPU, "
-            f"{gb(z1.total_bytes)} with activations.",
+            f"ZeRO-1 shards the Adam states 8 ways: {gb(z1.states_bytes)} of states, "
+            f"{headline(z1)}.",
             {"zero": "1"},
         ),
         (
             f"ZeRO-3 shards weights and gradients too: {gb(z3.states_bytes)} of states, "
-            f"{gb(z3.total_bytes)} in all.",
+            f"{headline(z3)}.",
             {"zero": "3"},
         ),
         (
             f"At 32,768 tokens per sequence the activations alone are "
-            f"{gb(long.activations_bytes)} per GPU: ZeRO does not touch them.",
+            f"{gb(long.activations_bytes)} per GPU, which ZeRO does not touch: {headline(long)}.",
             {"zero": "3", "seq": 32768},
         ),
         (
             f"Full recompute keeps only each layer's input: activations fall to "
-            f"{gb(rc.activations_bytes)}, {gb(rc.total_bytes)} in all. Takeaway: ZeRO divides "
+            f"{gb(rc.activations_bytes)}; {headline(rc)}. Takeaway: ZeRO divides "
             "the model states by DP; recompute, TP and sequence parallel divide the activations.",
             {"zero": "3", "seq": 32768, "rc": "full"},
         ),
