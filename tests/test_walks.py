@@ -82,38 +82,28 @@ def test_a_step_outside_the_walk_is_ignored():
 
 
 # ---- every walk against its real page -------------------------------------------------------
-# The page runs as the coordinator will wire it: `common.walk(walks.<page>())` before its
-# controls. Widgets a step sets but the page only shows in another state (e.g. the second
-# schedule while compare is off) are allowed to be absent; every other key must be a widget.
+# The page runs as the coordinator will wire it: `common.walk("<page>")` right after start_page,
+# before its controls. Widgets a step sets but the page only shows in another state (e.g. the
+# second schedule while compare is off) may be absent; every other key must be a widget.
 
 import pytest  # noqa: E402
 
-from app_pages import common  # noqa: E402
 from figures import walks  # noqa: E402
 from tests.registry import ROOT  # noqa: E402
 
 KINDS = ("slider", "selectbox", "radio", "toggle", "number_input")
 CONDITIONAL = {"collectives": {"alg_a", "alg_b"}, "pipeline": {"sched2", "i", "w", "b"}}
-# The wiring line each page gets (the walk speaks the page's units).
-CALLS = {
-    "collectives": "walks.collectives()",
-    "data_parallel": "walks.data_parallel()",
-    "tensor_parallel": "walks.tensor_parallel(common.memory_units().value)",
-    "pipeline": "walks.pipeline()",
-    "memory": "walks.memory(common.memory_units().value)",
-    "reliability": "walks.reliability(common.settings().bandwidth_units.value)",
-}
 WIRED = """
 import runpy
 from app_pages import common
 from figures import walks
-common.walk({call})
+common.walk({name!r})
 runpy.run_path({path!r}, run_name="__main__")
 """
 
 
 def wired(name: str, **params: str) -> AppTest:
-    script = WIRED.format(call=CALLS[name], path=str(ROOT / "app_pages" / f"{name}.py"))
+    script = WIRED.format(name=name, path=str(ROOT / "app_pages" / f"{name}.py"))
     at = AppTest.from_string(script, default_timeout=90)
     for k, v in params.items():
         at.query_params[k] = v
@@ -152,8 +142,8 @@ def assert_step_shown(at: AppTest, name: str, step: walks.WalkStep) -> None:
 
 
 def page_steps(name: str) -> tuple:
-    """The walk as the page calls it, at the default settings (GB, GB/s)."""
-    return eval(CALLS[name], {"walks": walks, "common": common})
+    """The walk as `common.walk(name)` builds it at the default settings (GB, GB/s)."""
+    return walks.for_page(name)
 
 
 STEPS = [(name, k) for name, fn in walks.WALKS.items() for k in range(1, len(fn()) + 1)]
@@ -261,3 +251,11 @@ def test_the_sentence_cites_what_the_page_shows(name, k, label):
     at = wired(name, walk=str(k)).run()
     value = next(m.value for m in at.metric if m.label.startswith(label))
     assert value in page_steps(name)[k - 1].say, (value, page_steps(name)[k - 1].say)
+
+
+def test_a_page_name_picks_its_walk_in_the_sidebars_units():
+    assert "GiB" in walks.for_page("memory", memory_units="binary")[0].say
+    assert "GB" in walks.for_page("memory")[0].say and "GiB" not in walks.for_page("memory")[0].say
+    assert walks.for_page("pipeline") == walks.pipeline()
+    with pytest.raises(ValueError, match="no walk for page 'planner'"):
+        walks.for_page("planner")

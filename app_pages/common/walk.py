@@ -26,6 +26,7 @@ from typing import Any
 import streamlit as st
 
 from app_pages.common.widgets import CODE_SET, url_int
+from figures import walks
 
 APPLIED = "_walk_applied"  # session key: (walk key, step, walk identity) last applied
 PENDING = "_walk_pending"  # session key: the keys a button's step set, for the run it starts
@@ -61,9 +62,16 @@ def current_step(key: str, last: int) -> int:
     return step if step is not None and 1 <= step <= last else 0
 
 
-def walk(steps: Sequence[Any], *, key: str = "walk", where: Any = st) -> int:
+def walk(steps: Sequence[Any] | str, *, key: str = "walk", where: Any = st) -> int:
     """Render the walk control and the current step's sentence; returns the step (0 = off).
-    Call it after `start_page` and before the page's controls."""
+    Call it after `start_page` and before the page's controls. `steps` is a walk, or a page's
+    file stem ("pipeline") for its walk in figures.walks, in the sidebar's units."""
+    if isinstance(steps, str):
+        from app_pages.common import settings  # here: app_pages.common imports this module
+
+        shown = settings()
+        units = dict(memory_units=shown.memory_units.value)
+        steps = walks.for_page(steps, bandwidth_units=shown.bandwidth_units.value, **units)
     # The URL still holds the previous step's values until the widgets render: tell the URL
     # notices (widgets._raw) to ignore them for the keys this run's step set.
     st.session_state[CODE_SET] = st.session_state.pop(PENDING, ())

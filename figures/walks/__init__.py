@@ -20,11 +20,24 @@ WALKS = {
     "reliability": reliability,
 }  # page file stem -> walk
 
+
+def for_page(name: str, *, memory_units: str = "decimal", bandwidth_units: str = "decimal"):
+    """The walk of a page (its file stem), in the units the page shows (ByteSystem values)."""
+    if name not in WALKS:
+        raise ValueError(f"no walk for page {name!r}: use one of {', '.join(WALKS)}")
+    if name in ("tensor_parallel", "memory"):
+        return WALKS[name](memory_units)
+    if name == "reliability":
+        return WALKS[name](bandwidth_units)
+    return WALKS[name]()
+
+
 __all__ = [
     "WALKS",
     "WalkStep",
     "collectives",
     "data_parallel",
+    "for_page",
     "memory",
     "pipeline",
     "reliability",
