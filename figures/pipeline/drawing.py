@@ -221,6 +221,8 @@ def pp_drawing(result: PipelineResult, *, at: int | None = None) -> dict:
         ],
     }
     name = SCHEDULES[result.schedule].short_label
+    v = result.num_chunks
+    stages = f"{p} stages" if v == 1 else f"{p * v} stages on {p} GPUs ({v} chunks each)"
     sub = (
         f"{p} GPUs · {result.num_microbatches} micro-batches · one frame per op start or end "
         f"({len(ts)} frames, {result.makespan_s:g} s step)"
@@ -230,7 +232,7 @@ def pp_drawing(result: PipelineResult, *, at: int | None = None) -> dict:
         "frames": frames,
         "layout": {
             "title": {
-                "text": f"Pipeline ({name}): micro-batches flowing through {p} stages"
+                "text": f"Pipeline ({name}): micro-batches flowing through {stages}"
                 f"<br><span style='font-size:12px'>{sub}</span>"
             },
             "annotations": notes + arrows,

@@ -172,7 +172,7 @@ def tp_drawing(*, tp: int, tokens: int, hidden: int, ffn: int) -> dict:
         notes.append(_note(COLS[key], top, f"<i>{text}</i>", size=11, yanchor="bottom"))
     sub = (
         f"TP = {tp}, {tokens} tokens, h = {hidden}, FFN = {ffn}: each GPU holds 1/{tp} of A and B; "
-        "per layer one all-reduce forward (g) and one backward (f)"
+        "per MLP block one all-reduce forward (g), one backward (f)"
     )
     return {
         "data": [],
