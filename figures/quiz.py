@@ -1,11 +1,15 @@
-"""The self-check page's scoreboard: per learning goal, answers right, wrong and still open."""
+"""The self-check page's scoreboard: per learning goal, which questions are right, wrong and still
+open. Before any answer it is the map of the set (each goal's question numbers in outlined boxes),
+not an empty grey block.
+"""
 
 from __future__ import annotations
 
 from core.quiz import GOALS, Question
 from figures.style import COLOURS, bottom_legend
 
-VERDICT_COLOURS = {"right": COLOURS["ok"], "wrong": COLOURS["bad"], "open": COLOURS["unanswered"]}
+VERDICT_COLOURS = {"right": COLOURS["ok"], "wrong": COLOURS["bad"], "open": COLOURS["paper"]}
+VERDICT_LABELS = {"right": "right", "wrong": "wrong", "open": "to answer"}
 
 
 def scoreboard_figure(
@@ -14,23 +18,30 @@ def scoreboard_figure(
     session: tuple[int, int] = (0, 0),
     seed: int | None = None,
 ) -> dict:
-    """Horizontal stacked bars, one per goal: this set's right / wrong / unanswered question
-    counts.
+    """Horizontal stacked bars, one per goal: this set's right / wrong / open question counts, each
+    segment labelled with its question numbers (Q1…).
     """
     counts = {k: [0] * len(GOALS) for k in VERDICT_COLOURS}
-    for q in questions:
+    numbers: dict[str, list[list[str]]] = {k: [[] for _ in GOALS] for k in VERDICT_COLOURS}
+    for i, q in enumerate(questions, 1):
         v = verdicts.get(q.key)
-        counts["open" if v is None else "right" if v else "wrong"][GOALS.index(q.goal)] += 1
+        kind = "open" if v is None else "right" if v else "wrong"
+        counts[kind][GOALS.index(q.goal)] += 1
+        numbers[kind][GOALS.index(q.goal)].append(f"Q{i}")
     right, answered = sum(counts["right"]), len(questions) - sum(counts["open"])
     data = [
         {
             "type": "bar",
             "orientation": "h",
-            "name": k,
+            "name": VERDICT_LABELS[k],
             "y": list(GOALS),
             "x": counts[k],
-            "marker": {"color": c},
-            "hovertemplate": f"%{{y}}: %{{x}} {k}<extra></extra>",
+            "text": [" · ".join(n) for n in numbers[k]],
+            "textposition": "inside",
+            "insidetextanchor": "middle",
+            "textfont": {"color": COLOURS["ink"] if k == "open" else COLOURS["light_text"]},
+            "marker": {"color": c, "line": {"color": COLOURS["guide"], "width": 1}},
+            "hovertemplate": f"%{{y}}: %{{x}} {VERDICT_LABELS[k]}<extra></extra>",
         }
         for k, c in VERDICT_COLOURS.items()
     ]
@@ -38,7 +49,7 @@ def scoreboard_figure(
     sub = (
         f"session: {first} of {tries} first tries right ({first / tries:.0%})"
         if tries
-        else "session: no answers yet — each question's first answer counts"
+        else "no answers yet — each question's first answer counts for the session"
     )
     return {
         "data": data,

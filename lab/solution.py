@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 
-
 def gelu(a: np.ndarray) -> np.ndarray:
     """GeLU, tanh form (Hendrycks & Gimpel 2016): the helper lab.py gives."""
     c = np.sqrt(2.0 / np.pi)

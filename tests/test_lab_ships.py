@@ -27,8 +27,7 @@ def _run(cwd: Path, target: str, module: str | None) -> tuple[int, str]:
     if module:
         env["LAB_MODULE"] = module
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider"]
-        + [target],
+        [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider"] + [target],
         cwd=cwd,
         env=env,
         capture_output=True,
