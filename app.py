@@ -6,6 +6,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common import home
+from app_pages.common.presenter_css import PRESENTER_CSS
 
 _PRESENTING = str(st.query_params.get("present", "")).lower() == "true"
 st.set_page_config(
@@ -14,15 +15,6 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="collapsed" if _PRESENTING else "auto",
 )
-
-# Presenter mode: type readable from the back of a lecture hall (our own CSS, no outside assets).
-PRESENTER_CSS = """<style>
-  [data-testid="stMain"] { font-size: 1.3rem; }
-  [data-testid="stMain"] h1 { font-size: 3.2rem; }
-  [data-testid="stMain"] h2, [data-testid="stMain"] h3 { font-size: 2.1rem; }
-  [data-testid="stMetricValue"] { font-size: 2.6rem; }
-  [data-testid="stWidgetLabel"] p { font-size: 1.15rem; }
-</style>"""
 
 # (file, title, icon, the question the page answers). Order = the course order.
 PAGES = [

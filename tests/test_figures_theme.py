@@ -141,3 +141,65 @@ def test_fixed_small_axis_titles_and_legend_text_grow():
     assert out["xaxis"]["title"] == {
         "text": "x"
     }  # no fixed size: it inherits the 20 px layout font
+
+
+def test_presenter_owns_the_height_and_grows_it_by_the_legend_room():
+    fig = {
+        "data": [{"type": "bar", "name": n} for n in "abcdefg"],  # 7 entries: 3 rows of 3
+        "layout": {"height": 400, "legend": {"orientation": "h", "y": -0.3}, "margin": {"b": 40}},
+    }
+    out = presenter(fig, base_font_px=20)["layout"]
+    # bottom margin: ticks + axis title (3 × 20 + 2) + 3 rows × 32 px + 30 px = 188, from 40
+    assert out["margin"]["b"] == 62 + 3 * 32 + 30
+    assert out["height"] == 400 * 1.25 + (188 - 40)  # the plot keeps its 1.25× height
+    assert presenter(fig, height_px=200)["layout"]["height"] == 250 + 148  # a page's own height
+
+
+def test_a_legend_above_the_plot_moves_under_it():
+    # the TP "who holds what" legend sat at y = 1.02 beside a long title and printed over it
+    fig = {
+        "data": [{"type": "scatter", "name": "GPU 0"}],
+        "layout": {
+            "title": {"text": "t"},
+            "legend": {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02},
+        },
+    }
+    legend = presenter(fig)["layout"]["legend"]
+    assert legend == {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"}
+
+
+def test_annotations_above_the_plot_get_a_row_of_their_own():
+    # "latency-bound ◀ ▶ bandwidth-bound" at paper y = 1 printed over the collectives subtitle
+    marks = [{"text": "latency-bound ◀", "yref": "paper", "y": 1, "yanchor": "bottom"}]
+    layout = {"title": {"text": "t", "subtitle": {"text": "s"}}, "margin": {"t": 60}}
+    plain = presenter({"data": [], "layout": layout}, base_font_px=20)["layout"]["margin"]["t"]
+    above = presenter({"data": [], "layout": {**layout, "annotations": marks}}, base_font_px=20)
+    # title 2.2 × 20 + one subtitle line 1.35 × 18 + 16 = 84.3; the annotations add 1.5 × 20
+    assert (plain, above["layout"]["margin"]["t"]) == (84, 114)
+    inside = [{**marks[0], "y": 0.5}]  # an annotation inside the plot takes no room above it
+    assert (
+        presenter({"data": [], "layout": {**layout, "annotations": inside}})["layout"]["margin"][
+            "t"
+        ]
+        == 84
+    )
+
+
+def test_long_subtitles_and_y_titles_wrap():
+    sub = "N = 8, B = 450 GB/s, α = 3.4 µs; ring turns bandwidth-bound at n = p·α·B = 11.7 MiB"
+    fig = {
+        "data": [],
+        "layout": {
+            "title": {"text": "t", "subtitle": {"text": sub}},
+            "height": 300,
+            "margin": {"t": 60, "b": 60},
+            "yaxis": {"title": {"text": "full-batch loss (MSE / 2) on the whole batch"}},
+            "yaxis2": {"title": {"text": "time"}},
+        },
+    }
+    out = presenter(fig, base_font_px=20)["layout"]
+    shown = out["title"]["subtitle"]["text"].split("<br>")
+    assert " ".join(shown) == sub and len(shown) == 2 and max(map(len, shown)) <= 52
+    # 44 characters × 0.55 × 20 px = 484 px > the 375 − 84 − 60 px plot: two lines, cut mid-way
+    assert out["yaxis"]["title"]["text"] == "full-batch loss (MSE /<br>2) on the whole batch"
+    assert out["yaxis2"]["title"]["text"] == "time"

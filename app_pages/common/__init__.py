@@ -117,6 +117,7 @@ def begin_run() -> None:
     """Reset the notices of the previous run (app.py calls this before any widget)."""
     st.session_state[NOTICES] = []
     st.session_state["_notice_slot"] = None
+    st.session_state["_takeaways"] = 0  # takeaway containers are keyed takeaway-0, -1, …
 
 
 def start_page(title: str, question: str) -> None:
@@ -196,10 +197,9 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
     (sidebar).
     """
     shown = settings()
-    if shown.presenter:
-        fig = presenter(fig)
-        own = fig.get("layout", {}).get("height")  # e.g. a cluster map sized to its aspect ratio
-        height = int((height or own or 450) * 1.25)
+    if shown.presenter:  # 1.25× the height, plus any room its legend needs (figures.theme)
+        fig = presenter(fig, height_px=height)
+        height = fig["layout"]["height"]
     if height is not None:  # never mutate the caller's (possibly cached) figure
         if isinstance(fig, dict):
             fig = {**fig, "layout": {**fig.get("layout", {}), "height": height}}
@@ -215,8 +215,12 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
 
 
 def takeaway(text: str) -> None:
-    """The page's one-line lesson."""
-    st.success(f"**Takeaway.** {text}", icon="💡")
+    """The page's one-line lesson, in a keyed container (class st-key-takeaway-N) that presenter
+    mode's CSS (app_pages/common/presenter_css.py) sets as the slide's headline."""
+    n = st.session_state.get("_takeaways", 0)
+    st.session_state["_takeaways"] = n + 1
+    with st.container(key=f"takeaway-{n}"):
+        st.success(f"**Takeaway.** {text}", icon="💡")
 
 
 def metrics(
