@@ -9,6 +9,7 @@ from typing import Any
 from figures.presenter_layout import (
     HEIGHT_SCALE,
     SUBTITLE_CHARS,
+    TITLE_PAD_PX,
     annotations_above_plot,
     legend_to_bottom,
     top_margin,
@@ -164,6 +165,9 @@ def presenter(fig: Any, *, base_font_px: int = 20, height_px: int | None = None)
         }
     layout["height"] += legend_to_bottom(spec, base_font_px)  # the plot keeps its height
     wrap_long_y_titles(layout, base_font_px)
+    heading = layout.get("title")
+    if isinstance(heading, dict) and "y" not in heading:  # top edge down, as top_margin counts
+        heading.update(yref="container", yanchor="top", y=1 - TITLE_PAD_PX / layout["height"])
     layout["colorway"] = OKABE_ITO
     return spec
 

@@ -120,8 +120,8 @@ def test_bottom_legend_and_subtitle_get_room_at_presenter_size():
     assert out["legend"] == {"orientation": "h", "y": 0, "yref": "container", "yanchor": "bottom"}
     # ticks + axis title (3 × 20 px + 2) and two legend rows of 32 px, plus 30 px of air
     assert out["margin"]["b"] == 62 + 2 * 32 + 30
-    # title (2.2 × 20 px) and two subtitle lines of 1.35 × 18 px, plus 16 px
-    assert out["margin"]["t"] == int(44 + 2 * 24.3 + 16)
+    # 10 px pad, title (2 × 20 px) and two subtitle lines of 1.2 × 18 px, plus 16 px
+    assert out["margin"]["t"] == int(10 + 40 + 2 * 21.6 + 16)
     assert out["xaxis"]["automargin"] is True
     side = presenter({"data": [], "layout": {"legend": {"orientation": "v"}}})["layout"]
     assert side["legend"] == {"orientation": "v"}  # a side legend is left alone
@@ -174,14 +174,14 @@ def test_annotations_above_the_plot_get_a_row_of_their_own():
     layout = {"title": {"text": "t", "subtitle": {"text": "s"}}, "margin": {"t": 60}}
     plain = presenter({"data": [], "layout": layout}, base_font_px=20)["layout"]["margin"]["t"]
     above = presenter({"data": [], "layout": {**layout, "annotations": marks}}, base_font_px=20)
-    # title 2.2 × 20 + one subtitle line 1.35 × 18 + 16 = 84.3; the annotations add 1.5 × 20
-    assert (plain, above["layout"]["margin"]["t"]) == (84, 114)
+    # pad 10 + title 2 × 20 + one subtitle line 1.2 × 18 + 16 = 87.6; the annotations add 1.5 × 20
+    assert (plain, above["layout"]["margin"]["t"]) == (87, 117)
     inside = [{**marks[0], "y": 0.5}]  # an annotation inside the plot takes no room above it
     assert (
         presenter({"data": [], "layout": {**layout, "annotations": inside}})["layout"]["margin"][
             "t"
         ]
-        == 84
+        == 87
     )
 
 
@@ -200,6 +200,6 @@ def test_long_subtitles_and_y_titles_wrap():
     out = presenter(fig, base_font_px=20)["layout"]
     shown = out["title"]["subtitle"]["text"].split("<br>")
     assert " ".join(shown) == sub and len(shown) == 2 and max(map(len, shown)) <= 52
-    # 44 characters × 0.55 × 20 px = 484 px > the 375 − 84 − 60 px plot: two lines, cut mid-way
+    # 44 characters × 0.55 × 20 px = 484 px > the 375 − 109 − 60 px plot: two lines, cut mid-way
     assert out["yaxis"]["title"]["text"] == "full-batch loss (MSE /<br>2) on the whole batch"
     assert out["yaxis2"]["title"]["text"] == "time"

@@ -32,6 +32,8 @@ _BODY = ", ".join(
         '[data-testid="stTable"] *',
         '[data-testid="stMetricLabel"] *',
         '[data-testid="stMetricDelta"] *',
+        '[data-testid="stIconEmoji"]',
+        '[data-testid="stAlertDynamicIcon"]',
     )
 )
 _SMALL = ", ".join(
