@@ -68,8 +68,12 @@ def top_margin(layout: dict, base_font_px: int) -> int:
     title = layout.get("title") if isinstance(layout.get("title"), dict) else {}
     has_title = bool(title.get("text"))
     sub = (title.get("subtitle") or {}).get("text") or ""
-    # measured in Chromium at 20 px: a title line 27 px, 12 px to the subtitle, 20.5 px a line
-    need = TITLE_PAD_PX + (2 * base_font_px if has_title else 0)
+    # measured in Chromium at 20 px: a title line 27 px, 12 px to the subtitle, 20.5 px a line;
+    # a title's own extra lines (the "<br><sup>" style) 1.3 × its font each
+    title_lines = lines(str(title.get("text") or "")) if has_title else 0
+    need = TITLE_PAD_PX
+    if has_title:
+        need += 2 * base_font_px + (title_lines - 1) * 1.3 * (base_font_px + 4)
     need += lines(sub) * 1.2 * (base_font_px - 2) + 16
     if annotations_above_plot(layout):
         need += 1.5 * base_font_px

@@ -12,6 +12,7 @@ from figures.presenter_layout import (
     TITLE_PAD_PX,
     annotations_above_plot,
     legend_to_bottom,
+    lines,
     top_margin,
     wrap,
     wrap_long_y_titles,
@@ -146,6 +147,8 @@ def presenter(fig: Any, *, base_font_px: int = 20, height_px: int | None = None)
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
             axis["tickfont"] = {**axis.get("tickfont", {}), "size": base_font_px - 2}
+            if key.startswith("xaxis"):  # x labels clear the y labels at the plot's corner
+                axis.setdefault("ticklabelstandoff", base_font_px // 2)
             axis["automargin"] = (
                 True  # bigger tick labels must push the margin, not the title onto them
             )
@@ -166,7 +169,8 @@ def presenter(fig: Any, *, base_font_px: int = 20, height_px: int | None = None)
     layout["height"] += legend_to_bottom(spec, base_font_px)  # the plot keeps its height
     wrap_long_y_titles(layout, base_font_px)
     heading = layout.get("title")
-    if isinstance(heading, dict) and "y" not in heading:  # top edge down, as top_margin counts
+    one_line = isinstance(heading, dict) and lines(str(heading.get("text") or "")) <= 1
+    if one_line and "y" not in heading:  # top edge down, as top_margin counts
         heading.update(yref="container", yanchor="top", y=1 - TITLE_PAD_PX / layout["height"])
     layout["colorway"] = OKABE_ITO
     return spec

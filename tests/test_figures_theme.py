@@ -203,3 +203,21 @@ def test_long_subtitles_and_y_titles_wrap():
     # 44 characters × 0.55 × 20 px = 484 px > the 375 − 109 − 60 px plot: two lines, cut mid-way
     assert out["yaxis"]["title"]["text"] == "full-batch loss (MSE /<br>2) on the whole batch"
     assert out["yaxis2"]["title"]["text"] == "time"
+
+
+def test_two_line_titles_keep_their_place_and_get_room():
+    # the reliability page's "title<br><sup>subtitle</sup>": hanging it from the top edge clipped
+    # its first line, so it keeps Plotly's placement and gets one more line of room
+    fig = {"data": [], "layout": {"title": {"text": "Where the wall time goes<br><sup>δ</sup>"}}}
+    out = presenter(fig, base_font_px=20)["layout"]
+    assert "y" not in out["title"]
+    assert out["margin"]["t"] == max(100, int(10 + 40 + 1.3 * 24 + 16))
+    one = presenter({"data": [], "layout": {"title": {"text": "t"}, "height": 400}})["layout"]
+    assert one["title"]["yanchor"] == "top" and one["title"]["y"] == 1 - 10 / 500
+
+
+def test_x_tick_labels_stand_off_from_the_corner():
+    # "2 min" (first x tick) printed over "0%" (lowest y tick) on the reliability page
+    out = presenter({"data": [], "layout": {"xaxis": {}, "xaxis2": {"ticklabelstandoff": 3}}})
+    assert out["layout"]["xaxis"]["ticklabelstandoff"] == 10
+    assert out["layout"]["xaxis2"]["ticklabelstandoff"] == 3  # a builder's own choice stays

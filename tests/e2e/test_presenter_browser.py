@@ -62,15 +62,31 @@ CHART_BOXES = """() => [...document.querySelectorAll("[data-testid=stPlotlyChart
   });
   chart.querySelectorAll('g.legend').forEach(e => add(e, 'legend'));
   chart.querySelectorAll('g.annotation').forEach(e => add(e, 'annotation'));
+  // labels drawn on the data (a line's or a bar's text) and tick labels, checked against the rest
+  chart.querySelectorAll('.scatterlayer .textpoint text, .barlayer .bartext')
+    .forEach(e => add(e, 'label'));
+  chart.querySelectorAll('g.xtick text, g.ytick text').forEach(e => {
+    const axis = e.closest('g.xtick') ? 'xtick' : 'ytick';
+    // a rotated label's bounding box is wider than its text: only its corner clash is checked
+    add(e, /rotate\\((?!0[,)])/.test(e.getAttribute('transform') || '') ? axis + '-rotated' : axis);
+  });
   return boxes;
 })"""
 
 
 def _overlaps(boxes: list[dict], slack_px: float = 1.0) -> list[str]:
-    """Every pair of text boxes that intersect by more than slack_px in both directions."""
+    """Every pair of text boxes that intersect by more than slack_px in both directions, except two
+    labels on the data (cells of a table-like chart sit edge to edge) or two rotated tick labels
+    of one axis (their axis-aligned boxes overlap where the slanted text does not)."""
     found = []
     for i, a in enumerate(boxes):
         for b in boxes[i + 1 :]:
+            if a["kind"] == b["kind"] == "label" or (
+                a["kind"][1:5] == b["kind"][1:5] == "tick"  # two ticks of one axis
+                and a["kind"][0] == b["kind"][0]
+                and "rotated" in a["kind"] + b["kind"]
+            ):
+                continue
             dx = min(a["x1"], b["x1"]) - max(a["x0"], b["x0"])
             dy = min(a["y1"], b["y1"]) - max(a["y0"], b["y0"])
             if dx > slack_px and dy > slack_px:
