@@ -32,6 +32,7 @@ IMAGE_FORMATS = {"png": "PNG", "svg": "SVG"}  # the toolbar's camera button take
 MEMORY_UNITS = {"binary": "GiB", "decimal": "GB"}  # ByteSystem value → the label in the URL
 BANDWIDTH_UNITS = {"decimal": "GB/s", "binary": "GiB/s"}
 SETTINGS_KEY = "_settings"  # the one session-state key holding the sidebar's Settings
+HEADLINE = "_headline_slot"  # presenter mode: where the takeaway goes (under the question)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,6 +119,7 @@ def begin_run() -> None:
     st.session_state[NOTICES] = []
     st.session_state["_notice_slot"] = None
     st.session_state["_takeaways"] = 0  # takeaway containers are keyed takeaway-0, -1, …
+    st.session_state[HEADLINE] = None  # start_page opens it when presenting
 
 
 def start_page(title: str, question: str) -> None:
@@ -125,6 +127,7 @@ def start_page(title: str, question: str) -> None:
     st.title(title)
     st.markdown(f"**Question:** {question}")
     st.session_state["_notice_slot"] = st.empty()
+    st.session_state[HEADLINE] = st.empty() if settings().presenter else None  # see takeaway
 
 
 def show_url_notices() -> None:
@@ -215,11 +218,12 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
 
 
 def takeaway(text: str) -> None:
-    """The page's one-line lesson, in a keyed container (class st-key-takeaway-N) that presenter
-    mode's CSS (app_pages/common/presenter_css.py) sets as the slide's headline."""
+    """The page's lesson (class st-key-takeaway-N: app_pages/common/presenter_css.py); presenting,
+    the first goes to the slot under the page's question: the slide's headline."""
     n = st.session_state.get("_takeaways", 0)
     st.session_state["_takeaways"] = n + 1
-    with st.container(key=f"takeaway-{n}"):
+    slot, st.session_state[HEADLINE] = st.session_state.get(HEADLINE), None
+    with (slot or st).container(key=f"takeaway-{n}"):
         st.success(f"**Takeaway.** {text}", icon="💡")
 
 
