@@ -13,7 +13,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.harness import launch_browser, running_app, wait_for_app_run  # noqa: E402
+from tests.e2e.harness import (  # noqa: E402
+    launch_browser,
+    running_app,
+    wait_for_app_run,
+    wait_for_charts,
+)
 
 OUT = ROOT / "docs" / "screens"
 SIZES = {1440: 900, 1280: 720}
@@ -39,7 +44,8 @@ def shoot(specs: list[str]) -> list[Path]:
             page = browser.new_page(viewport={"width": width, "height": SIZES[width]})
             page.goto(f"{url}/{path}" + ("?present=true" if present else ""))
             wait_for_app_run(page)
-            page.wait_for_timeout(1500)  # Plotly draws after the script run ends
+            wait_for_charts(page)
+            page.wait_for_timeout(1000)  # Plotly lays out after drawing (automargin redraws)
             target = OUT / _name(path, width, present)
             page.screenshot(path=str(target))
             page.close()

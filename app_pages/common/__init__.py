@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,10 +124,12 @@ def begin_run() -> None:
 
 def start_page(title: str, question: str) -> None:
     """Title, the page's one question, and a slot for URL notices (filled by `show_url_notices`)."""
-    st.title(title)
-    st.markdown(f"**Question:** {question}")
-    st.session_state["_notice_slot"] = st.empty()
-    st.session_state[HEADLINE] = st.empty() if settings().presenter else None  # see takeaway
+    presenting = settings().presenter  # a keyed head: presenter_css puts the first chart next
+    with st.container(key="slide_head") if presenting else nullcontext():
+        st.title(title)
+        st.markdown(f"**Question:** {question}")
+        st.session_state["_notice_slot"] = st.empty()
+        st.session_state[HEADLINE] = st.empty() if presenting else None  # see takeaway
 
 
 def show_url_notices() -> None:

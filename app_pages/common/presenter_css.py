@@ -4,14 +4,14 @@ The figures get their projector theme in figures.theme (via common.chart); this 
 page, as CSS on Streamlit's own `data-testid` hooks (Streamlit 1.67's DOM) and the `st-key-<key>`
 class a keyed container carries. tests/e2e/test_presenter_browser.py measures the result at
 1280×720: body text, captions, tables, expander labels, select values and lists ≥ 20 px, the
-takeaway larger still.
+takeaway larger still; the first chart comes right after the takeaway, above the controls.
 """
 
 from __future__ import annotations
 
 BODY_PX = 22  # paragraphs, lists, tables, labels, select values: ≥ 20 px measured at 1280×720
 SMALL_PX = 20  # captions, help text, slider tick values: the smallest text on a slide
-TAKEAWAY_PX = 30  # the slide's headline
+TAKEAWAY_PX = 26  # the slide's headline
 
 _MAIN = '[data-testid="stMain"]'
 _BODY = ", ".join(
@@ -47,6 +47,11 @@ _SMALL = ", ".join(
     )
 )
 
+# The slide: the page's head (title, question, takeaway: common.start_page keys it slide_head),
+# then its first chart, then the controls and the rest, by flex order on the main column.
+_TOP = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
+_CHART = 'div:has([data-testid="stPlotlyChart"])'
+
 PRESENTER_CSS = f"""<style>
   {_MAIN} {{ font-size: {BODY_PX}px; }}
   {_BODY} {{ font-size: {BODY_PX}px !important; line-height: 1.4; }}
@@ -58,4 +63,7 @@ PRESENTER_CSS = f"""<style>
   {_MAIN} [class*="st-key-takeaway"] p {{
     font-size: {TAKEAWAY_PX}px !important; line-height: 1.3; }}
   {_MAIN} .katex {{ font-size: 1.25em; }}
+  {_MAIN} [data-testid="stMainBlockContainer"] {{ padding-top: 2.5rem; }}
+  {_TOP} > :is(.st-key-slide_head, div:has(> .st-key-slide_head)) {{ order: -2; }}
+  {_TOP} > {_CHART}:not({_CHART} ~ div) {{ order: -1; }}
 </style>"""
