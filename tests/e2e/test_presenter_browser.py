@@ -45,6 +45,16 @@ SMALL_TEXT = """() => {
 TAKEAWAYS = """() => [...document.querySelectorAll('[class*="st-key-takeaway"] p')]
   .map(p => parseFloat(getComputedStyle(p).fontSize))"""
 
+# Tops (px from the page's top) of the first takeaway, chart and control in the main area.
+SLIDE = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const top = sel => { const e = main.querySelector(sel);
+                       return e ? e.getBoundingClientRect().top + main.scrollTop : null; };
+  return {takeaway: top('[class*="st-key-takeaway"]'), chart: top('[data-testid="stPlotlyChart"]'),
+          control: top('[data-testid="stSlider"], [data-testid="stSelectbox"], '
+                       + '[data-testid="stNumberInput"]')};
+}"""
+
 CHART_BOXES = """() => [...document.querySelectorAll("[data-testid=stPlotlyChart]")].map(c => {
   const chart = c;
   const boxes = [];
@@ -111,6 +121,7 @@ def measured(browser, app_url):
                 "text": page.evaluate(SMALL_TEXT),
                 "takeaways": page.evaluate(TAKEAWAYS),
                 "charts": page.evaluate(CHART_BOXES),
+                "slide": page.evaluate(SLIDE),
             }
             context.close()
         return cache[path]
@@ -130,6 +141,13 @@ def test_every_text_element_is_at_least_20px(measured, path, title):
 def test_the_takeaway_is_the_big_text(measured, path, title):
     sizes = measured(path)["takeaways"]
     assert sizes and min(sizes) >= MIN_TAKEAWAY_PX, f"{title}: takeaway font sizes {sizes}"
+
+
+@pytest.mark.parametrize("path, title", [p for p in PAGES if p[0]], ids=[p for p, _ in PAGES if p])
+def test_the_slide_reads_takeaway_then_chart_then_controls(measured, path, title):
+    at = measured(path)["slide"]
+    assert at["takeaway"] < at["chart"] < VIEWPORT["height"], f"{title}: {at}"  # first screen
+    assert at["control"] is None or at["chart"] < at["control"], f"{title}: {at}"
 
 
 @pytest.mark.parametrize(
