@@ -8,7 +8,9 @@ figures.theme.presenter calls these after it enlarges the fonts:
 - a horizontal legend, above or below the plot, moves to the figure's bottom edge, and the figure
   grows by the room it takes, so the plot keeps its height;
 - a y-axis title longer than its plot is tall wraps onto two lines instead of running into the
-  subtitle.
+  subtitle;
+- an animation slider's "step: …" readout moves to the slider's right end, clear of the bigger
+  Play / Pause buttons at its left.
 Text widths are estimated at 0.55 em per character (a sans-serif average), not measured.
 """
 
@@ -124,3 +126,16 @@ def wrap_long_y_titles(layout: dict, base_font_px: int) -> None:
         middle = len(text) / 2
         cut = min((i for i, ch in enumerate(text) if ch == " "), key=lambda i: abs(i - middle))
         title["text"] = text[:cut] + "<br>" + text[cut + 1 :]
+
+
+def readout_clear_of_buttons(layout: dict) -> None:
+    """With Play / Pause buttons (updatemenus), each slider's current-value readout sits at the
+    slider's right end (the buttons sit at the left, and grow at presenter size)."""
+    if not layout.get("updatemenus"):
+        return
+    layout["sliders"] = [
+        {**s, "currentvalue": {**(s.get("currentvalue") or {}), "xanchor": "right"}}
+        if isinstance(s, dict)
+        else s
+        for s in layout.get("sliders") or []
+    ]

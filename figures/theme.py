@@ -13,6 +13,7 @@ from figures.presenter_layout import (
     annotations_above_plot,
     legend_to_bottom,
     lines,
+    readout_clear_of_buttons,
     top_margin,
     wrap,
     wrap_long_y_titles,
@@ -168,6 +169,7 @@ def presenter(fig: Any, *, base_font_px: int = 20, height_px: int | None = None)
         }
     layout["height"] += legend_to_bottom(spec, base_font_px)  # the plot keeps its height
     wrap_long_y_titles(layout, base_font_px)
+    readout_clear_of_buttons(layout)
     heading = layout.get("title")
     one_line = isinstance(heading, dict) and lines(str(heading.get("text") or "")) <= 1
     if one_line and "y" not in heading:  # top edge down, as top_margin counts

@@ -13,12 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.harness import (  # noqa: E402
-    launch_browser,
-    running_app,
-    wait_for_app_run,
-    wait_for_charts,
-)
+from tests.e2e.harness import launch_browser, running_app, wait_for_app_run, wait_for_charts  # noqa: E402
 
 OUT = ROOT / "docs" / "screens"
 SIZES = {1440: 900, 1280: 720}

@@ -221,3 +221,18 @@ def test_x_tick_labels_stand_off_from_the_corner():
     out = presenter({"data": [], "layout": {"xaxis": {}, "xaxis2": {"ticklabelstandoff": 3}}})
     assert out["layout"]["xaxis"]["ticklabelstandoff"] == 10
     assert out["layout"]["xaxis2"]["ticklabelstandoff"] == 3  # a builder's own choice stays
+
+
+def test_the_step_readout_moves_clear_of_the_play_buttons():
+    # the ring animation's "step: RS 2" printed under its ▶ Play ❚❚ Pause buttons at 1280×720
+    fig = {
+        "data": [],
+        "layout": {
+            "updatemenus": [{"type": "buttons", "x": 0, "buttons": []}],
+            "sliders": [{"currentvalue": {"prefix": "step: "}, "steps": []}],
+        },
+    }
+    out = presenter(fig)["layout"]["sliders"][0]["currentvalue"]
+    assert out == {"prefix": "step: ", "xanchor": "right"}
+    still = presenter({"data": [], "layout": {"sliders": [{"steps": []}]}})["layout"]
+    assert "currentvalue" not in still["sliders"][0]  # no buttons: nothing to clear

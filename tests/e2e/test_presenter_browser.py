@@ -75,6 +75,9 @@ CHART_BOXES = """() => [...document.querySelectorAll("[data-testid=stPlotlyChart
   // labels drawn on the data (a line's or a bar's text) and tick labels, checked against the rest
   chart.querySelectorAll('.scatterlayer .textpoint text, .barlayer .bartext')
     .forEach(e => add(e, 'label'));
+  // an animation's Play / Pause buttons and its slider's "step: …" readout
+  chart.querySelectorAll('g.updatemenu-button').forEach(e => add(e, 'button'));
+  chart.querySelectorAll('g.slider-group > text.slider-label').forEach(e => add(e, 'readout'));
   chart.querySelectorAll('g.xtick text, g.ytick text').forEach(e => {
     const axis = e.closest('g.xtick') ? 'xtick' : 'ytick';
     // a rotated label's bounding box is wider than its text: only its corner clash is checked
@@ -86,12 +89,13 @@ CHART_BOXES = """() => [...document.querySelectorAll("[data-testid=stPlotlyChart
 
 def _overlaps(boxes: list[dict], slack_px: float = 1.0) -> list[str]:
     """Every pair of text boxes that intersect by more than slack_px in both directions, except two
-    labels on the data (cells of a table-like chart sit edge to edge) or two rotated tick labels
+    labels on the data (cells of a table-like chart sit edge to edge), two buttons of one menu
+    (drawn edge to edge), or two rotated tick labels
     of one axis (their axis-aligned boxes overlap where the slanted text does not)."""
     found = []
     for i, a in enumerate(boxes):
         for b in boxes[i + 1 :]:
-            if a["kind"] == b["kind"] == "label" or (
+            if a["kind"] == b["kind"] in ("label", "button") or (
                 a["kind"][1:5] == b["kind"][1:5] == "tick"  # two ticks of one axis
                 and a["kind"][0] == b["kind"][0]
                 and "rotated" in a["kind"] + b["kind"]
