@@ -116,7 +116,7 @@ def ring_still_figure(trace: CollectiveTrace) -> dict:
                 "text": f"A real ring all-reduce: {n} GPUs sum their numbers in "
                 f"2(N−1) = {trace.num_steps} steps",
                 "subtitle": {
-                    "text": f"colour: how many GPUs' inputs a cell already sums (1 → {n}); "
+                    "text": f"colour: how many GPUs' inputs a cell sums (1 → {n}); "
                     "left to right: the state after each step"
                 },
             },

@@ -26,20 +26,32 @@ _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 
 
 def wrap(text: str, width: int) -> str:
-    """Each <br>-separated line wrapped at spaces to ≤ width characters (a longer word stays
-    whole); HTML tags count as no width."""
+    """Each <br>-separated line wrapped to ≤ width characters, breaking after a "; " or " · "
+    separator where one fits, else at a space (a longer word stays whole); tags have no width."""
     out = []
     for line in _BREAK.split(text):
-        words, current = line.split(" "), ""
-        for word in words:
-            candidate = f"{current} {word}" if current else word
-            if current and _visible(candidate) > width:
-                out.append(current)
-                current = word
-            else:
+        current = ""
+        for part in re.split(r"(?<=; )|(?<= · )", line):
+            candidate = current + part
+            if not current or _visible(candidate.rstrip()) <= width:
                 current = candidate
-        out.append(current)
+                continue
+            out.extend(_wrap_words(current.rstrip(), width))
+            current = part
+        out.extend(_wrap_words(current.rstrip(), width))
     return "<br>".join(out)
+
+
+def _wrap_words(line: str, width: int) -> list[str]:
+    out, current = [], ""
+    for word in line.split(" "):
+        candidate = f"{current} {word}" if current else word
+        if current and _visible(candidate) > width:
+            out.append(current)
+            current = word
+        else:
+            current = candidate
+    return [*out, current]
 
 
 def _visible(text: str) -> int:

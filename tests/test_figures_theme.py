@@ -236,3 +236,16 @@ def test_the_step_readout_moves_clear_of_the_play_buttons():
     assert out == {"prefix": "step: ", "xanchor": "right"}
     still = presenter({"data": [], "layout": {"sliders": [{"steps": []}]}})["layout"]
     assert "currentvalue" not in still["sliders"][0]  # no buttons: nothing to clear
+
+
+def test_subtitles_break_after_a_separator_where_one_fits():
+    from figures.presenter_layout import wrap
+
+    sub = "makespan 33 s · bubble 27.3% (Σ idle / P·T) · peak 4 activations"  # 65 characters
+    assert wrap(sub, 52) == "makespan 33 s · bubble 27.3% (Σ idle / P·T) ·<br>peak 4 activations"
+    long_first = (
+        "colour: how many GPUs' inputs a cell already sums (1 → 4); left to right: the state"
+    )
+    lines = wrap(long_first, 52).split("<br>")
+    assert all(len(line) <= 52 for line in lines) and " ".join(lines) == long_first
+    assert wrap("one<br>two", 52) == "one<br>two"

@@ -48,7 +48,8 @@ _SMALL = ", ".join(
 )
 
 # The slide: the page's head (title, question, takeaway: common.start_page keys it slide_head),
-# then its first chart, then the controls and the rest, by flex order on the main column.
+# then its first chart, then the controls and the rest, by flex order on the main column (pages
+# with no such head, e.g. Home, keep their order). 4 rem on top clears Streamlit's header bar.
 _TOP = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
 _CHART = 'div:has([data-testid="stPlotlyChart"])'
 
@@ -63,7 +64,7 @@ PRESENTER_CSS = f"""<style>
   {_MAIN} [class*="st-key-takeaway"] p {{
     font-size: {TAKEAWAY_PX}px !important; line-height: 1.3; }}
   {_MAIN} .katex {{ font-size: 1.25em; }}
-  {_MAIN} [data-testid="stMainBlockContainer"] {{ padding-top: 2.5rem; }}
+  {_MAIN} [data-testid="stMainBlockContainer"] {{ padding-top: 4rem; }}
   {_TOP} > :is(.st-key-slide_head, div:has(> .st-key-slide_head)) {{ order: -2; }}
-  {_TOP} > {_CHART}:not({_CHART} ~ div) {{ order: -1; }}
+  {_TOP}:has(.st-key-slide_head) > {_CHART}:not({_CHART} ~ div) {{ order: -1; }}
 </style>"""
