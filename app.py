@@ -91,7 +91,7 @@ def _available() -> list[tuple[str, str, str, str]]:
 
 
 def landing() -> None:
-    """Home: a real ring all-reduce still, a 30-minute path, the map (app_pages/common/home)."""
+    """Home: a real ring all-reduce still, a 30-minute path, the map (app_pages/common/home.py)."""
     home.landing(_available())
 
 
