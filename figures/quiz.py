@@ -6,10 +6,11 @@ not an empty grey block.
 from __future__ import annotations
 
 from core.quiz import GOALS, Question
-from figures.style import COLOURS, bottom_legend
+from figures.style import COLOURS, legend_under_axis_title
 
 VERDICT_COLOURS = {"right": COLOURS["ok"], "wrong": COLOURS["bad"], "open": COLOURS["paper"]}
 VERDICT_LABELS = {"right": "right", "wrong": "wrong", "open": "to answer"}
+HEIGHT, TOP, BOTTOM = 330, 70, 90  # px: the legend takes a row under the axis title
 
 
 def scoreboard_figure(
@@ -61,10 +62,10 @@ def scoreboard_figure(
             },
             "barmode": "stack",
             "font": {"size": 14},
-            "height": 300,
+            "height": HEIGHT,
             "xaxis": {"title": {"text": "questions"}, "dtick": 1, "range": [0, 2.05]},
-            "yaxis": {"autorange": "reversed"},
-            "legend": bottom_legend(-0.3, traceorder="normal"),
-            "margin": {"l": 150, "t": 70, "b": 40},
+            "yaxis": {"autorange": "reversed", "ticklabelstandoff": 6},
+            "legend": legend_under_axis_title(HEIGHT, TOP, BOTTOM),  # not beside "questions"
+            "margin": {"l": 150, "t": TOP, "b": BOTTOM},
         },
     }
