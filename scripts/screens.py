@@ -3,6 +3,7 @@ shows in presenter mode (1280×720), viewport only (the first screen, before any
 
     python scripts/screens.py                 # the default set below
     python scripts/screens.py self_check:1280:present
+    python scripts/screens.py --all           # every registered page, both sizes
 """
 
 from __future__ import annotations
@@ -49,6 +50,14 @@ def shoot(specs: list[str]) -> list[Path]:
     return done
 
 
+def every_page() -> list[str]:
+    from tests.registry import registered_pages, url_path
+
+    stems = ["home"] + [url_path(p) for p, _ in registered_pages()]
+    return [spec for s in stems for spec in (f"{s}:1440", f"{s}:1280:present")]
+
+
 if __name__ == "__main__":
-    for shot in shoot(sys.argv[1:] or DEFAULT):
+    args = sys.argv[1:]
+    for shot in shoot(every_page() if args == ["--all"] else args or DEFAULT):
         print(shot.relative_to(ROOT))
