@@ -121,8 +121,7 @@ def begin_run() -> None:
     """Reset the notices of the previous run (app.py calls this before any widget)."""
     st.session_state[NOTICES] = []
     st.session_state["_notice_slot"] = None
-    st.session_state["_takeaways"] = 0  # takeaway containers are keyed takeaway-0, -1, …
-    st.session_state[HEADLINE] = None  # start_page opens it when presenting
+    st.session_state["_takeaways"], st.session_state[HEADLINE] = -1, None  # see takeaway
 
 
 def start_page(title: str, question: str) -> None:
@@ -225,8 +224,7 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
 def takeaway(text: str) -> None:
     """The page's lesson (class st-key-takeaway-N: app_pages/common/presenter_css.py); presenting,
     the first goes to the slot under the page's question: the slide's headline."""
-    n = st.session_state.get("_takeaways", 0)
-    st.session_state["_takeaways"] = n + 1
+    n = st.session_state["_takeaways"] = st.session_state.get("_takeaways", -1) + 1
     slot, st.session_state[HEADLINE] = st.session_state.get(HEADLINE), None
     with (slot or st).container(key=f"takeaway-{n}"):
         st.success(f"**Takeaway.** {text}", icon="💡")
