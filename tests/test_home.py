@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from core.collectives import example_inputs, ring_all_reduce, tree_all_reduce
+from app_pages.common import Settings
 from figures.home import ring_still_caption, ring_still_figure, step_titles
 from tests.test_pages import PAGES, assert_clean, chart_specs, run_app
 
@@ -58,5 +59,10 @@ def test_home_shows_the_still_the_path_and_the_unit_switch():
     assert sum(minutes) == 30 and steps[0].startswith("**1 · ")
     assert any("Units and display are in the sidebar" in i.value for i in at.info)
     assert len(at.get("page_link")) == len(PAGES)  # every page once, path or not
-    at = run_app(params={"mem": "GB"})
-    assert any("Now: **GB**" in i.value for i in at.info)
+    for label in ("GB", "GiB"):
+        at = run_app(params={"mem": label})
+        note = next(i.value for i in at.info if "Units and display" in i.value)
+        assert f"Now: **{label}**" in note
+    # the example link carries the unit that is not the default (a default never needs a link)
+    default = {"binary": "GiB", "decimal": "GB"}[Settings().memory_units.value]
+    assert f"?mem={default}`" not in note and "?mem=" in note

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages.common import BANDWIDTH_UNITS, MEMORY_UNITS, chart, settings, show_url_notices
+from app_pages.common import (
+    BANDWIDTH_UNITS,
+    MEMORY_UNITS,
+    Settings,
+    chart,
+    settings,
+    show_url_notices,
+)
 from core.collectives import example_inputs, ring_all_reduce
 from figures.home import ring_still_caption, ring_still_figure
 
@@ -43,6 +50,12 @@ def ring_still() -> None:
     st.caption(ring_still_caption(trace))
 
 
+def _other_memory_unit() -> str:
+    """The memory unit that is not the default: the one a link would have to carry."""
+    default = Settings().memory_units.value
+    return next(label for value, label in MEMORY_UNITS.items() if value != default)
+
+
 def units_note() -> None:
     shown = settings()
     st.info(
@@ -50,7 +63,7 @@ def units_note() -> None:
         "nvidia-smi reports) or GB (datasheets), bandwidth in GB/s or GiB/s, and presenter mode "
         f"for a projector. Now: **{MEMORY_UNITS[shown.memory_units.value]}** and "
         f"**{BANDWIDTH_UNITS[shown.bandwidth_units.value]}**. Every page follows them and "
-        "every link carries them (`?mem=GB`, `?present=true`).",
+        f"every link carries them (`?mem={_other_memory_unit()}`, `?present=true`).",
         icon="🎛️",
     )
 
