@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from core.collectives import example_inputs, ring_all_reduce, tree_all_reduce
 from app_pages.common import Settings
+from core.collectives import example_inputs, ring_all_reduce, tree_all_reduce
 from figures.home import ring_still_caption, ring_still_figure, step_titles
 from tests.test_pages import PAGES, assert_clean, chart_specs, run_app
 
