@@ -13,7 +13,6 @@ from typing import Any
 
 import streamlit as st
 
-# Re-exported: pages call common.slider, common.url_int… (the widgets live in widgets.py).
 from app_pages.common.tables import (  # noqa: F401  (re-exported: pages call common.<name>)
     apply_row_click,
     clickable_rows,
