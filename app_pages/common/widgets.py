@@ -148,23 +148,106 @@ def toggle(
     return value
 
 
-def _move(key: str, delta: int | None, last: int) -> None:
-    """Back / Next / Reset: set the bound step slider before it renders, kept in 0 … last."""
-    st.session_state[key] = (
-        0 if delta is None else min(max(st.session_state.get(key, 0) + delta, 0), last)
-    )
+def _press(key: str, delta: int | None) -> None:
+    """Back / Next / Reset: queue the press; `stepper` applies it to its own count of the step.
+
+    Not to the slider's value: a press arriving while the previous rerun still runs carries the
+    browser's stale slider value (Streamlit sends every widget's client value with a trigger), so
+    "slider + 1" lost every press made faster than a rerun (issue 14).
+    """
+    st.session_state.setdefault(f"_{key}_presses", []).append(delta)
 
 
-def stepper(label: str, last: int, *, key: str) -> int:
-    """A URL-bound step slider 0 … last with ◀ Back / Next ▶ / Reset buttons (keys ← → Home)."""
-    asked = st.session_state.get(key, url_int(key))
-    if asked is not None and asked > last:  # a smaller range than the step URL or session asked
-        st.session_state[key] = last
-    s1, *cols = st.columns([5, 1, 1, 1], vertical_alignment="bottom")
-    step = slider(label, 0, last, 0, key=key, where=s1)
-    buttons = (("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None))
+def _dragged(key: str) -> None:
+    st.session_state[f"_{key}_dragged"] = True
+
+
+def _play(key: str) -> None:
+    st.session_state[f"_{key}_playing"] = not st.session_state.get(f"_{key}_playing", False)
+
+
+def playing(key: str) -> bool:
+    """Whether the stepper `key` is playing (its ▶ Play button toggles it; not kept in the URL)."""
+    return bool(st.session_state.get(f"_{key}_playing", False))
+
+
+def advance(key: str, last: int) -> None:
+    """One Play tick: queue a Next press, and stop playing at the last step."""
+    if st.session_state.get(f"_{key}_at", 0) >= last:
+        st.session_state[f"_{key}_playing"] = False
+    else:
+        _press(key, 1)
+
+
+def _target(key: str, last: int) -> int | None:
+    """The step this run must show, or None to let the slider keep (or seed) its value.
+
+    The step lives in `_<key>_at` (what the stepper last showed). Presses move it; a drag of the
+    slider (its on_change, with no press in the same rerun) replaces it; a smaller range clamps it.
+    """
+    presses = st.session_state.pop(f"_{key}_presses", [])
+    dragged = st.session_state.pop(f"_{key}_dragged", False)
+    at = st.session_state.get(f"_{key}_at")
+    if at is None:  # the first run: the slider seeds itself from the URL
+        asked = url_int(key)
+        if asked is not None and asked > last:
+            _note(key, _raw(key) or "", f"must be a number from 0 to {last}", last)
+            return last
+        return None
+    if presses:
+        for delta in presses:
+            at = 0 if delta is None else min(max(at + delta, 0), last)
+        return at
+    now = st.session_state.get(key, at) if dragged else at
+    return last if now > last else None
+
+
+def stepper(label: str, last: int, *, key: str, play: bool = False) -> int:
+    """A URL-bound step slider 0 … last with ◀ Back / Next ▶ / Reset buttons (keys ← → Home),
+    and with play=True a ▶ Play / ❚❚ Pause button (the page calls `advance` on each tick).
+
+    One count of the step: presses queue in callbacks and are applied here in order, so fast
+    presses all land; the URL is written by the bound slider, and a URL notice appears only for a
+    URL value that could not be used when the page opened (not for the stale URL the server still
+    holds after a press).
+    """
+    step_now = _target(key, last)
+    if step_now is not None:
+        st.session_state[key] = step_now
+    widths = [5, 1, 1, 1, 1] if play else [5, 1, 1, 1]
+    s1, *cols = st.columns(widths, vertical_alignment="bottom")
+    fresh = key not in st.session_state
+    raw = _raw(key) if fresh else None
+    step = s1.slider(label, 0, last, 0, key=key, on_change=_dragged, args=(key,), bind=_BIND)
+    if raw is not None and not _same_number(raw, step):
+        _note(key, raw, f"must be a number from 0 to {last}", step)
+    st.session_state[f"_{key}_at"] = step
+    buttons = [("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None)]
     for col, (text, shortcut, delta) in zip(cols, buttons):
-        col.button(
-            text, shortcut=shortcut, on_click=_move, args=(key, delta, last), width="stretch"
-        )
+        col.button(text, shortcut=shortcut, on_click=_press, args=(key, delta), width="stretch")
+    if play:
+        label_play = "❚❚ Pause" if playing(key) else "▶ Play"
+        cols[3].button(label_play, on_click=_play, args=(key,), width="stretch", key=f"{key}_play")
     return step
+
+
+def play_ticks(key: str, last: int, every_s: float = 1.2) -> None:
+    """While the stepper `key` plays, advance it one step every `every_s` seconds (a whole-page
+    rerun per tick, so the chart, caption, metrics and URL move together), stopping at `last`.
+
+    A timed fragment wakes the page; its first, inline run (in the same run that draws the page)
+    does nothing, or every run would advance at once.
+    """
+    if not playing(key):
+        return
+    inline = f"_{key}_tick_inline"
+    st.session_state[inline] = True
+
+    @st.fragment(run_every=every_s)
+    def _tick() -> None:
+        if st.session_state.pop(inline, False):
+            return
+        advance(key, last)
+        st.rerun(scope="app")
+
+    _tick()
