@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import streamlit as st
@@ -247,6 +248,11 @@ def play_ticks(key: str, last: int, every_s: float = 1.2) -> None:
     def _tick() -> None:
         if st.session_state.pop(inline, False):
             return
+        # Each whole-page run re-arms the timer, and an old timer may fire too: one step per tick.
+        now, stamp = time.monotonic(), f"_{key}_ticked"
+        if now - st.session_state.get(stamp, 0.0) < 0.8 * every_s:
+            return
+        st.session_state[stamp] = now
         advance(key, last)
         st.rerun(scope="app")
 
