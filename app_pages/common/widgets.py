@@ -63,10 +63,14 @@ def slider(
     step: int | float | None = None,
     help: str | None = None,
     where: Any = st,
+    disabled: bool = False,
 ) -> Any:
-    """A URL-bound slider; an out-of-range or malformed URL value falls back with a notice."""
+    """A URL-bound slider; an out-of-range or malformed URL value falls back with a notice.
+    disabled: greyed out (say why in `help`) when it does nothing for the current choices."""
     raw = _raw(key)
-    value = where.slider(label, lo, hi, default, step=step, key=key, help=help, bind=_BIND)
+    value = where.slider(
+        label, lo, hi, default, step=step, key=key, help=help, bind=_BIND, disabled=disabled
+    )
     if raw is not None and not _same_number(raw, value):
         _note(key, raw, f"must be a number from {lo} to {hi}", value)
     return value
