@@ -55,7 +55,7 @@ def gantt_layout(
         "plot_bgcolor": COLOURS["idle"],  # idle time shows as the grey background between boxes
         "margin": margin(t=70),
         # Rows tall enough to read a micro-batch label at small P, still one screen at P = 32.
-        "height": 130 + p * (44 if p <= 8 else 26 if p <= 16 else 16),
+        "height": 130 + p * (44 if p <= 8 else 26 if p <= 16 else 15),
         "shapes": [],
         "annotations": [],
     }

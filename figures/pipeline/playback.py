@@ -107,7 +107,7 @@ def with_time_cursor(fig: dict, result: PipelineResult, steps: int = CURSOR_STEP
             "y": 0,
             "xanchor": "left",
             "yanchor": "top",
-            "pad": {"t": 38},
+            "pad": {"t": 56},
             "buttons": [play],
         }
     ]
@@ -117,14 +117,14 @@ def with_time_cursor(fig: dict, result: PipelineResult, steps: int = CURSOR_STEP
         "len": 0.84,
         "y": 0,
         "yanchor": "top",
-        "pad": {"t": 30},
+        "pad": {"t": 50},
         "currentvalue": {"prefix": "t = ", "suffix": " s"},
         "ticklen": 0,
         "font": {"size": 9},
         "steps": slider_steps,
     }
     margin = {**layout.get("margin", {})}
-    margin["b"] = max(margin.get("b", 40), 96)
+    margin["b"] = max(margin.get("b", 40), 116)
     return {
         **fig,
         "frames": frames,
@@ -133,6 +133,6 @@ def with_time_cursor(fig: dict, result: PipelineResult, steps: int = CURSOR_STEP
             "updatemenus": menus,
             "sliders": [slider],
             "margin": margin,
-            "height": layout["height"] + 56,
+            "height": layout["height"] + 76,
         },
     }
