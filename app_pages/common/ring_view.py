@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 import streamlit as st
 
 from app_pages import common
-from app_pages.common.widgets import play_ticks
+from app_pages.common.widgets import play_tick, playing
 from core import collectives as coll
 from core.hardware import make_cluster
 from figures import collectives as figs
@@ -53,19 +53,31 @@ def animation(n, elems, bw, alpha, link_name, size, units, height):
     )
 
 
+PLAY_EVERY_S = 1.2
+
+
 def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.AlgorithmRun:
-    """The one step control, the ring at that step, its one-line story and the counters."""
-    last, present = 2 * (n - 1), common.settings().presenter
-    step = common.stepper("Step (0 = inputs)", last, key="step", play=True)
-    left, right = st.columns([5, 2])
-    with common.explain_errors():
-        ring = run("ring", n, size, bw, alpha)
-        fig = animation(n, elems, bw, alpha, link_name, size, mem, 460 if present else 620)
-        with left:
-            common.chart(figs.open_at_step(fig, step), key="ring")
-        t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
-    right.markdown(f"**{figs.step_caption(shown(n, elems), step)}**")
-    for item in text.ring_metrics(ring, step, time_s=t, link_name=link_name, mem=mem, bwu=bwu):
-        right.metric(**item)
-    play_ticks("step", last)
-    return ring
+    """The one step control, the ring at that step, its one-line story and the counters, as a
+    fragment: a step (press, drag or Play tick) reruns only this section, not the page."""
+    every = PLAY_EVERY_S if playing("step") else None
+
+    @st.fragment(run_every=every)
+    def section() -> coll.AlgorithmRun:
+        if playing("step") != (every is not None):  # ▶ / ❚❚ pressed: re-arm the timer
+            st.rerun(scope="app")
+        last, present = 2 * (n - 1), common.settings().presenter
+        play_tick("step", last, PLAY_EVERY_S)
+        step = common.stepper("Step (0 = inputs)", last, key="step", play=True)
+        left, right = st.columns([5, 2])
+        with common.explain_errors():
+            ring = run("ring", n, size, bw, alpha)
+            fig = animation(n, elems, bw, alpha, link_name, size, mem, 460 if present else 620)
+            with left:
+                common.chart(figs.open_at_step(fig, step), key="ring")
+            t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
+        right.markdown(f"**{figs.step_caption(shown(n, elems), step)}**")
+        for item in text.ring_metrics(ring, step, time_s=t, link_name=link_name, mem=mem, bwu=bwu):
+            right.metric(**item)
+        return ring
+
+    return section()

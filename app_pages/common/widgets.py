@@ -236,28 +236,14 @@ def stepper(label: str, last: int, *, key: str, play: bool = False) -> int:
     return step
 
 
-def play_ticks(key: str, last: int, every_s: float = 1.2) -> None:
-    """While the stepper `key` plays, advance it one step every `every_s` seconds (a whole-page
-    rerun per tick, so the chart, caption, metrics and URL move together), stopping at `last`.
-
-    A timed fragment wakes the page; its first, inline run (in the same run that draws the page)
-    does nothing, or every run would advance at once.
-    """
+def play_tick(key: str, last: int, every_s: float) -> None:
+    """Call at the top of a fragment that runs every `every_s` while the stepper `key` plays (and
+    holds the stepper): queues one Next press per period, and stops playing at `last`. Guarded
+    by the time of the last tick, so a rerun for any other reason does not step twice."""
     if not playing(key):
         return
-    inline = f"_{key}_tick_inline"
-    st.session_state[inline] = True
-
-    @st.fragment(run_every=every_s)
-    def _tick() -> None:
-        if st.session_state.pop(inline, False):
-            return
-        # Each whole-page run re-arms the timer, and an old timer may fire too: one step per tick.
-        now, stamp = time.monotonic(), f"_{key}_ticked"
-        if now - st.session_state.get(stamp, 0.0) < 0.8 * every_s:
-            return
-        st.session_state[stamp] = now
-        advance(key, last)
-        st.rerun(scope="app")
-
-    _tick()
+    now, stamp = time.monotonic(), f"_{key}_ticked"
+    if now - st.session_state.get(stamp, 0.0) < 0.8 * every_s:
+        return
+    st.session_state[stamp] = now
+    advance(key, last)

@@ -285,4 +285,5 @@ def ring_animation_figure(
             "updatemenus": [step_frames(frame_ms)],
         },
     }
-    return open_at_step(fig, start_step)
+    # Every frame stays with the built figure (the page opens it at a step with open_at_step).
+    return {**open_at_step(fig, start_step), "frames": frames}
