@@ -219,7 +219,7 @@ def stepper(label: str, last: int, *, key: str, play: bool = False) -> int:
     step_now = _target(key, last)
     if step_now is not None:
         st.session_state[key] = step_now
-    widths = [5, 1, 1, 1, 1] if play else [5, 1, 1, 1]
+    widths = [3, 1, 1, 1, 1] if play else [4, 1, 1, 1]
     s1, *cols = st.columns(widths, vertical_alignment="bottom")
     fresh = key not in st.session_state
     raw = _raw(key) if fresh else None

@@ -9,7 +9,7 @@ from figures.pipeline.frame import KIND_NAMES, gantt_layout
 from figures.pipeline.labels import label_items
 from figures.pipeline.playback import with_time_cursor
 from figures.pipeline.raster import gantt_raster_figure
-from figures.style import COLOURS, KIND_COLOURS, shade
+from figures.style import COLOURS, KIND_COLOURS, ink_on, shade
 
 MAX_BARS = 2000  # above this, bars get slow in the browser: draw a heatmap raster instead
 
@@ -31,7 +31,6 @@ def gantt_figure(
         fig = gantt_raster_figure(result, title=title, time_range_s=time_range_s)
         return with_time_cursor(fig, result) if cursor else fig
     ops, v = result.ops, result.num_chunks
-    label = True
     traces = []
     # One trace per (kind, chunk): a single colour each, and numpy columns (sent as typed arrays)
     # instead of per-box lists, which Plotly validates element by element on every rerun.
@@ -65,7 +64,7 @@ def gantt_figure(
                     ),
                     "marker": {
                         "color": shade(KIND_COLOURS[kind], chunk, v),
-                        "line": {"width": 0.5 if label else 0, "color": COLOURS["paper"]},
+                        "line": {"width": 0.5, "color": COLOURS["paper"]},
                     },
                     "customdata": np.column_stack(
                         [ops.stage[sel], ops.microbatch[sel], start, end]
@@ -77,22 +76,22 @@ def gantt_figure(
                     ),
                 }
             )
-    if label:
-        traces += _labels(result, time_range_s)
+    traces += _labels(result, time_range_s)
     layout = gantt_layout(result, title, time_range_s)
     layout.update({"barmode": "overlay", "bargap": 0.2})
+    layout["annotations"] = layout["annotations"] + _range_notes(result, time_range_s)
     fig = {"data": traces, "layout": layout}
     return with_time_cursor(fig, result) if cursor else fig
 
 
 def _labels(result: PipelineResult, time_range_s: float | None = None) -> list[dict]:
-    """Micro-batch numbers, or "a–b" over a run of boxes too narrow for theirs
-    (figures.pipeline.labels), as one text trace.
+    """Micro-batch numbers, one text trace, in ink that reads on each box's colour; a run of boxes
+    too narrow for theirs gets "a–b" instead (figures.pipeline.labels), drawn by _range_notes.
 
     Bar text that Plotly must fit inside each bar (uniformtext) costs a text measurement per box:
     drawing the labels as a scatter text layer halved the Gantt's draw time in Chromium.
     """
-    items = label_items(result, time_range_s)
+    items = [it for it in label_items(result, time_range_s) if "–" not in it[2]]
     if not items:
         return []
     ops = result.ops
@@ -101,13 +100,7 @@ def _labels(result: PipelineResult, time_range_s: float | None = None) -> list[d
     pair, kind = ops.overlapped[idx], ops.kind[idx]
     # Centre of the box: an overlapped pair draws F on the upper half of the row, B the lower.
     y = ops.rank[idx] + np.where(pair, np.where(kind == 0, -0.2, 0.2), 0.0)
-    light = 0.55 * ops.chunk[idx] / max(result.num_chunks - 1, 1) > 0.3  # see shade()
     size = np.where(pair, 9, 10).tolist() if pair.any() else 10
-    color = (
-        np.where(light, COLOURS["ink"], COLOURS["light_text"]).tolist()
-        if light.any()
-        else COLOURS["light_text"]
-    )
     return [
         {
             "type": "scatter",
@@ -117,7 +110,33 @@ def _labels(result: PipelineResult, time_range_s: float | None = None) -> list[d
             "x": np.asarray(x, dtype=np.float32),
             "y": y.astype(np.float32),
             "text": text,
-            "textfont": {"size": size, "color": color},
+            "textfont": {"size": size, "color": [_ink(result, i) for i in idx.tolist()]},
             "hoverinfo": "skip",
         }
+    ]
+
+
+def _ink(result: PipelineResult, i: int) -> str:
+    """Black or white, whichever reads on op i's box (its kind's colour, shaded by chunk)."""
+    ops = result.ops
+    kind = "F&B" if ops.overlapped[i] else "FBIW"[int(ops.kind[i])]
+    return ink_on(shade(KIND_COLOURS[kind], int(ops.chunk[i]), result.num_chunks))
+
+
+def _range_notes(result: PipelineResult, time_range_s: float | None = None) -> list[dict]:
+    """ "a–b" over a run of narrow boxes, on a light tag so the boxes' edges do not cut it."""
+    return [
+        {
+            "x": float(x),
+            "y": int(result.ops.rank[i]),
+            "xref": "x",
+            "yref": "y",
+            "text": text,
+            "showarrow": False,
+            "bgcolor": COLOURS["label_background"],
+            "borderpad": 1,
+            "font": {"size": 10, "color": COLOURS["ink"]},
+        }
+        for x, i, text in label_items(result, time_range_s)
+        if "–" in text
     ]

@@ -23,7 +23,7 @@ def fits(width_px: np.ndarray | float, text_len: np.ndarray | int) -> np.ndarray
 
 
 def label_items(result: PipelineResult, x_max_s: float | None = None) -> list[tuple]:
-    """(x centre, rank, text, op index of the run's first box) for every label to draw."""
+    """(x centre, index of the op (a run's first), text) of every label to draw."""
     ops = result.ops
     if not len(ops.rank):
         return []
