@@ -44,7 +44,8 @@ def gantt_layout(
     end = max(time_range_s or 0.0, result.makespan_s)
     layout = {
         "title": {"text": title or gantt_title(result), "subtitle": {"text": _subtitle(result)}},
-        "xaxis": {"title": {"text": "time (s)"}, "range": [0, end], "zeroline": False},
+        # No axis title: the ticks say "s", and the time cursor's slider sits under the axis.
+        "xaxis": {"range": [0, end], "zeroline": False, "ticksuffix": " s"},
         "yaxis": {
             "title": {"text": ""},
             "autorange": "reversed",
@@ -84,7 +85,7 @@ def gantt_layout(
                 "xanchor": "left",
                 "text": f" done at {result.makespan_s:.4g} s",
                 "showarrow": False,
-                "font": {"color": COLOURS["ink"], "size": 12},
+                "font": {"color": COLOURS["ink"]},
             }
         ]
     return layout

@@ -135,7 +135,7 @@ def _range_notes(result: PipelineResult, time_range_s: float | None = None) -> l
             "showarrow": False,
             "bgcolor": COLOURS["label_background"],
             "borderpad": 1,
-            "font": {"size": 10, "color": COLOURS["ink"]},
+            "font": {"color": COLOURS["ink"]},  # the figure's type size (larger when presenting)
         }
         for x, i, text in label_items(result, time_range_s)
         if "–" in text

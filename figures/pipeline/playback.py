@@ -68,7 +68,7 @@ def with_time_cursor(fig: dict, result: PipelineResult, steps: int = CURSOR_STEP
             "yanchor": "bottom",
             "text": f"t = {name} s: {busy_ranks(result, t)} of {p} ranks busy",
             "showarrow": False,
-            "font": {"color": COLOURS["ink"], "size": 12},
+            "font": {"color": COLOURS["ink"]},
         }
         done = t >= result.makespan_s
         frames.append(
@@ -113,14 +113,14 @@ def with_time_cursor(fig: dict, result: PipelineResult, steps: int = CURSOR_STEP
     ]
     slider = {
         "active": len(frames) - 1,
-        "x": 0.16,
-        "len": 0.84,
+        "x": 0.24,
+        "len": 0.76,
         "y": 0,
         "yanchor": "top",
         "pad": {"t": 50},
-        "currentvalue": {"prefix": "t = ", "suffix": " s"},
+        "currentvalue": {"prefix": "t = ", "suffix": " s", "font": {"size": 14}},
         "ticklen": 0,
-        "font": {"size": 9},
+        "font": {"size": 10},
         "steps": slider_steps,
     }
     margin = {**layout.get("margin", {})}
