@@ -71,7 +71,7 @@ def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.Algorit
         left, right = st.columns([5, 2])
         with common.explain_errors():
             ring = run("ring", n, size, bw, alpha)
-            fig = animation(n, elems, bw, alpha, link_name, size, mem, 460 if present else 620)
+            fig = animation(n, elems, bw, alpha, link_name, size, mem, 460 if present else 560)
             with left:
                 common.chart(figs.open_at_step(fig, step), key="ring")
             t = coll.all_reduce_time_s("ring", n, size, bw, alpha)

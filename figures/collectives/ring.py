@@ -21,7 +21,7 @@ from figures.collectives.story import PHASE_NAMES, followed_move, receiver_note
 from figures.style import COLOURS, PHASE_COLOURS, margin
 
 MAX_ANIMATED_RANKS = 32
-HEIGHT = 620
+HEIGHT = 560
 TOP, BOTTOM = 56, 48
 SUBSTEPS = (0.0, 1 / 3, 2 / 3)  # where the in-flight chunks are in the frames before landing
 MIN_LABEL_PX = 15  # a cell smaller than this carries no chunk number (the chunks in flight do)
