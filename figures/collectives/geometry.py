@@ -15,7 +15,7 @@ import numpy as np
 
 RADIUS = 1.0  # the circle through the box centres (plot units)
 LABEL_GAP = 0.09  # between a box's outer corner and its GPU label
-NOTE_GAP = 0.13  # between a GPU label and the note of what that GPU just did
+NOTE_GAP = 0.17  # between a GPU label and the note of what that GPU just did
 
 
 def polar(radius, angle):
