@@ -82,7 +82,7 @@ def ring_boxes(n: int) -> RingBoxes:
     side = min(0.62, 0.74 * chord)
     cell = side / (cols + 0.5)  # a quarter cell of padding on each side
     half_w, half_h = (cols + 0.5) * cell / 2, (rows + 0.5) * cell / 2
-    extent = RADIUS + math.hypot(half_w, half_h) + LABEL_GAP + NOTE_GAP + 0.1
+    extent = RADIUS + math.hypot(half_w, half_h) + LABEL_GAP + NOTE_GAP + 0.05
     return RingBoxes(
         num_ranks=n, cols=cols, rows=rows, cell=cell, half_w=half_w, half_h=half_h, extent=extent
     )

@@ -22,7 +22,7 @@ from figures.style import COLOURS, PHASE_COLOURS, margin
 
 MAX_ANIMATED_RANKS = 32
 HEIGHT = 560
-TOP, BOTTOM = 56, 48
+TOP, BOTTOM = 56, 74
 SUBSTEPS = (0.0, 1 / 3, 2 / 3)  # where the in-flight chunks are in the frames before landing
 MIN_LABEL_PX = 15  # a cell smaller than this carries no chunk number (the chunks in flight do)
 
@@ -140,7 +140,10 @@ def ring_animation_figure(
             return {"x": [None], "y": [None], "text": [""]}
         m = followed_move(trace, t)  # a line further out than the receiving GPU's label
         x, y = round(float(nx[m.dst]), 4), round(float(ny[m.dst]), 4)
-        return {"x": [x], "y": [y], "text": [receiver_note(trace, t)]}
+        # Away from the label: to the right on the east side, left on the west, else above/below.
+        side = "middle right" if x > 0.35 else "middle left" if x < -0.35 else None
+        where = side or ("top center" if y > 0 else "bottom center")
+        return {"x": [x], "y": [y], "text": [receiver_note(trace, t)], "textposition": where}
 
     hidden = {"x": [], "y": [], "marker": {"color": []}, "textfont": {"color": []}}
     frames = [
@@ -212,10 +215,17 @@ def ring_animation_figure(
                 "size": round(0.86 * cell_px, 1),
                 **scale_kw,
                 "line": {"width": 0},
+                # Under the ring, right of the replay button: the notes beside the east and west
+                # GPUs need the sides.
                 "colorbar": {
-                    "title": {"text": "GPUs' inputs<br>in the chunk"},
-                    "len": 0.7,
-                    "thickness": 14,
+                    "title": {"text": "GPUs' inputs in the chunk", "side": "top"},
+                    "orientation": "h",
+                    "x": 1,
+                    "xanchor": "right",
+                    "y": 0,
+                    "yanchor": "top",
+                    "len": 0.42,
+                    "thickness": 12,
                     "tickmode": "linear",
                     "tick0": 1,
                     "dtick": max(1, n // 8),
@@ -254,6 +264,7 @@ def ring_animation_figure(
             "x": [None],
             "y": [None],
             "text": [""],
+            "cliponaxis": False,
             "textfont": {"size": 12, "color": COLOURS["ink"]},
             "hoverinfo": "skip",
         },
