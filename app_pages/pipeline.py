@@ -4,6 +4,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common.pipeline_view import CHOICES, Run, m_and_memory, simulated, span_s, timeline
+from app_pages.common.widgets import nudges
 from core import pipeline as pl
 from figures.pipeline import text as text
 
@@ -15,6 +16,9 @@ common.start_page(
 c1, c2, c3, c4 = st.columns(4)
 p = common.slider("P (pipeline ranks)", 2, 32, 4, key="p", where=c1)
 m = common.slider("M (micro-batches per step)", 1, 128, 8, key="m", where=c2)
+# Keys (click the page first): ↓ / ↑ step P by one, ← / → halve or double M.
+nudges("p", [("P − 1 ↓", "Down", lambda v: v - 1), ("P + 1 ↑", "Up", lambda v: v + 1)], where=c1)
+nudges("m", [("M ÷ 2 ←", "Left", text.half_m), ("M × 2 →", "Right", text.double_m)], where=c2)
 sched = common.select("Schedule", CHOICES, "1f1b", key="sched", where=c3)
 d1, d2, d3, d4, d5 = st.columns([1, 1, 1, 1, 1.3])
 cmp = common.toggle("Compare schedules", False, key="cmp", where=d5)

@@ -12,6 +12,16 @@ TIMELINE_CAPTION = (
 )
 
 
+def double_m(m: int) -> int:
+    """The next power of two above M (the bubble chart samples M at powers of two)."""
+    return 1 << int(m).bit_length()
+
+
+def half_m(m: int) -> int:
+    """The largest power of two below M (1 stays 1)."""
+    return max(1, 1 << (int(m) - 1).bit_length() - 1) if m > 1 else 1
+
+
 def v_help(uses_v: list[str]) -> str:
     """The v slider's help: what v does, and why it is greyed out when no schedule shown uses it."""
     what = "Interleaved and Looped BFS split each rank's layers into v model chunks"
