@@ -107,3 +107,20 @@ def test_compared_gantts_share_their_time_axis(page, app_url):
                  .map(g => (g.layout.annotations || []).map(a => a.text).join('|'))"""
     )
     assert "done at" in notes[0]  # the faster schedule's end is marked on the shared axis
+
+
+def test_pipeline_keys_double_m_and_step_p(page, app_url):
+    page.goto(f"{app_url}/pipeline")
+    wait_for_app_run(page)
+    wait_for_charts(page)
+    for key in ("ArrowRight", "ArrowRight", "ArrowUp"):  # M 8 → 16 → 32, P 4 → 5
+        _press(page, key)
+    expect(page).to_have_url(re.compile(r"[?&]m=32(&|$)"), timeout=15_000)
+    expect(page).to_have_url(re.compile(r"[?&]p=5(&|$)"), timeout=15_000)
+    wait_for_app_run(page)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.js-plotly-plot')]
+                 .some(g => ((g.layout.title || {}).text || '') === '1F1B · P=5 · M=32')""",
+        timeout=15_000,
+    )
+    assert "was ignored" not in " ".join(page.get_by_test_id("stAlert").all_text_contents())
