@@ -60,7 +60,7 @@ def test_arrow_keys_step_the_ring_and_the_url(page, app_url):
     _press(page, "ArrowRight")
     expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"), timeout=15_000)
     assert "reduce-scatter" in _ring_title(page, "step 1 of 14")
-    assert "119 MiB" in _centre(page)  # one S/8 chunk of 1 GB, in MiB
+    assert "125 MB" in _centre(page)  # one S/8 chunk of 1 GB (decimal units by default)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("1 of 14")
 
     _press(page, "ArrowRight")
@@ -78,7 +78,7 @@ def test_deep_linked_step_and_algorithms_open_where_the_link_says(page, app_url)
     wait_for_app_run(page)
     wait_for_charts(page)
     assert "reduce-scatter" in _ring_title(page, "step 5 of 14")
-    assert "596 MiB" in _centre(page)  # 5 × 1e9/8 B = 596 MiB
+    assert "625 MB" in _centre(page)  # 5 × 1e9/8 B = 625 MB
     for side in ("A · Naive", "B · Halving-doubling"):
         expect(
             page.locator("[data-testid='stPlotlyChart'] .annotation-text", has_text=side)

@@ -29,6 +29,11 @@ def test_ring_chunk_in_flight_moves_between_gpus_across_frames(page, app_url):
     page.goto(f"{app_url}/collectives?step=3")
     wait_for_app_run(page)
     wait_for_charts(page)
+    page.wait_for_function(
+        f"""() => {{ const g = ({RING})();
+            return g && g._transitionData && g._transitionData._frames.length === 4; }}""",
+        timeout=15_000,
+    )
     frames = _ring(
         page,
         """Object.fromEntries(g._transitionData._frames.filter(f => f.name.split('.')[0] === '3')
@@ -53,7 +58,7 @@ def test_ring_chunk_in_flight_moves_between_gpus_across_frames(page, app_url):
               if (p) window.__pos.add(p.getAttribute('transform')); }}, 30); }}"""
     )
     page.locator(".updatemenu-item-text", has_text="Replay this step").first.click()
-    page.wait_for_timeout(2000)
+    page.wait_for_timeout(2500)
     seen = page.evaluate("() => { clearInterval(window.__probe); return window.__pos.size; }")
     assert seen >= 4
 
@@ -93,10 +98,11 @@ def test_compared_gantts_share_their_time_axis(page, app_url):
     page.goto(f"{app_url}/pipeline?cmp=true&sched=GPipe&sched2=ZB-H1&m=16")
     wait_for_app_run(page)
     wait_for_charts(page)
+    gantts = """() => [...document.querySelectorAll('.js-plotly-plot')]
+                 .filter(g => / · P=4 · M=16/.test((g.layout.title || {}).text || ''))"""
+    page.wait_for_function(f"() => ({gantts})().length === 2", timeout=15_000)
     ranges = page.evaluate(
-        """() => [...document.querySelectorAll('.js-plotly-plot')]
-                 .filter(g => / · P=4 · M=16/.test((g.layout.title || {}).text || ''))
-                 .map(g => [g.layout.title.text, g.layout.xaxis.range])"""
+        f"() => ({gantts})().map(g => [g.layout.title.text, g.layout.xaxis.range])"
     )
     assert [t for t, _ in ranges] == ["GPipe · P=4 · M=16", "ZB-H1 · P=4 · M=16"]
     # GPipe: (M + P − 1)(t_F + t_B) = 19 · 3 = 57 s, the longer one: both axes end there.
