@@ -35,13 +35,12 @@ from core.traces.importer import (
     MAX_BYTES,
     MAX_EVENTS,
     MAX_UNCOMPRESSED_BYTES,
-    MB,
     OTHER,
     STEP,
-    TRIM,
     Trace,
     load_trace,
 )
+from core.traces.reader import MB, TRIM, Limits
 
 __all__ = [
     "CAT",
@@ -52,6 +51,7 @@ __all__ = [
     "FittedRates",
     "IDLE",
     "KERNEL",
+    "Limits",
     "MAX_BYTES",
     "MAX_EVENTS",
     "MAX_SEGMENTS",
