@@ -284,11 +284,18 @@ def test_not_a_trace():
 
 
 def test_oversized_upload_names_the_limit_and_the_fix():
-    msg = bad(b"\x1f\x8b" + os.urandom(26_000_000), "file is 26 MB gzipped, larger than the limit of 25 MB")
+    msg = bad(
+        b"\x1f\x8b" + os.urandom(26_000_000),
+        "file is 26 MB gzipped, larger than the limit of 25 MB",
+    )
     assert "trim the trace to a few steps" in msg and "schedule(" in msg
-    assert "gzip it" in bad(b" " * 2_000, "0.002 MB, larger than the limit of 0.001 MB", max_bytes=1_000)
+    assert "gzip it" in bad(
+        b" " * 2_000, "0.002 MB, larger than the limit of 0.001 MB", max_bytes=1_000
+    )
     bad(
-        make([ev("aten::mm", i, 1) for i in range(11)]), "more than 10 events \\(the limit\\)", max_events=10
+        make([ev("aten::mm", i, 1) for i in range(11)]),
+        "more than 10 events \\(the limit\\)",
+        max_events=10,
     )
 
 
@@ -331,7 +338,7 @@ def test_names_from_the_file_are_kept_as_text_and_file_names_are_made_safe():
     assert t.comm_names[0][0] == name  # shown only through st.dataframe / plain text
     assert t.name == "__t__http___e.vil_x.png__b_.json"
     msg = bad(b"{", "ends early", name="<script>x</script>[a](b)")
-    assert msg.startswith("_script_x__script__a__b_: ") and "<" not in msg and "[" not in msg
+    assert msg.startswith("`_script_x__script__a__b_`: ") and "<" not in msg and "[" not in msg
 
 
 def test_analyze_rejects_nothing_and_duplicate_ranks():

@@ -73,7 +73,7 @@ class Trace:
 
 
 def _fail(name: str, msg: str) -> ValueError:
-    return ValueError(f"{name}: {msg}")
+    return ValueError(f"`{name}`: {msg}")  # a code span when shown as Markdown: never a link
 
 
 def _num(v) -> float | None:
@@ -118,12 +118,13 @@ def load_trace(
         )
     if not data.strip():
         raise _fail(name, "file is empty: upload the .json or .json.gz that torch.profiler wrote")
-    clock, top = Clock(name, lim.max_seconds), Top()
-    chunks = gunzip_chunks(data, name, lim, clock) if gz else plain_chunks(data, clock)
+    shown = f"`{name}`"
+    clock, top = Clock(shown, lim.max_seconds), Top()
+    chunks = gunzip_chunks(data, shown, lim, clock) if gz else plain_chunks(data, clock)
     cols = (array("d"), array("d"), array("q"), array("b"), array("b"))
     threads, comm_time, cats, steps = {}, {}, {}, ([], [])
     seen = skipped = 0
-    for e in events(chunks, name, lim, clock, top):
+    for e in events(chunks, shown, lim, clock, top):
         seen += 1
         if not isinstance(e, dict) or e.get("ph") != "X":
             continue
