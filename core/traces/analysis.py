@@ -138,19 +138,18 @@ def _timeline(t: Trace, shift_us: float, cap: int, use) -> tuple[float, float, t
     lo, hi, exact = lo + shift, hi + shift, tuple(x + shift for x in exact[:2]) + (exact[2],)
     if len(exact[0]) <= cap:
         return lo, hi, exact, exact, gpu
-    # Too many to draw: cap equal bins, each given the state that fills most of it.
+    return lo, hi, exact, bin_runs(exact, lo, hi, cap), gpu
+
+
+def bin_runs(exact, lo: float, hi: float, cap: int) -> tuple[np.ndarray, ...]:
+    """Runs that tile [lo, hi] cut into `cap` equal bins, each given the state that fills most of
+    it (neighbours of one state joined): a drawing of bounded size."""
     edges, (x0, x1, xs) = np.linspace(lo, hi, cap + 1), exact
     filled = [
         np.diff(np.interp(edges, np.r_[x0, x1[-1]], np.r_[0, np.cumsum((x1 - x0) * (xs == j))]))
         for j in range(4)
     ]
-    return (
-        lo,
-        hi,
-        exact,
-        _merge(edges[:-1], edges[1:], np.argmax(filled, axis=0).astype(np.int8)),
-        gpu,
-    )
+    return _merge(edges[:-1], edges[1:], np.argmax(filled, axis=0).astype(np.int8))
 
 
 def analyze(traces, *, max_segments: int = MAX_SEGMENTS) -> TraceAnalysis:
