@@ -26,6 +26,7 @@ from core.traces.export import (
     meta_events,
     plan_cluster,
     slice_event,
+    tiled,
     timeline_trace,
 )
 from core.traces.importer import (
@@ -76,6 +77,7 @@ __all__ = [
     "plan_cluster",
     "runs",
     "slice_event",
+    "tiled",
     "timeline_trace",
     "union",
 ]

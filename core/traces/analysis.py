@@ -68,6 +68,7 @@ class RankTime:
     steps_in_file: int = 0  # ProfilerStep marks in the file (steps: those analysed)
     outside: int = 0  # events left out: before or after the analysed steps, or stray outliers
     categories: tuple[tuple[str, int], ...] = ()  # event categories found, as in the file
+    world_size: int | None = None  # distributedInfo.world_size, when the file says
 
     @property
     def step_s(self) -> float:
@@ -192,6 +193,7 @@ def analyze(traces, *, max_segments: int = MAX_SEGMENTS) -> TraceAnalysis:
                 steps_in_file=t.num_steps,
                 outside=int(len(use) - use.sum()),
                 categories=t.categories,
+                world_size=t.world_size,
                 start_s=(a - origin) * 1e-6,
                 span_s=(b - a) * 1e-6,
                 compute_s=part[1] + part[3],

@@ -79,7 +79,8 @@ def fit_rates(
     mean).
     """
     r = analysis.ranks
-    p, steps = len(r), max(1, min(x.steps for x in r))
+    # Ranks of the job: the files, or what distributedInfo says when only some ranks were given.
+    p, steps = max([len(r)] + [x.world_size or 0 for x in r]), max(1, min(x.steps for x in r))
     compute = float(np.mean([x.compute_s for x in r])) / steps
     comm = float(np.mean([x.comm_s for x in r])) / steps
     if not compute > 0:
