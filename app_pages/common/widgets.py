@@ -36,7 +36,8 @@ def _inert(raw: str, limit: int = 40) -> str:
 
 def _note(key: str, raw: str, rule: str, value: Any) -> None:
     st.session_state.setdefault(NOTICES, []).append(
-        f"URL value `{key}={_inert(raw)}` was ignored ({rule}); using {value}."
+        f"URL value `{key}={_inert(raw)}` was ignored ({rule}); "
+        + ("the box is left empty." if value is None else f"using {value}.")
     )
 
 
@@ -107,7 +108,9 @@ def number(
     if whole and value is not None:
         value = int(round(value))
     if raw is not None and raw != "" and (value is None or not _same_number(raw, value)):
-        _note(key, raw, f"must be a number from {lo} to {hi}", value)
+        bounds = {(True, True): "", (True, False): f" ≤ {hi}", (False, True): f" ≥ {lo}"}
+        rule = bounds.get((lo is None, hi is None), f" from {lo} to {hi}")  # never "None"
+        _note(key, raw, f"must be a number{rule}", value)
     return value
 
 
