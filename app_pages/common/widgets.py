@@ -100,7 +100,7 @@ def number(
         max_value=_float(hi),
         value=_float(default),
         step=_float(step) if step is not None else (1.0 if whole else None),
-        format=fmt or ("%d" if whole else None),
+        format=fmt or ("%.0f" if whole else None),  # "%d" on a float logs a stack per rerun
         key=key,
         help=help,
         bind=_BIND,
