@@ -109,7 +109,7 @@ def window(t: Trace) -> tuple[np.ndarray, int]:
     n = min(len(t.step_start_us), MAX_STEPS)
     if n:
         lo, hi = t.step_start_us[0], t.step_end_us[:n].max()
-        return (t.ts_us >= lo) & (t.ts_us <= hi), n
+        return (t.ts_us >= lo) & (t.ts_us < hi), n  # the next step's mark starts at hi
     return ~_stray(t.ts_us), 0
 
 

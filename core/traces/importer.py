@@ -137,9 +137,11 @@ def load_trace(
             continue
         cats[cat[:40]] = cats.get(cat[:40], 0) + 1 if len(cats) < 100 or cat[:40] in cats else 0
         n = n[:200]
+        kind = CATEGORIES.get(low, OTHER)
         if STEP.fullmatch(n) and low in ("user_annotation", "operator", "cpu_op"):
-            steps[0].append(t)
+            steps[0].append(t)  # a step mark wraps the work: never compute itself
             steps[1].append(t + d)
+            kind = OTHER
         is_comm = not n.startswith("aten::") and COMM.search(n) is not None
         key = tuple(
             v[:100] if isinstance(v, str) else v if isinstance(v, (int, float)) else None
@@ -147,7 +149,7 @@ def load_trace(
         )
         if (th := threads.setdefault(key, len(threads))) >= MAX_THREADS:
             raise _fail(name, f"has more than {MAX_THREADS:,} threads (pid, tid): {TRIM}")
-        for col, v in zip(cols, (t, d, th, is_comm, CATEGORIES.get(low, OTHER))):
+        for col, v in zip(cols, (t, d, th, is_comm, kind)):
             col.append(v)
         if is_comm:
             c = comm_time.setdefault(n if len(comm_time) < MAX_NAMES else "(others)", [0, 0.0])
