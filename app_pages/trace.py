@@ -23,11 +23,11 @@ def demo_files(pattern: str) -> tuple[tuple[str, bytes], ...]:
 
 
 @st.cache_data(max_entries=16)
-def analyse(files: tuple[tuple[str, bytes], ...]) -> tx.TraceAnalysis:
-    """One trace per rank; a file without distributedInfo.rank takes its upload position."""
-    return tx.analyze(
-        [tx.load_trace(data, name=name, default_rank=i) for i, (name, data) in enumerate(files)]
-    )
+def analyse(files: tuple[tuple[str, bytes], ...], upload: bool) -> tx.TraceAnalysis:
+    """One trace per rank (else by position); uploads read in a capped child process."""
+    if upload:
+        return tx.analyze(tx.load_isolated(files))
+    return tx.analyze([tx.load_trace(d, name=n, default_rank=i) for i, (n, d) in enumerate(files)])
 
 
 plan = st.cache_data(max_entries=64)(fp.dp_run)
@@ -86,7 +86,7 @@ if not files:
     common.show_url_notices()
     st.stop()
 with common.explain_errors():
-    an = analyse(files)
+    an = analyse(files, not demo)
 if an.notes:  # windows, outliers, files that do not belong together: one box, one line each
     st.warning("\n\n".join(an.notes), icon="⚠️")
 steps = max(1, min(r.steps for r in an.ranks))

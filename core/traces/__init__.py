@@ -41,6 +41,7 @@ from core.traces.importer import (
     Trace,
     load_trace,
 )
+from core.traces.isolate import load_isolated
 from core.traces.reader import MB, TRIM, Limits
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "dp_plan",
     "dp_timeline",
     "fit_rates",
+    "load_isolated",
     "load_trace",
     "meta_events",
     "plan_cluster",
