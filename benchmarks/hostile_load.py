@@ -1,11 +1,12 @@
 """Hostile load: does one visitor uploading the worst trace slow everyone else down?
 
 One app process on 127.0.0.1 (benchmarks.load.App). N sessions rerun a page with new slider values
-in a closed loop (benchmarks.load.Session), first alone (baseline), then while one more session
-uploads the worst trace to the Plan vs trace page again and again, over Streamlit's own protocol:
+in a closed loop (benchmarks.load.Session): alone, then while one more session uploads the
+worst trace to the Plan vs trace page again and again, over Streamlit's own protocol:
 a `file_urls_request` BackMsg, an HTTP PUT of the file to the upload URL the server returns, and
 a rerun carrying the file uploader's state (streamlit/streamlit proto/streamlit/proto/ and
-lib/streamlit/web/server/ for the wire format). The result is each phase's rerun p50 / p95.
+lib/streamlit/web/server/ for the wire format), then alone again. The result is each phase's
+rerun p50 / p95.
 
 The worst file: a gzipped trace of 2,000,000 complete events (the event cap) with distinct
 timestamps, so it passes every limit and costs the server the most parsing it can.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gzip
+import os
 import statistics
 import time
 import urllib.request
@@ -154,12 +156,13 @@ async def phase(app: App, page: str, n: int, seconds: float, upload: bytes | Non
             lat.append(await s.rerun(s.values[k % len(s.values)]))
             k += 1
 
-    async def uploading() -> None:
+    async def uploading() -> None:  # uploads until the phase ends; the last one is awaited
         while time.perf_counter() < stop_at:
             uploads.append(await up.upload("worst.json.gz", upload))
 
     tasks = [loop(i, s) for i, s in enumerate(sessions)] + ([uploading()] if up else [])
-    await asyncio.gather(*tasks)
+    await asyncio.gather(*tasks)  # the sessions stop on time; an upload in flight is awaited,
+    # so the next phase starts on a quiet server
     for s in sessions + ([up] if up else []):
         await s.close()
     q = statistics.quantiles(lat, n=100)
@@ -182,11 +185,20 @@ def run(sessions: int, seconds: float, events: int, page: str) -> dict:
             warm = Session(app.url, "")  # the entry page first: registers st.navigation
             await warm.open()
             await warm.close()
+            # quiet, loud, quiet: the two baselines bracket the loud phase, so drift in the
+            # machine's own load shows up as a difference between them
             quiet = await phase(app, page, sessions, seconds, None)
             loud = await phase(app, page, sessions, seconds, data)
-            return {"quiet": quiet, "loud": loud, "file_mb": len(data) / 1e6, "events": events}
+            after = await phase(app, page, sessions, seconds, None)
+            return {
+                "quiet": quiet,
+                "loud": loud,
+                "after": after,
+                "file_mb": len(data) / 1e6,
+                "events": events,
+            }
 
-        return asyncio.run(asyncio.wait_for(go(), timeout=4 * seconds + 240))
+        return asyncio.run(asyncio.wait_for(go(), timeout=6 * seconds + 300))
     finally:
         app.stop()
 
@@ -200,7 +212,7 @@ def main() -> None:
     a = ap.parse_args()
     (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)
     r = run(a.sessions, a.seconds, a.events, a.page)
-    q, lo = r["quiet"], r["loud"]
+    q, lo, af = r["quiet"], r["loud"], r["after"]
     print(
         f"{a.sessions} sessions on /{a.page}, {a.seconds:.0f} s per phase; worst file "
         f"{r['file_mb']:.1f} MB gzipped, {r['events']:,} events\n"
@@ -208,7 +220,11 @@ def main() -> None:
         f"{q['p95_ms']:.0f} ms\n"
         f"with the uploads: {lo['reruns']} reruns, p50 {lo['p50_ms']:.0f} ms, p95 "
         f"{lo['p95_ms']:.0f} ms ({lo['p95_ms'] / q['p95_ms'] - 1:+.0%}); {lo['uploads']} "
-        f"uploads, median {lo['upload_s']:.1f} s each; page exceptions {lo['exceptions']}"
+        f"uploads, median {lo['upload_s']:.1f} s each; page exceptions {lo['exceptions']}\n"
+        f"alone again:      {af['reruns']} reruns, p50 {af['p50_ms']:.0f} ms, p95 "
+        f"{af['p95_ms']:.0f} ms; loud p95 vs the mean of the two quiet ones: "
+        f"{lo['p95_ms'] / ((q['p95_ms'] + af['p95_ms']) / 2) - 1:+.0%}; load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
 
 
