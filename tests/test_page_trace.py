@@ -130,3 +130,41 @@ def test_one_rank_cannot_fit_a_bandwidth_and_says_so():
 def test_page_never_renders_html():
     for f in ("app_pages/trace.py", "figures/trace.py"):
         assert "unsafe_allow_html" not in (ROOT / f).read_text()
+
+
+# ---- the A100 NCCL demo (HolisticTraceAnalysis) and planner layouts (issue 16, item 9) ---------
+
+A100 = ROOT / "data" / "traces" / "a100_2rank_nccl_ddp_rank0.json.gz"
+
+
+def test_a100_demo_is_the_default_with_its_licence_and_its_model_size():
+    assert (
+        (ROOT / "data" / "traces" / "LICENSE.HolisticTraceAnalysis")
+        .read_text()
+        .startswith("MIT License")
+    )
+    # The model size the page assumes, recounted from the file: the all-reduced elements of the
+    # record_param_comms events inside the first ProfilerStep.
+    ev = json.loads(gzip.decompress(A100.read_bytes()))["traceEvents"]
+    step = next(e for e in ev if e.get("name", "").startswith("ProfilerStep#"))
+    inside = [
+        e["args"]["In msg nelems"]
+        for e in ev
+        if e.get("name") == "record_param_comms"
+        and e["args"].get("Collective name") == "allreduce"
+        and step["ts"] <= e["ts"] <= step["ts"] + step["dur"]
+    ]
+    assert sum(inside) == 25_557_032  # ResNet-50's parameter count
+    at = run()
+    assert at.number_input(key="params").value == 25_557_032 and not at.error
+    assert "world size 2, but 1 file was given" in at.warning[0].value
+    assert "GPU kernels" in " ".join(c.value for c in at.caption)
+
+
+def test_a_planner_layout_as_the_plan_and_a_rank_count_warning():
+    at = run(plan="layout", ldp="4", ltp="2", lpp="1")
+    rows = {y for t in specs(at)[0]["data"] for y in t["y"] if y.startswith("plan")}
+    assert rows == {f"plan · rank {r}" for r in range(8)}  # DP 4 × TP 2 = 8 ranks
+    warn = " ".join(w.value for w in at.warning)
+    assert "The plan has 8 ranks but the traced job had 2" in warn
+    assert not run(plan="layout", ldp="2").warning[1:]  # 2 = 2: only the demo's own note
