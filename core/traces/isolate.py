@@ -5,17 +5,22 @@ everyone else in the server process (issue 19's load run: benchmarks/hostile_loa
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 from core.traces.importer import Trace, load_trace
 from core.traces.reader import Limits
 
 MEMORY_BYTES = 3 * 10**9  # address space of the reading process (Python + numpy + the columns)
 GRACE_S = 15.0  # past the reader's own wall-clock budget, the process is killed
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def _work(conn, files, limits: Limits, memory_bytes: int) -> None:
+def _work(files, limits: Limits, memory_bytes: int):
+    """In the child: cap its memory, step back in CPU priority, read every file."""
     try:
         import resource
 
@@ -24,19 +29,17 @@ def _work(conn, files, limits: Limits, memory_bytes: int) -> None:
     except (ImportError, OSError, ValueError):
         pass
     try:
-        out = [
+        return [
             load_trace(data, name=name, default_rank=i, limits=limits)
             for i, (name, data) in enumerate(files)
         ]
     except ValueError as err:
-        out = err
+        return err
     except MemoryError:
-        out = ValueError(
+        return ValueError(
             f"reading the upload needed more than {memory_bytes / 1e9:g} GB of memory (the "
             "limit for one upload): trim the trace to a few steps"
         )
-    conn.send(out)
-    conn.close()
 
 
 def load_isolated(
@@ -45,34 +48,36 @@ def load_isolated(
     limits: Limits | None = None,
     memory_bytes: int = MEMORY_BYTES,
 ) -> list[Trace]:
-    """load_trace for each (name, bytes), in order, run in a fresh child process; a file without
-    distributedInfo.rank takes its position. Raises the reader's ValueError, or one naming the
-    time or memory limit when the child is killed or dies."""
+    """load_trace for each (name, bytes), in order, in a fresh `python -m core.traces.isolate`
+    (a plain subprocess: multiprocessing's spawn would re-run the Streamlit page, which is
+    the server's __main__ during a script run); a file without distributedInfo.rank takes its
+    position. Raises the reader's ValueError, or one naming the time or memory limit when the
+    child is killed or dies."""
     lim = limits or Limits()
-    ctx = multiprocessing.get_context("spawn")  # no fork of a threaded server
-    recv, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_work, args=(send, files, lim, memory_bytes), daemon=True)
-    child.start()
-    send.close()
     try:
-        if not recv.poll(lim.max_seconds + GRACE_S):
-            raise ValueError(
-                f"reading the upload took longer than {lim.max_seconds + GRACE_S:g} s (the limit "
-                "for one upload) and was stopped: trim the trace to a few steps"
-            )
-        try:
-            out = recv.recv()
-        except EOFError:
-            raise ValueError(
-                "reading the upload stopped without a result (it ran out of its "
-                f"{memory_bytes / 1e9:g} GB of memory or crashed): trim the trace to a few "
-                "steps"
-            ) from None
-    finally:
-        recv.close()
-        if child.is_alive():
-            child.kill()
-        child.join(5)
+        proc = subprocess.run(
+            [sys.executable, "-m", "core.traces.isolate"],
+            input=pickle.dumps((files, lim, memory_bytes)),
+            capture_output=True,
+            cwd=ROOT,
+            timeout=lim.max_seconds + GRACE_S,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise ValueError(
+            f"reading the upload took longer than {lim.max_seconds + GRACE_S:g} s (the limit "
+            "for one upload) and was stopped: trim the trace to a few steps"
+        ) from None
+    if proc.returncode != 0 or not proc.stdout:
+        raise ValueError(
+            "reading the upload stopped without a result (it ran out of its "
+            f"{memory_bytes / 1e9:g} GB of memory or crashed): trim the trace to a few steps"
+        )
+    out = pickle.loads(proc.stdout)  # written by our own child below, never by the upload
     if isinstance(out, ValueError):
         raise out
     return out
+
+
+if __name__ == "__main__":
+    sys.stdout.buffer.write(pickle.dumps(_work(*pickle.loads(sys.stdin.buffer.read()))))
