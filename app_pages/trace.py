@@ -26,7 +26,7 @@ def demo_files(pattern: str) -> tuple[tuple[str, bytes], ...]:
 def analyse(files: tuple[tuple[str, bytes], ...], upload: bool) -> tx.TraceAnalysis:
     """One trace per rank (else by position); uploads read in a capped child process."""
     if upload:
-        return tx.analyze(tx.load_isolated(files))
+        return tx.load_isolated(files, analysed=True)
     return tx.analyze([tx.load_trace(d, name=n, default_rank=i) for i, (n, d) in enumerate(files)])
 
 

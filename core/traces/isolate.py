@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from core.traces.analysis import TraceAnalysis, analyze
 from core.traces.importer import Trace, load_trace
 from core.traces.reader import Limits
 
@@ -19,8 +20,9 @@ GRACE_S = 15.0  # past the reader's own wall-clock budget, the process is killed
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _work(files, limits: Limits, memory_bytes: int):
-    """In the child: cap its memory, step back in CPU priority, read every file."""
+def _work(files, limits: Limits, memory_bytes: int, analysed: bool = False):
+    """In the child: cap its memory, step back in CPU priority, read every file (and analyse
+    them: then only the small per-rank results cross back, not the event columns)."""
     try:
         import resource
 
@@ -29,10 +31,11 @@ def _work(files, limits: Limits, memory_bytes: int):
     except (ImportError, OSError, ValueError):
         pass
     try:
-        return [
+        out = [
             load_trace(data, name=name, default_rank=i, limits=limits)
             for i, (name, data) in enumerate(files)
         ]
+        return analyze(out) if analysed else out
     except ValueError as err:
         return err
     except MemoryError:
@@ -47,17 +50,19 @@ def load_isolated(
     *,
     limits: Limits | None = None,
     memory_bytes: int = MEMORY_BYTES,
-) -> list[Trace]:
+    analysed: bool = False,
+) -> list[Trace] | TraceAnalysis:
     """load_trace for each (name, bytes), in order, in a fresh `python -m core.traces.isolate`
     (a plain subprocess: multiprocessing's spawn would re-run the Streamlit page, which is
     the server's __main__ during a script run); a file without distributedInfo.rank takes its
-    position. Raises the reader's ValueError, or one naming the time or memory limit when the
+    position; with `analysed`, core.traces.analyze of them, computed in the child too. Raises
+    the reader's (or the analysis') ValueError, or one naming the time or memory limit when the
     child is killed or dies."""
     lim = limits or Limits()
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "core.traces.isolate"],
-            input=pickle.dumps((files, lim, memory_bytes)),
+            input=pickle.dumps((files, lim, memory_bytes, analysed)),
             capture_output=True,
             cwd=ROOT,
             timeout=lim.max_seconds + GRACE_S,
