@@ -43,6 +43,8 @@ def _plan(job: Job) -> dict:
     model, write = MODEL_PRESETS[job.model], job.bw_bytes_per_s
     ck = rel.checkpoint(model=model, write_bandwidth_bytes_per_s=write, **what)
     kw = dict(checkpoint_s=ck.write_s, restart_s=job.restart_s, mtbf_s=run.job_mtbf_s)
+    if why := rel.degenerate(**kw):  # a sentence, not a broken chart
+        raise ValueError(why)
     curve, mine = rel.goodput_curve(**kw), rel.waste(interval_s=job.tau_s, **kw)
     mc, mc_error = [], None  # ~1 ms per point: every 16th curve point plus the user's interval
     for i, tau in enumerate([p.interval_s for p in curve.points[::16]] + [job.tau_s]):
@@ -118,6 +120,10 @@ mb = common.slider("Micro-batches per step", 1, 128, 32, key="mb", where=c[11])
 sizes = dict(gpus=gpus, mtbf_h=mtbf_h, days=days, model=model, recipe=recipe, contents=contents)
 rates = dict(restart_s=restart_min * MIN_S, bw_bytes_per_s=bw * bw_size, tau_s=tau_min * MIN_S)
 job = Job(**sizes, **rates)
+if bw <= 0:  # the widget's own minimum: a checkpoint never finishes
+    st.warning(text.NO_WRITE, icon="⚠️")
+    common.show_url_notices()
+    st.stop()
 with common.explain_errors():
     r = _plan(job)
     bubble, slow, ud, ud_fig = _useful(gpus, jitter, pp, mb, r["mine"].goodput)

@@ -28,6 +28,8 @@ NAMES = {
     IDLE: "idle",
 }
 MS = 1e3
+MAX_BARS = 2000  # plan bars drawn (every plan rank runs the same runs: past it, one row)
+MAX_PLAN_ROWS = 8
 
 
 def _trace_rows(analysis: TraceAnalysis) -> list[str]:
@@ -35,7 +37,11 @@ def _trace_rows(analysis: TraceAnalysis) -> list[str]:
 
 
 def _plan_rows(plan: PlanTimeline) -> list[str]:
-    return [f"plan · rank {r}" for r in range(plan.num_ranks)]
+    """One row per plan rank, or one for all of them when that would be too many bars or rows."""
+    n = plan.num_ranks
+    if n > MAX_PLAN_ROWS or n * len(plan.seg_state) > MAX_BARS:
+        return [f"plan · every rank ({n:,})"]
+    return [f"plan · rank {r}" for r in range(n)]
 
 
 def breakdown_figure(analysis: TraceAnalysis, plan: PlanTimeline | None = None) -> dict:
@@ -122,7 +128,7 @@ def timeline_figure(analysis: TraceAnalysis, plan: PlanTimeline | None = None) -
         "y",
         True,
     )
-    n_plan = plan.num_ranks if plan else 0
+    n_plan = len(_plan_rows(plan)) if plan else 0
     if plan:
         p_rows, m = _plan_rows(plan), len(plan.seg_state)
         data += _bars(
@@ -147,6 +153,8 @@ def timeline_figure(analysis: TraceAnalysis, plan: PlanTimeline | None = None) -
         sub.append(
             f"trace drawn in {format_seconds(bins)} bins, each coloured by what filled most of it"
         )
+    if plan and plan.bin_s > 0:
+        sub.append(f"plan drawn in {format_seconds(plan.bin_s)} bins (totals exact)")
     layout = {
         "title": {
             "text": "Timeline: real trace (top) vs simulated plan (bottom)",

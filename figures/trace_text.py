@@ -4,17 +4,32 @@ from __future__ import annotations
 
 import pandas as pd
 
-from core.traces import FittedRates, TraceAnalysis
+from core.traces import COMM_ONLY, OVERLAP, FittedRates, PlanTimeline, TraceAnalysis
 from core.units import format_bandwidth, format_flops
 from core.units import format_seconds as fs
 
 DEMO_PARAMS = 4 * (512 * 512 + 512)  # scripts/make_demo_trace.py: 4 × Linear(512, 512), 64 samples
+# The A100 demo's record_param_comms events all-reduce 2,049,000 + 7,875,584 + 6,563,840 +
+# 6,637,568 + 2,431,040 = 25,557,032 float elements per step (5 DDP buckets): ResNet-50's
+# parameter count (data/traces/README.md).
+A100_PARAMS = 25_557_032
+# Demo traces: (file glob in data/traces/, model parameters, DDP bucket in MiB).
+DEMOS = {
+    "a100": ("a100_2rank_nccl_ddp_rank*.json.gz", A100_PARAMS, "25"),
+    "gloo": ("ddp_gloo_rank*.json.gz", DEMO_PARAMS, "1"),
+}
+DEMO_LABELS = {"a100": "A100", "gloo": "gloo"}  # short: the label is the URL value
 BUCKETS = {"1": "1 MiB", "25": "25 MiB", "none": "no buckets"}
 HELP = {
-    "n": "Data-parallel ranks in the simulated plan (the demo trace has 2).",
-    "params": "The demo's MLP: 4 × (512² + 512) = 1,050,624.",
-    "bucket": "The demo ran DDP(bucket_cap_mb=1); PyTorch's default is 25 MiB.",
-    "demo": "Two CPU processes, DDP over gloo, 3 steps (scripts/make_demo_trace.py).",
+    "n": "Data-parallel ranks in the simulated plan (both demo jobs had 2).",
+    "params": "Gloo demo: 4 × (512² + 512) = 1,050,624. A100 demo: ResNet-50, 25,557,032 (what "
+    "its all-reduces carry per step). Empty: the demo's own.",
+    "bucket": "The gloo demo ran DDP(bucket_cap_mb=1); the A100 demo PyTorch's default 25 MiB.",
+    "demo": "A bundled real trace instead of uploads.",
+    "src": "A100 · NCCL: rank 0 of a real two-rank DDP job on A100 GPUs (Meta's "
+    "HolisticTraceAnalysis test data, MIT). CPU · gloo: two CPU processes, DDP over gloo, 3 steps "
+    "(scripts/make_demo_trace.py).",
+    "plan": "DP with the trace's fitted rates, or any DP × TP × PP layout timed by the planner.",
     "fit": "Give the plan the trace's achieved FLOP/s and all-reduce bandwidth, so it tests "
     "the schedule (overlap, exposed communication) rather than hardware numbers.",
 }
@@ -32,18 +47,19 @@ RATES_LATEX = (
 )
 
 
-def summary(analysis: TraceAnalysis, step, steps: int) -> tuple[float, float, float]:
-    """Measured step time (mean traced span per rank ÷ steps), and the share of communication
+def summary(analysis: TraceAnalysis, plan: PlanTimeline) -> tuple[float, float, float]:
+    """Measured step time (mean traced span per rank ÷ its steps), and the share of communication
     hidden behind compute in the trace and in the plan.
     """
     ranks = analysis.ranks
-    measured = sum(r.span_s for r in ranks) / len(ranks) / steps
+    measured = sum(r.step_s for r in ranks) / len(ranks)  # each rank by its own step count
     hidden_t = sum(r.overlap_s for r in ranks) / max(sum(r.comm_s for r in ranks), 1e-30)
-    hidden_p = step.hidden_comm_s / step.comm_s if step.comm_s > 0 else 0.0
+    comm_p = plan.seconds(OVERLAP) + plan.seconds(COMM_ONLY)
+    hidden_p = plan.seconds(OVERLAP) / comm_p if comm_p > 0 else 0.0
     return measured, hidden_t, hidden_p
 
 
-def metrics(step, measured: float, hidden_t: float, hidden_p: float) -> list[dict]:
+def metrics(plan_s: float, measured: float, hidden_t: float, hidden_p: float) -> list[dict]:
     """st.metric arguments: step time and hidden communication, trace vs plan."""
     return [
         dict(
@@ -54,8 +70,8 @@ def metrics(step, measured: float, hidden_t: float, hidden_p: float) -> list[dic
         ),
         dict(
             label="Step time: plan",
-            value=fs(step.step_s),
-            delta=f"{step.step_s / measured - 1:+.0%} vs trace",
+            value=fs(plan_s),
+            delta=f"{plan_s / measured - 1:+.0%} vs trace",
             delta_color="off",
             border=True,
         ),
@@ -87,26 +103,29 @@ def comm_rows(analysis: TraceAnalysis) -> list[dict]:
 
 
 def rank_caption(analysis: TraceAnalysis, steps: int) -> str:
+    cats = analysis.ranks[0].categories
+    found = ", ".join(f"{c} ({k:,})" for c, k in cats[:8]) if cats else "none"
     return (
-        f"{analysis.ranks[0].source} · {steps} profiled step{'s' * (steps > 1)} · ms of the "
-        "traced span."
+        f"{analysis.ranks[0].source} · {steps} profiled step{'s' * (steps > 1)} analysed · ms "
+        f"of the analysed span. Event categories found in rank {analysis.ranks[0].rank}'s file: "
+        f"{found} (cpu_op / Operator are CPU compute, kernel GPU work)."
     )
 
 
-def takeaway(step, measured: float, hidden_t: float, hidden_p: float, fitted: bool) -> str:
+def takeaway(plan_s: float, measured: float, hidden_t: float, hidden_p: float, fitted: bool) -> str:
     """How close the plan comes, and what the gap tests (the schedule, once rates are fitted)."""
-    gap = step.step_s / measured - 1
+    gap = plan_s / measured - 1
     if fitted:
         return (
             "Fitted to the trace's own compute and all-reduce rates, the plan's step is "
-            f"{fs(step.step_s)} against {fs(measured)} measured ({gap:+.0%}). The fit fixes the "
+            f"{fs(plan_s)} against {fs(measured)} measured ({gap:+.0%}). The fit fixes the "
             f"totals, so the real test is the schedule: the trace hid {hidden_t:.0%} of its "
             f"communication behind compute, the plan {hidden_p:.0%}. What the plan leaves out — "
             "idle gaps (Python, the optimizer) and compute and gloo threads sharing the same "
             "cores — is the rest of the gap."
         )
     return (
-        f"At hand-set rates the plan predicts {fs(step.step_s)} per step against {fs(measured)} "
+        f"At hand-set rates the plan predicts {fs(plan_s)} per step against {fs(measured)} "
         f"measured ({gap:+.0%}): fit the rates to the trace to test the schedule rather than the "
         "hardware numbers."
     )

@@ -39,7 +39,7 @@ def ms(text: str) -> float:
 
 
 def test_demo_renders_both_ranks_and_the_plan():
-    at = run()
+    at = run(src="gloo")
     assert not at.error and not at.warning
     timeline, bars = specs(at)
     rows = {y for t in timeline["data"] for y in t["y"]}
@@ -59,7 +59,7 @@ def test_demo_renders_both_ranks_and_the_plan():
 
 
 def test_deep_link_sets_the_plan_ranks():
-    at = run(n="4", fit="false", gf="100")
+    at = run(n="4", fit="false", gf="100", src="gloo")
     rows = {y for t in specs(at)[0]["data"] for y in t["y"] if y.startswith("plan")}
     assert rows == {f"plan · rank {r}" for r in range(4)}
     assert at.slider(key="gf").value == 100
@@ -74,7 +74,7 @@ def test_no_upload_asks_for_files():
 def test_uploading_the_demo_files_gives_the_demo_view():
     at = upload([(p.name, p.read_bytes()) for p in DEMO])
     assert not at.error
-    assert metric(at, "Step time: trace") == metric(run(), "Step time: trace")
+    assert metric(at, "Step time: trace") == metric(run(src="gloo"), "Step time: trace")
 
 
 @pytest.mark.parametrize(
@@ -83,7 +83,7 @@ def test_uploading_the_demo_files_gives_the_demo_view():
         ("bad.json", b'{"traceEvents": [', "ends early"),
         ("cut.json.gz", DEMO[0].read_bytes()[:-50], "gzip stream ends early"),
         ("list.json", b"[1, 2]", "no complete"),
-        ("nan.json", b'[{"ph": "X", "ts": NaN, "dur": 1}]', "NaN is not standard JSON"),
+        ("nan.json", b'[{"ph": "X", "ts": NaN, "dur": 1}]', "not valid JSON"),
         (
             "zero.json",
             b'[{"ph": "X", "ts": 5, "dur": 0, "cat": "cpu_op", "name": "aten::mm"}]',
@@ -123,9 +123,48 @@ def test_hostile_names_stay_plain_text():
 
 def test_one_rank_cannot_fit_a_bandwidth_and_says_so():
     at = upload([(DEMO[0].name, DEMO[0].read_bytes())])
-    assert "≥ 2 ranks" in at.warning[0].value and len(specs(at)) == 2
+    # distributedInfo says world size 2: the bandwidth fit uses p = 2 and says a file is missing.
+    assert "world size 2, but 1 file was given" in at.warning[0].value and len(specs(at)) == 2
 
 
 def test_page_never_renders_html():
     for f in ("app_pages/trace.py", "figures/trace.py"):
         assert "unsafe_allow_html" not in (ROOT / f).read_text()
+
+
+# ---- the A100 NCCL demo (HolisticTraceAnalysis) and planner layouts (issue 16, item 9) ---------
+
+A100 = ROOT / "data" / "traces" / "a100_2rank_nccl_ddp_rank0.json.gz"
+
+
+def test_a100_demo_is_the_default_with_its_licence_and_its_model_size():
+    assert (
+        (ROOT / "data" / "traces" / "LICENSE.HolisticTraceAnalysis")
+        .read_text()
+        .startswith("MIT License")
+    )
+    # The model size the page assumes, recounted from the file: the all-reduced elements of the
+    # record_param_comms events inside the first ProfilerStep.
+    ev = json.loads(gzip.decompress(A100.read_bytes()))["traceEvents"]
+    step = next(e for e in ev if e.get("name", "").startswith("ProfilerStep#"))
+    inside = [
+        e["args"]["In msg nelems"]
+        for e in ev
+        if e.get("name") == "record_param_comms"
+        and e["args"].get("Collective name") == "allreduce"
+        and step["ts"] <= e["ts"] <= step["ts"] + step["dur"]
+    ]
+    assert sum(inside) == 25_557_032  # ResNet-50's parameter count
+    at = run()
+    assert at.number_input(key="params").value == 25_557_032 and not at.error
+    assert "world size 2, but 1 file was given" in at.warning[0].value
+    assert "GPU kernels" in " ".join(c.value for c in at.caption)
+
+
+def test_a_planner_layout_as_the_plan_and_a_rank_count_warning():
+    at = run(plan="layout", ldp="4", ltp="2", lpp="1")
+    rows = {y for t in specs(at)[0]["data"] for y in t["y"] if y.startswith("plan")}
+    assert rows == {f"plan · rank {r}" for r in range(8)}  # DP 4 × TP 2 = 8 ranks
+    warn = " ".join(w.value for w in at.warning)
+    assert "The plan has 8 ranks but the traced job had 2" in warn
+    assert not run(plan="layout", ldp="2").warning[1:]  # 2 = 2: only the demo's own note

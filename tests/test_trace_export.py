@@ -184,3 +184,25 @@ def test_planner_step_trace(kw):
                 and e["cat"] != "idle"
             ]
             assert sum(k["dur"] for k in kids) == pytest.approx(op["dur"], abs=2e-3)
+
+
+def test_a_planner_layout_timeline_adds_up_to_its_step_time():
+    from figures.trace_plan import LayoutRun, evaluate_layout, layout_timeline
+
+    run = LayoutRun(
+        model="Llama-3.2 1B",
+        gpu="A100 80GB",
+        dp=2,
+        tp=2,
+        pp=2,
+        global_batch=16,
+        seq_len=2048,
+        steps=3,
+    )
+    ev = evaluate_layout(run)
+    tl = layout_timeline(ev, 3)
+    # Every part of the critical path is drawn once per step: the four states sum to 3 steps.
+    assert sum(tl.seconds(k) for k in range(4)) == pytest.approx(3 * ev.step_time_s, rel=1e-9)
+    assert tl.num_ranks == 8 and tl.seg_end_s[-1] == pytest.approx(3 * ev.step_time_s)
+    # The bubble is idle and only exists with PP > 1.
+    assert tl.seconds(0) == pytest.approx(3 * ev.breakdown.pp_bubble_s, rel=1e-9)

@@ -40,7 +40,8 @@ def _inert(raw: str, limit: int = 40) -> str:
 
 def _note(key: str, raw: str, rule: str, value: Any) -> None:
     st.session_state.setdefault(NOTICES, []).append(
-        f"URL value `{key}={_inert(raw)}` was ignored ({rule}); using {value}."
+        f"URL value `{key}={_inert(raw)}` was ignored ({rule}); "
+        + ("the box is left empty." if value is None else f"using {value}.")
     )
 
 
@@ -132,7 +133,7 @@ def number(
         max_value=_float(hi),
         value=_float(default),
         step=_float(step) if step is not None else (1.0 if whole else None),
-        format=fmt or ("%d" if whole else None),
+        format=fmt or ("%.0f" if whole else None),  # "%d" on a float logs a stack per rerun
         key=key,
         help=help,
         bind=_BIND,
@@ -140,7 +141,9 @@ def number(
     if whole and value is not None:
         value = int(round(value))
     if raw is not None and raw != "" and (value is None or not _same_number(raw, value)):
-        _note(key, raw, f"must be a number from {lo} to {hi}", value)
+        bounds = {(True, True): "", (True, False): f" ≤ {hi}", (False, True): f" ≥ {lo}"}
+        rule = bounds.get((lo is None, hi is None), f" from {lo} to {hi}")  # never "None"
+        _note(key, raw, f"must be a number{rule}", value)
     return value
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from numbers import Integral
 
 import numpy as np
 
@@ -13,6 +14,7 @@ from core.checks import positive, whole_number
 # Integration grid for E[max of p N(0,1)]: the integrand decays like phi(x) on both sides, so
 # [-12, 12] loses < 1e-30; the trapezoid rule is spectrally accurate for such smooth, decaying
 # functions.
+MAX_DRAWS = 50_000_000  # Monte Carlo draws per call (~0.4 GB of float64 at most, ~1 s)
 _GRID_STEP = 2e-3
 _GRID_HALF_WIDTH = 12.0
 
@@ -84,12 +86,22 @@ def straggler_curve(
     """
     mean_step_s = positive("mean_step_s", mean_step_s, fix="use e.g. 0.1 s")
     jitter_s = positive("jitter_s", jitter_s, fix="use e.g. 0.005 s", allow_zero=True)
+    num_trials = whole_number("num_trials", num_trials, fix="use e.g. 400")
     if num_trials < 2:
         raise ValueError(
             f"num_trials={num_trials}: a Monte Carlo mean with an error bar needs ≥ 2 "
             "trials; use e.g. 400"
         )
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
+        raise ValueError(f"seed={seed!r} must be a whole number ≥ 0; use e.g. 0")
     rank_counts = tuple(_ranks(p) for p in rank_counts)
+    if not rank_counts:
+        raise ValueError("rank_counts is empty: give at least one rank count, e.g. (8, 64, 512)")
+    if (draws := num_trials * sum(rank_counts)) > MAX_DRAWS:
+        raise ValueError(
+            f"num_trials × Σ rank_counts = {draws:,} normal draws, more than {MAX_DRAWS:,} (the "
+            "bound on one call's time and memory): use fewer trials for large rank counts"
+        )
     rng = np.random.default_rng(seed)
     z = [expected_max_std_normal(p) for p in rank_counts]
     mc, err = [], []

@@ -14,8 +14,10 @@ from core.reliability.checkpoints import (
     optimal_interval_s,
     young_interval_s,
 )
+from core.units import format_seconds
 
 MAX_MTBFS = 700.0  # beyond this exp() overflows: such a segment never finishes anyway
+MIN_GOODPUT = 0.01  # below 1% useful at the best interval, the regime is degenerate (a sentence)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,6 +67,12 @@ def waste(*, interval_s: float, checkpoint_s: float, restart_s: float, mtbf_s: f
     failures = math.expm1(s / m)  # expected failed attempts per segment
     lost, restart = m * failures - s, m * failures * math.expm1(r / m)
     wall = tau + d + lost + restart
+    if not math.isfinite(wall) or not tau / wall > 0:  # near MAX_MTBFS the product overflows
+        raise ValueError(
+            f"interval + checkpoint = {s:.4g} s and restart = {r:.4g} s against a job MTBF of "
+            f"{m:.4g} s: the expected wall time overflows, nothing completes; keep them below a "
+            "few MTBFs"
+        )
     return Waste(
         interval_s=tau,
         checkpoint_s=d,
@@ -76,6 +84,31 @@ def waste(*, interval_s: float, checkpoint_s: float, restart_s: float, mtbf_s: f
         lost_work_fraction=lost / wall,
         restart_fraction=restart / wall,
         first_order_waste=d / tau + (tau / 2 + r) / m,
+    )
+
+
+def degenerate(*, checkpoint_s: float, restart_s: float, mtbf_s: float) -> str | None:
+    """A plain sentence when no checkpoint interval keeps even MIN_GOODPUT of the wall time
+    useful (the cluster fails faster than it can checkpoint or restart), else None."""
+    d, m = delta_and_mtbf(checkpoint_s, mtbf_s, allow_zero=True)
+    r = positive("restart_s", restart_s, fix="use e.g. 600 s", allow_zero=True)
+    best = None
+    if max(d, r) / m < 50:
+        try:
+            opt = optimal_interval_s(checkpoint_s=d, mtbf_s=m) if d > 0 else m / 100
+            best = waste(interval_s=opt, checkpoint_s=d, restart_s=r, mtbf_s=m).goodput
+        except ValueError:
+            best = None
+    if best is not None and best >= MIN_GOODPUT:
+        return None
+    shown = f"under {MIN_GOODPUT:.0%}" if best is None else f"{best * 100:.2g}%"
+    slow = "checkpoint" if d >= r else "restart"
+    return (
+        f"This cluster fails faster than it can {slow}: the job fails every "
+        f"{format_seconds(m)} on average, one checkpoint takes {format_seconds(d)} to write and "
+        f"a restart {format_seconds(r)}, so even at the best interval the share of wall time "
+        f"doing useful work is {shown}. Use faster storage, a smaller checkpoint (weights "
+        "only), a faster restart, or fewer GPUs."
     )
 
 

@@ -60,7 +60,7 @@ def simulate_goodput(
             "or raise max_events"
         )
     cap = max(2, int(budget / events))
-    per_run = max(1, min(math.ceil(work / tau), cap // 2))
+    per_run = max(1, min(math.ceil(min(work / tau, 1e18)), cap // 2))  # 1e300 / 1e-300 → inf
     runs = max(2, min(runs, cap // per_run))
     rng = np.random.default_rng(seed)
     n, s = runs * per_run, tau + d

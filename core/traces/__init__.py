@@ -26,6 +26,7 @@ from core.traces.export import (
     meta_events,
     plan_cluster,
     slice_event,
+    tiled,
     timeline_trace,
 )
 from core.traces.importer import (
@@ -35,13 +36,13 @@ from core.traces.importer import (
     MAX_BYTES,
     MAX_EVENTS,
     MAX_UNCOMPRESSED_BYTES,
-    MB,
     OTHER,
     STEP,
-    TRIM,
     Trace,
     load_trace,
 )
+from core.traces.isolate import load_isolated
+from core.traces.reader import MB, TRIM, Limits
 
 __all__ = [
     "CAT",
@@ -52,6 +53,7 @@ __all__ = [
     "FittedRates",
     "IDLE",
     "KERNEL",
+    "Limits",
     "MAX_BYTES",
     "MAX_EVENTS",
     "MAX_SEGMENTS",
@@ -71,11 +73,13 @@ __all__ = [
     "dp_plan",
     "dp_timeline",
     "fit_rates",
+    "load_isolated",
     "load_trace",
     "meta_events",
     "plan_cluster",
     "runs",
     "slice_event",
+    "tiled",
     "timeline_trace",
     "union",
 ]

@@ -13,7 +13,18 @@ import pandas as pd
 from core.checks import positive
 from core.data_parallel import DpJob, DpStep, dp_step
 from core.hardware import Cluster, GpuSpec, LinkSpec
-from core.traces.analysis import COMM_ONLY, COMPUTE, IDLE, OVERLAP, TraceAnalysis, runs, union
+from core.traces.analysis import (
+    COMM_ONLY,
+    COMPUTE,
+    IDLE,
+    OVERLAP,
+    TraceAnalysis,
+    bin_runs,
+    runs,
+    union,
+)
+
+MAX_PLAN_SEGMENTS = 1000  # runs of state kept per plan rank; past it, bins (and it says so)
 
 # Slice names in exported traces: what a rank does in each state.
 SLICE = {
@@ -36,10 +47,12 @@ class PlanTimeline:
     seg_start_s: np.ndarray
     seg_end_s: np.ndarray
     seg_state: np.ndarray  # IDLE, COMPUTE, COMM_ONLY, OVERLAP (core.traces.analysis)
+    totals_s: tuple[float, float, float, float] = (0.0,) * 4  # exact, per state (binned or not)
+    bin_s: float = 0.0  # > 0: the runs were coarsened to bins this wide (dominant state)
 
     def seconds(self, state: int) -> float:
-        """Time in one state over all the steps, per rank."""
-        return float(((self.seg_end_s - self.seg_start_s) * (self.seg_state == state)).sum())
+        """Time in one state over all the steps, per rank (exact even when drawn in bins)."""
+        return self.totals_s[state]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,7 +79,8 @@ def fit_rates(
     mean).
     """
     r = analysis.ranks
-    p, steps = len(r), max(1, min(x.steps for x in r))
+    # Ranks of the job: the files, or what distributedInfo says when only some ranks were given.
+    p, steps = max([len(r)] + [x.world_size or 0 for x in r]), max(1, min(x.steps for x in r))
     compute = float(np.mean([x.compute_s for x in r])) / steps
     comm = float(np.mean([x.comm_s for x in r])) / steps
     if not compute > 0:
@@ -150,23 +164,42 @@ def dp_plan(
 
 def dp_timeline(step: DpStep, steps: int = 1) -> PlanTimeline:
     """Forward + backward is compute; each bucket's all-reduce is comm; tiled `steps` times."""
-    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 1000:
-        raise ValueError(f"steps={steps!r} must be a whole number from 1 to 1000")
     s, e, st = runs(
         (np.array([0.0]), np.array([step.compute_s])),
         union(step.bucket_start_s, step.bucket_finish_s),
         0.0,
         step.step_s,
     )
-    off = np.repeat(np.arange(steps) * step.step_s, len(s))
+    return tiled(f"DP plan, {step.num_gpus} ranks", step.num_gpus, (s, e, st), step.step_s, steps)
+
+
+def tiled(label: str, num_ranks: int, one, step_s: float, steps: int) -> PlanTimeline:
+    """One step's runs (tiling [0, step_s]) repeated `steps` times, coarsened to at most
+    MAX_PLAN_SEGMENTS bins when longer (26,703 buckets of 1 MiB for 7e9 parameters would be
+    160,218 runs over 3 steps): the totals stay exact."""
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 1000:
+        raise ValueError(f"steps={steps!r} must be a whole number from 1 to 1000")
+    s, e, st = one
+    totals = tuple(float(((e - s) * (st == k)).sum()) * steps for k in range(4))
+    if len(s) * steps > MAX_PLAN_SEGMENTS:
+        per = max(1, MAX_PLAN_SEGMENTS // steps)
+        s, e, st = bin_runs((s, e, st), 0.0, step_s, per) if len(s) > per else (s, e, st)
+    bin_s = (
+        step_s / max(1, MAX_PLAN_SEGMENTS // steps)
+        if len(one[0]) * steps > MAX_PLAN_SEGMENTS
+        else 0.0
+    )
+    off = np.repeat(np.arange(steps) * step_s, len(s))
     return PlanTimeline(
-        label=f"DP plan, {step.num_gpus} ranks",
-        num_ranks=step.num_gpus,
+        label=label,
+        num_ranks=num_ranks,
         steps=steps,
-        step_s=step.step_s,
+        step_s=step_s,
         seg_start_s=np.tile(s, steps) + off,
         seg_end_s=np.tile(e, steps) + off,
         seg_state=np.tile(st, steps),
+        totals_s=totals,
+        bin_s=bin_s,
     )
 
 
@@ -221,8 +254,10 @@ def slice_event(name: str, cat: str, tid: int, start_us: float, dur_us: float, *
 
 def timeline_trace(plan: PlanTimeline) -> dict:
     """A plan as Chrome trace-event JSON (Perfetto, chrome://tracing): one track per rank, µs."""
-    events = meta_events(plan.label, [f"rank {r}" for r in range(plan.num_ranks)])
-    for r in range(plan.num_ranks):
+    n = plan.num_ranks if plan.num_ranks <= 64 else 1  # identical ranks: one track past 64
+    tracks = [f"rank {r}" for r in range(n)] if n > 1 or plan.num_ranks == 1 else []
+    events = meta_events(plan.label, tracks or [f"every rank ({plan.num_ranks:,})"])
+    for r in range(n):
         events += [
             slice_event(SLICE[int(k)], CAT[int(k)], r, s * 1e6, (e - s) * 1e6)
             for s, e, k in zip(plan.seg_start_s.tolist(), plan.seg_end_s.tolist(), plan.seg_state)

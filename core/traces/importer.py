@@ -4,19 +4,21 @@ event columns; core.traces.analysis splits them into compute, communication and 
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import zlib
-from dataclasses import dataclass
+from array import array
+from dataclasses import dataclass, field
 
 import numpy as np
 
-MB = 1e6
-MAX_BYTES = 25 * MB  # an upload as sent (gzipped or plain)
-MAX_UNCOMPRESSED_BYTES = 300 * MB  # the JSON text after gunzip
-MAX_EVENTS = 2_000_000
-TRIM = "trim the trace to a few steps (torch.profiler schedule(wait=1, warmup=1, active=2))"
+from core.traces.reader import TRIM, Clock, Limits, Top, events, gunzip_chunks, plain_chunks
+from core.traces.reader import size_text as _sizes
+
+MAX_BYTES = Limits.max_bytes  # an upload as sent (gzipped or plain)
+MAX_UNCOMPRESSED_BYTES = Limits.max_uncompressed_bytes  # the JSON text after gunzip
+MAX_EVENTS = Limits.max_events
+MAX_THREADS = 10_000  # distinct (pid, tid) tracks
+MAX_NAMES = 10_000  # distinct collective names counted by name; the rest are summed as "(others)"
 # Collectives by name: NCCL kernels (ncclDevKernel_AllReduce…), gloo work (gloo:all_reduce), c10d
 # dispatcher ops (c10d::allreduce_), record_param_comms. aten:: ops never are (aten::broadcast_to).
 COMM = re.compile(
@@ -25,7 +27,28 @@ COMM = re.compile(
     re.IGNORECASE,
 )
 STEP = re.compile(r"ProfilerStep#\d+")
-OTHER, CPU_OP, KERNEL = 0, 1, 2  # event kinds (OTHER: annotations, runtime calls…)
+OTHER, CPU_OP, KERNEL = 0, 1, 2  # event kinds (OTHER: annotations, runtime calls, copies…)
+# The "cat" of a complete event, as the profiler has written it across versions (lower-cased):
+# Kineto's activity names (pytorch/kineto libkineto/src/ActivityType.cpp: cpu_op, kernel,
+# gpu_memcpy, gpu_memset, cuda_runtime, user_annotation, gpu_user_annotation, python_function…) and
+# the names of 2021 Kineto exports (PyTorch 1.8–1.9: "Operator", "Kernel", "Memcpy", "Memset",
+# "Runtime"), which lower-case to the same kinds. Copies and memsets move data, not compute.
+CATEGORIES = {
+    "cpu_op": CPU_OP,
+    "operator": CPU_OP,
+    "kernel": KERNEL,
+    "gpu_memcpy": OTHER,
+    "gpu_memset": OTHER,
+    "memcpy": OTHER,
+    "memset": OTHER,
+    "cuda_runtime": OTHER,
+    "cuda_driver": OTHER,
+    "runtime": OTHER,
+    "user_annotation": OTHER,
+    "gpu_user_annotation": OTHER,
+    "python_function": OTHER,
+    "overhead": OTHER,
+}
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -43,74 +66,25 @@ class Trace:
     comm_names: tuple[tuple[str, int, float], ...]  # (name, count, total µs), most time first
     num_steps: int  # ProfilerStep#N annotations
     skipped: int  # "X" events dropped for a bad ts or dur
+    step_start_us: np.ndarray = field(default_factory=lambda: np.zeros(0))  # ProfilerStep#N
+    step_end_us: np.ndarray = field(default_factory=lambda: np.zeros(0))  # windows, sorted
+    categories: tuple[tuple[str, int], ...] = ()  # (cat as in the file, events), most first
+    world_size: int | None = None  # distributedInfo.world_size
 
 
 def _fail(name: str, msg: str) -> ValueError:
-    return ValueError(f"{name}: {msg}")
-
-
-def _gunzip(data: bytes, name: str, limit: float) -> bytes:
-    """Inflate every gzip member 1 MB at a time and stop past `limit`: a gzip bomb never expands."""
-    out, size, rest = [], 0, data
-    try:
-        while rest:
-            d, buf = zlib.decompressobj(wbits=31), rest
-            while not d.eof:
-                chunk, buf = d.decompress(buf, 1 << 20), d.unconsumed_tail
-                if not chunk and not buf:
-                    raise _fail(
-                        name,
-                        "the gzip stream ends early (truncated file): the upload or the "
-                        "export was cut off; export the trace again",
-                    )
-                size += len(chunk)
-                if size > limit:
-                    raise _fail(
-                        name,
-                        f"unzips to more than {limit / MB:.0f} MB (the limit) from "
-                        f"{len(data) / MB:.2g} MB: {TRIM}",
-                    )
-                out.append(chunk)
-            rest = d.unused_data.lstrip(
-                b"\0"
-            )  # gzip allows several members; zero padding is ignored
-    except zlib.error as err:
-        raise _fail(
-            name,
-            f"not a valid gzip file ({err}): export the trace again, or upload the plain .json",
-        ) from None
-    return b"".join(out)
-
-
-def _no_constant(token: str):
-    raise ValueError(f"{token} is not standard JSON")
-
-
-def _parse(text: bytes, name: str):
-    try:
-        return json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as err:
-        if err.msg.startswith("Unterminated string") or not err.doc[err.pos :].strip():
-            raise _fail(
-                name,
-                f"the JSON ends early ({err.msg} at character {err.pos:,}): the file is "
-                "truncated; export the trace again",
-            ) from None
-        raise _fail(
-            name,
-            f"not valid JSON at line {err.lineno}, column {err.colno} ({err.msg}): "
-            "upload the .json or .json.gz that torch.profiler wrote",
-        ) from None
-    except RecursionError:
-        raise _fail(name, "the JSON is nested too deeply to be a Chrome trace") from None
-    except ValueError as err:  # NaN / Infinity, bad UTF-8, a 5,000-digit number
-        raise _fail(name, f"not valid JSON ({str(err)[:120]}): export the trace again") from None
+    return ValueError(f"`{name}`: {msg}")  # a code span when shown as Markdown: never a link
 
 
 def _num(v) -> float | None:
     """A finite number, else None (bools, strings, NaN and 400-digit integers are not)."""
     ok = isinstance(v, float) or isinstance(v, int) and not isinstance(v, bool) and abs(v) < 10**300
     return float(v) if ok and math.isfinite(v) else None
+
+
+def safe_name(name) -> str:
+    """A file name safe to show anywhere: word characters, space and . + = @ - only."""
+    return re.sub(r"[^\w .+=@-]", "_", str(name))[:100] or "trace"
 
 
 def load_trace(
@@ -121,51 +95,37 @@ def load_trace(
     max_bytes: float = MAX_BYTES,
     max_uncompressed_bytes: float = MAX_UNCOMPRESSED_BYTES,
     max_events: int = MAX_EVENTS,
+    limits: Limits | None = None,
 ) -> Trace:
-    """Parse one profiler trace (plain or gzipped JSON); a ValueError says what is wrong and the
-    fix.
+    """Parse one profiler trace (plain or gzipped JSON) as a stream, within `limits`; a ValueError
+    says what is wrong, which limit was hit, and the fix.
     """
-    name = re.sub(r"[^\w .+=@-]", "_", str(name))[:100] or "trace"  # safe to show, even as Markdown
+    name = safe_name(name)
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise _fail(name, f"expected the file's bytes, got {type(data).__name__}")
-    data, limit = bytes(data), max_uncompressed_bytes
+    lim = limits or Limits(
+        max_bytes=max_bytes, max_uncompressed_bytes=max_uncompressed_bytes, max_events=max_events
+    )
+    data = bytes(data)
     gz = data[:2] == b"\x1f\x8b"
-    if len(data) > (cap := max_bytes if gz else min(max_bytes, limit)):
+    cap = lim.max_bytes if gz else min(lim.max_bytes, lim.max_uncompressed_bytes)
+    if len(data) > cap:
+        size, limit = _sizes(len(data), cap)
         raise _fail(
             name,
-            f"file is {len(data) / MB:.0f} MB{' gzipped' if gz else ''}; the limit is "
-            f"{cap / MB:.0f} MB: {TRIM}{'' if gz else ', and gzip it'}",
+            f"file is {size}{' gzipped' if gz else ''}, larger than the limit of {limit}: "
+            f"{TRIM}{'' if gz else ', and gzip it'}",
         )
     if not data.strip():
         raise _fail(name, "file is empty: upload the .json or .json.gz that torch.profiler wrote")
-    doc = _parse(_gunzip(data, name, limit) if gz else data, name)
-    top = doc if isinstance(doc, dict) else {}
-    events = top.get("traceEvents") if isinstance(doc, dict) else doc
-    if not isinstance(events, list):
-        raise _fail(
-            name,
-            'not a Chrome trace: expected an object with a "traceEvents" list or a bare '
-            f"list of events, got a JSON {type(doc).__name__}",
-        )
-    if len(events) > max_events:
-        raise _fail(name, f"has {len(events):,} events; the limit is {max_events:,}: {TRIM}")
-    info = top.get("distributedInfo")
-    rank = info.get("rank", default_rank) if isinstance(info, dict) else default_rank
-    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < 1_000_000:
-        shown = (
-            rank if isinstance(rank, int) else f"a JSON {type(rank).__name__}"
-        )  # never echo text
-        raise _fail(
-            name,
-            f"distributedInfo.rank is {shown}; it must be a whole number from "
-            "0 to 999,999 (the process's global rank, as the profiler writes it)",
-        )
-    base = top.get("baseTimeNanoseconds")
-    base_ns = (
-        base if isinstance(base, int) and not isinstance(base, bool) and 0 <= base < 2**63 else 0
-    )
-    cols, threads, comm_time, steps, skipped = ([], [], [], [], [], []), {}, {}, 0, 0
-    for e in events:
+    shown = f"`{name}`"
+    clock, top = Clock(shown, lim.max_seconds), Top()
+    chunks = gunzip_chunks(data, shown, lim, clock) if gz else plain_chunks(data, clock)
+    cols = (array("d"), array("d"), array("q"), array("b"), array("b"))
+    threads, comm_time, cats, steps = {}, {}, {}, ([], [])
+    seen = skipped = 0
+    for e in events(chunks, shown, lim, clock, top):
+        seen += 1
         if not isinstance(e, dict) or e.get("ph") != "X":
             continue
         t, d = _num(e.get("ts")), _num(e.get("dur"))
@@ -173,33 +133,51 @@ def load_trace(
             skipped += 1
             continue
         cat, n = (v if isinstance(v, str) else "" for v in (e.get("cat"), e.get("name")))
-        if (cat := cat.lower()) == "trace":  # the profiler's own window, not work
+        if (low := cat.lower()) == "trace":  # the profiler's own window, not work
             continue
+        cats[cat[:40]] = cats.get(cat[:40], 0) + 1 if len(cats) < 100 or cat[:40] in cats else 0
         n = n[:200]
-        steps += cat == "user_annotation" and STEP.fullmatch(n) is not None
+        kind = CATEGORIES.get(low, OTHER)
+        if STEP.fullmatch(n) and low in ("user_annotation", "operator", "cpu_op"):
+            steps[0].append(t)  # a step mark wraps the work: never compute itself
+            steps[1].append(t + d)
+            kind = OTHER
         is_comm = not n.startswith("aten::") and COMM.search(n) is not None
         key = tuple(
-            v if isinstance(v, (str, int, float)) else None for v in (e.get("pid"), e.get("tid"))
+            v[:100] if isinstance(v, str) else v if isinstance(v, (int, float)) else None
+            for v in (e.get("pid"), e.get("tid"))
         )
-        for col, v in zip(
-            cols,
-            (
-                t,
-                d,
-                threads.setdefault(key, len(threads)),
-                is_comm,
-                KERNEL if cat == "kernel" else CPU_OP if cat == "cpu_op" else OTHER,
-            ),
-        ):
+        if (th := threads.setdefault(key, len(threads))) >= MAX_THREADS:
+            raise _fail(name, f"has more than {MAX_THREADS:,} threads (pid, tid): {TRIM}")
+        for col, v in zip(cols, (t, d, th, is_comm, kind)):
             col.append(v)
         if is_comm:
-            c = comm_time.setdefault(n, [0, 0.0])
+            c = comm_time.setdefault(n if len(comm_time) < MAX_NAMES else "(others)", [0, 0.0])
             c[0], c[1] = c[0] + 1, c[1] + d
+    if not seen:
+        raise _fail(
+            name,
+            'not a Chrome trace: expected an object with a "traceEvents" list of events, or a '
+            "bare list of events; this file has no events",
+        )
+    rank = top.rank if top.rank is not None else default_rank
+    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < 1_000_000:
+        shown = rank if isinstance(rank, int) else f"a JSON {type(rank).__name__}"  # never text
+        raise _fail(
+            name,
+            f"distributedInfo.rank is {shown}; it must be a whole number from "
+            "0 to 999,999 (the process's global rank, as the profiler writes it)",
+        )
+    base = top.base_ns
+    base_ns = (
+        base if isinstance(base, int) and not isinstance(base, bool) and 0 <= base < 2**63 else 0
+    )
+    ws = top.world_size
+    ws = ws if isinstance(ws, int) and not isinstance(ws, bool) and 0 < ws < 10**7 else None
     if not cols[0]:
         why = (
             f'all {skipped:,} complete ("X") events have a non-numeric, negative or non-finite ts '
-            "or "
-            "dur"
+            "or dur"
             if skipped
             else 'it has no complete ("X") events with a ts and a dur'
         )
@@ -209,16 +187,21 @@ def load_trace(
             "(prof.export_chrome_trace) and upload that file",
         )
     top_comm = sorted(((k, c, t) for k, (c, t) in comm_time.items()), key=lambda r: -r[2])[:20]
+    o = np.argsort(steps[0], kind="stable")
     return Trace(
         name=name,
         rank=rank,
         base_ns=base_ns,
-        ts_us=np.array(cols[0]),
-        dur_us=np.array(cols[1]),
-        thread=np.array(cols[2], np.int64),
-        comm=np.array(cols[3], bool),
-        kind=np.array(cols[4], np.int8),
+        ts_us=np.frombuffer(cols[0], float),
+        dur_us=np.frombuffer(cols[1], float),
+        thread=np.frombuffer(cols[2], np.int64),
+        comm=np.frombuffer(cols[3], np.int8).astype(bool),
+        kind=np.frombuffer(cols[4], np.int8),
         comm_names=tuple(top_comm),
-        num_steps=int(steps),
+        num_steps=len(steps[0]),
         skipped=skipped,
+        step_start_us=np.array(steps[0], float)[o],
+        step_end_us=np.array(steps[1], float)[o],
+        categories=tuple(sorted(((k, v) for k, v in cats.items() if v), key=lambda r: -r[1])),
+        world_size=ws,
     )

@@ -80,14 +80,29 @@ def interval_metrics(curve, mine, mc_mine, tau_min: int) -> list[dict]:
     ]
 
 
+NO_WRITE = (
+    "With a write bandwidth of 0 a checkpoint never finishes, so every failure throws away all "
+    "the work since the start and a long run on many GPUs never completes. Set a write bandwidth "
+    "above 0 to see how often the run should checkpoint."
+)
+
+
 def short_interval_warning(mine, ck, curve) -> str | None:
-    """A warning when τ is shorter than the checkpoint write itself, else None."""
+    """A warning when τ is shorter than the checkpoint write itself, else None; the advice points
+    the way the optimum lies (longer or shorter) and never past it."""
     if mine.interval_s >= ck.write_s:
         return None
+    best = curve.optimum.interval_s
+    way = (
+        f"Lengthen τ toward {format_seconds(best)}"
+        if best > mine.interval_s
+        else f"The best interval here, {format_seconds(best)}, is shorter still: the write is "
+        "the problem, so use faster storage or a smaller checkpoint"
+    )
     return (
         f"Your τ = {format_seconds(mine.interval_s)} is shorter than the checkpoint write δ = "
-        f"{format_seconds(ck.write_s)}: the job saves more than it trains. Lengthen τ toward "
-        f"{format_seconds(curve.optimum.interval_s)} or use faster storage."
+        f"{format_seconds(ck.write_s)}: the job saves more than it trains. {way}"
+        + (" or use faster storage." if best > mine.interval_s else ".")
     )
 
 
