@@ -96,6 +96,7 @@ common.start_page(
     "A week-long run on thousands of GPUs is a reliability problem — "
     "what does it cost, and how often should it checkpoint?",
 )
+common.walk("reliability")
 bw_unit, bw_size = gib_or_gb(common.settings().bandwidth_units)
 c = [cell for _ in range(3) for cell in st.columns(4)]  # three rows of four controls
 gpus = common.slider("GPUs", 16, 32_768, rel.LLAMA3_GPUS, key="gpus", step=16, where=c[0])
@@ -104,7 +105,7 @@ mtbf0, hours = rel.LLAMA3_GPU_MTBF_S / rel.HOUR_S, dict(step=1_000.0, fmt="%.0f"
 mtbf_h = common.number("Per-GPU MTBF (hours)", 1_000.0, 1e7, mtbf0, key="mtbf", help=tip, **hours)
 days = common.slider("Run length (days)", 1, 90, 7, key="days", where=c[2])
 restart_min = common.slider("Restart + reload (min)", 0, 60, 10, key="restart", where=c[3])
-models, recipes = {m: m for m in MODEL_PRESETS}, {r: r for r in RECIPES}
+models, recipes = {m: m for m in MODEL_PRESETS}, {r: RECIPES[r].label for r in RECIPES}
 model = common.select("Model", models, "Llama-3.1 405B", key="model", where=c[4])
 recipe = common.select("Precision recipe", recipes, "mixed_adam", key="recipe", where=c[5])
 holds = common.same(rel.CHECKPOINT_CONTENTS)
@@ -113,7 +114,7 @@ tip, rate = "Aggregate rate a blocking save sees.", dict(step=10.0, fmt="%.1f", 
 bw = common.number(f"Write bandwidth ({bw_unit}/s)", 0.0, 1e5, 100.0, key="wbw", help=tip, **rate)
 tau_min = common.slider("Checkpoint every τ (min)", 1, 240, 30, key="tau", where=c[8])
 jitter = common.slider("Step-time jitter σ (% of step)", 0, 30, 5, key="jit", where=c[9])
-stages = {str(p): str(p) for p in (1, 2, 4, 8, 16)}
+stages = common.same((1, 2, 4, 8, 16))
 pp = int(common.select("Pipeline stages P (1F1B)", stages, "8", key="pp", where=c[10]))
 mb = common.slider("Micro-batches per step", 1, 128, 32, key="mb", where=c[11])
 
@@ -131,7 +132,6 @@ with common.explain_errors():
 run, ck, curve, mine = r["run"], r["ck"], r["curve"], r["mine"]
 common.metrics(text.failure_metrics(run, ck, days, common.settings().memory_units))
 st.info(text.llama_info(r["llama"]), icon="🦙")
-
 st.subheader("How often should it checkpoint?")
 mc_mine = next((m for m in r["mc"] if m.interval_s == mine.interval_s), None)
 common.metrics(text.interval_metrics(curve, mine, mc_mine, tau_min))

@@ -169,7 +169,7 @@ def reliability(bw_units: str = "decimal") -> tuple[WalkStep, ...]:
     tau2, at_tau2, _ = plan(32_768)
     tau3, at_tau3, _ = plan(32_768, 2)
     base = dict(gpus=16_384, mtbf=gpu_mtbf_h, days=7, restart=10, model="Llama-3.1 405B")
-    base |= dict(recipe="mixed_adam", ckpt="weights+optimizer", wbw=100.0, tau=30)
+    base |= dict(recipe=RECIPES["mixed_adam"].label, ckpt="weights+optimizer", wbw=100.0, tau=30)
     return _steps(
         base,
         (
