@@ -4,8 +4,9 @@ checkpoint listed by shape, totals and active-per-token counts summed from that 
 Configs (docs/notes/cp_ep.md copies the fields): Mixtral-8x7B (`huggingface/transformers
 src/transformers/models/mixtral/configuration_mixtral.py`), DeepSeek-V3 (`deepseek-ai/DeepSeek-V3
 inference/configs/config_671B.json`; MLA shapes from `DeepseekV3Attention` in
-`huggingface/transformers src/transformers/models/deepseek_v3/modular_deepseek_v3.py`), Qwen3-30B-A3B and Qwen3-235B-A22B
-(`NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/models/qwen/qwen_provider.py`).
+`huggingface/transformers src/transformers/models/deepseek_v3/modular_deepseek_v3.py`),
+Qwen3-30B-A3B and Qwen3-235B-A22B (`NVIDIA-NeMo/Megatron-Bridge
+src/megatron/bridge/models/qwen/qwen_provider.py`).
 """
 
 from __future__ import annotations

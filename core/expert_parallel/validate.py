@@ -2,7 +2,8 @@
 the fix: the degrees multiply to the GPU count; TP divides the heads (and K/V heads); CP divides
 the sequence (2·CP chunks for zig-zag); Ulysses needs CP to divide each TP rank's heads, K/V heads
 included (`NVIDIA/TransformerEngine
-transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py`); EP divides the experts and, with ETP, the TP × CP × DP ranks of a stage (Megatron-Core folding).
+transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py`);
+EP divides the experts and, with ETP, the TP × CP × DP ranks of a stage (Megatron-Core folding).
 """
 
 from __future__ import annotations
