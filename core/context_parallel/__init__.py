@@ -2,7 +2,13 @@
 causal load balance, ring vs Ulysses traffic, the overlap condition, activations per GPU.
 """
 
-from core.context_parallel.balance import BalanceResult, causal_pairs, gantt_blocks, ring_balance
+from core.context_parallel.balance import (
+    BalanceResult,
+    causal_pairs,
+    chunk_grid,
+    gantt_blocks,
+    ring_balance,
+)
 from core.context_parallel.memory import CpMemoryPoint, cp_memory, max_seq_len
 from core.context_parallel.ring import (
     LAYOUTS,
@@ -31,6 +37,7 @@ __all__ = [
     "RingAttentionResult",
     "causal_pairs",
     "check_cp",
+    "chunk_grid",
     "check_ulysses",
     "cp_memory",
     "cp_traffic",

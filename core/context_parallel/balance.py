@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.checks import check_choice, whole_number
 from core.context_parallel.ring import check_cp
 
 
@@ -108,3 +109,20 @@ def gantt_blocks(result: BalanceResult, *, pairs_per_s: float = 1.0) -> list[dic
                 )
         start += result.step_pairs[t] / pairs_per_s
     return out
+
+
+def chunk_grid(cp: int, *, layout: str, causal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Over the 2C sequence chunks (query chunk × key chunk): the rank that computes each block
+    and the ring step at which it does (−1 where the causal mask hides the whole block)."""
+    c = whole_number("CP", cp)
+    if layout == "zigzag":
+        owner = np.array([min(i, 2 * c - 1 - i) for i in range(2 * c)])
+    else:
+        check_choice("layout", layout, ("contiguous", "zigzag"))
+        owner = np.arange(2 * c) // 2
+    rank = np.repeat(owner[:, None], 2 * c, axis=1)
+    step = (owner[:, None] - owner[None, :]) % c
+    if causal:
+        hidden = np.triu(np.ones((2 * c, 2 * c), dtype=bool), k=1)
+        rank, step = np.where(hidden, -1, rank), np.where(hidden, -1, step)
+    return rank, step

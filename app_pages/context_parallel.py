@@ -1,0 +1,80 @@
+"""Context parallelism: how C GPUs share one long sequence's attention, and what it costs."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages import common
+from core.hardware import GPU_PRESETS
+from core.model import MODEL_PRESETS
+from figures import context_parallel as fc
+from figures.context_parallel import text
+
+MODELS = {name: name.split(" (")[0] for name in MODEL_PRESETS}
+SEQS = {str(s): f"{s // 1024}K" for s in fc.SEQ_SWEEP}
+
+
+@st.cache_data(max_entries=64)
+def _toy(c: int, layout: str, causal: bool) -> dict:
+    return fc.toy(c, layout, causal)
+
+
+@st.cache_data(max_entries=64)
+def _long(run: fc.CpRun) -> dict:
+    return fc.long_context(run)
+
+
+common.start_page("Context parallelism", text.QUESTION)
+cols = st.columns(3)
+c = common.slider("CP degree C (ranks sharing the sequence)", 1, 16, 4, key="c", where=cols[0])
+layout = common.select("Chunks", text.LAYOUTS, "contiguous", key="lay", where=cols[1])
+causal = common.toggle("Causal mask", True, key="causal", where=cols[2])
+cols = st.columns(5)
+model = common.select("Model", MODELS, "Llama-3.1 70B", key="model", where=cols[0])
+gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=cols[1])
+seq = int(common.select("Sequence length S", SEQS, "131072", key="seq", where=cols[2]))
+tp = common.slider("TP", 1, 8, 8, key="tp", where=cols[3])
+pp = common.slider("PP", 1, 16, 4, key="pp", where=cols[4])
+units = common.settings().memory_units.value
+
+toy = _toy(c, layout, causal)
+run = common.attempt(
+    _long,
+    fc.CpRun(
+        c=c,
+        layout=layout,
+        causal=causal,
+        model=model,
+        gpu=gpu,
+        seq_len=seq,
+        tp=tp,
+        pp=pp,
+        units=units,
+    ),
+    prefix="Long-context sections: ",
+)
+
+st.subheader("Walk me through it")
+walk = text.walk_steps(toy, run, c, model, seq, units)
+step = common.stepper("Step", len(walk) - 1, key="walk")
+st.info(walk[step])
+
+st.subheader("1 · Ring attention on real numbers")
+st.caption(text.TOY_CAPTION)
+common.metrics(text.ring_metrics(toy))
+common.chart(toy["grid"], key="grid")
+
+st.subheader("2 · The causal mask and load balance: contiguous vs zig-zag")
+common.chart(toy["gantt"], key="gantt")
+
+st.subheader(f"3 · A long context: {model} at S = {seq:,} on {gpu}")
+if run:
+    common.metrics(text.long_metrics(run, units))
+    common.chart(run["traffic_fig"], key="traffic")
+    common.chart(run["overlap_fig"], key="overlap")
+    common.chart(run["memory_fig"], key="memory")
+
+common.takeaway(text.TAKEAWAY)
+common.how_computed(text.how_computed(toy, run), expander=True)
+common.self_checks(text.self_checks())
+common.show_url_notices()

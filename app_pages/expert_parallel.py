@@ -1,0 +1,90 @@
+"""Expert parallelism: how an MoE layer's tokens reach their experts, and what it costs."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages import common
+from core.expert_parallel import MOE_PRESETS
+from core.hardware import GPU_PRESETS
+from figures import expert_parallel as fe
+from figures.expert_parallel import text
+
+EXPERTS = common.same((8, 16, 32, 64, 128))
+RANKS = common.same((1, 2, 4, 8, 16, 32, 64))
+GAMMAS = common.same((0.003, 0.01, 0.03))
+BALANCE_SKEW = 1.0  # the balancing run's router: strongly skewed, so the fix is visible
+
+
+@st.cache_data(max_entries=64)
+def _layer(tokens: int, experts: int, k: int, ranks: int, cf: float | None, skew: float):
+    return fe.layer(tokens, experts, k, ranks, cf, skew)
+
+
+@st.cache_data(max_entries=16)
+def _balancing(experts: int, k: int, gamma: float) -> dict:
+    return fe.balancing(experts, k, BALANCE_SKEW, gamma)
+
+
+@st.cache_data(max_entries=16)
+def _placement(limit: int) -> dict:
+    return fe.placement(limit)
+
+
+@st.cache_data(max_entries=64)
+def _model(name: str, ranks: int, pp: int, dp: int, units: str, gpu: str) -> dict:
+    return fe.model_memory(name, ranks, pp, dp, units, gpu)
+
+
+common.start_page("Expert parallelism", text.QUESTION)
+cols = st.columns(5)
+skew = common.slider("Router skew", 0.0, 2.0, 0.8, step=0.1, key="skew", where=cols[0])
+k = common.slider("Experts per token (top-k)", 1, 8, 2, key="k", where=cols[1])
+experts = int(common.select("Experts E", EXPERTS, "64", key="e", where=cols[2]))
+ranks = int(common.select("EP degree", RANKS, "8", key="ep", where=cols[3]))
+cf_key = common.select("Capacity factor", text.CAPACITY, "none", key="cf", where=cols[4])
+cf = None if cf_key == "none" else float(cf_key)
+units = common.settings().memory_units.value
+
+with common.explain_errors():
+    lay = _layer(2048, experts, k, ranks, cf, skew)
+bal = _balancing(experts, k, 0.01)
+cols = st.columns(4)
+limit = common.slider("Node limit M (DeepSeek-V3: 4)", 1, 8, 4, key="m", where=cols[0])
+pl = _placement(limit)
+model = common.select(
+    "MoE model", common.same(MOE_PRESETS), "Mixtral 8x7B", key="moe", where=cols[1]
+)
+gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=cols[2])
+c2 = cols[3].columns(3)
+mep = int(common.select("EP", RANKS, "8", key="mep", where=c2[0]))
+mpp = common.slider("PP", 1, 16, 1, key="mpp", where=c2[1])
+mdp = int(common.select("DP", RANKS, "8", key="mdp", where=c2[2]))
+mm = common.attempt(_model, model, mep, mpp, mdp, units, gpu, prefix="Compute and memory: ")
+
+st.subheader("Walk me through it")
+walk = text.walk_steps(lay, bal, pl, mm, skew, units)
+step = common.stepper("Step", len(walk) - 1, key="walk")
+st.info(walk[step])
+
+st.subheader("1 · One MoE layer on real numbers")
+st.caption(text.LAYER_CAPTION)
+common.metrics(text.layer_metrics(lay))
+common.charts((lay["matrix"], "matrix"), (lay["load"], "load"))
+
+st.subheader("2 · Balancing without an auxiliary loss")
+common.chart(bal["fig"], key="balance")
+
+st.subheader("3 · Placement: inside a node or across nodes (DeepSeek-V3's routed layer)")
+common.metrics(text.placement_metrics(pl, units))
+common.chart(pl["fig"], key="placement")
+
+st.subheader(f"4 · Compute and memory: {model}")
+if mm:
+    common.metrics(text.model_metrics(mm, units))
+    common.chart(mm["fig"], key="fit")
+
+common.takeaway(text.TAKEAWAY)
+common.how_computed(text.how_computed(lay), expander=True)
+common.self_checks(text.self_checks())
+common.show_url_notices()

@@ -1,0 +1,90 @@
+"""The context-parallel page's computation in one call: the ring on real data, the balance of
+both layouts, traffic, overlap and memory sweeps, and the figures (plain values in and out)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core import context_parallel as cp
+from core.hardware import gpu as gpu_spec
+from core.hardware import link
+from core.model import preset
+from figures.context_parallel.blocks import block_grid_figure, gantt_figure
+from figures.context_parallel.curves import memory_figure, overlap_figure, traffic_figure
+
+TOY_CHUNK = 6  # tokens per zig-zag chunk in the real-data ring: S = 12·C
+CP_SWEEP = (2, 4, 8, 16, 32)
+SEQ_SWEEP = tuple(2**k for k in range(12, 21))  # 4K … 1M tokens
+LINKS = ("NVLink 4", "InfiniBand NDR")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CpRun:
+    c: int
+    layout: str
+    causal: bool
+    model: str
+    gpu: str
+    seq_len: int
+    tp: int
+    pp: int
+    units: str
+
+
+def toy(c: int, layout: str, causal: bool) -> dict:
+    s = 2 * TOY_CHUNK * c
+    q, k, v = cp.example_qkv(s, 8, seed=c)
+    ring = cp.ring_attention(q, k, v, cp=c, causal=causal, layout=layout)
+    both = [cp.ring_balance(s, c, layout=lay, causal=causal) for lay in ("contiguous", "zigzag")]
+    rank, step = cp.chunk_grid(c, layout=layout, causal=causal)
+    return dict(
+        seq_len=s,
+        ring=ring,
+        balance=dict(zip(("contiguous", "zigzag"), both)),
+        grid=block_grid_figure(rank, step, cp=c, layout=layout, causal=causal),
+        gantt=gantt_figure(both),
+    )
+
+
+def long_context(r: CpRun) -> dict:
+    """Traffic vs CP, overlap vs S on NVLink and InfiniBand, memory vs S, for the chosen model."""
+    m, g = preset(r.model), gpu_spec(r.gpu)
+    cp.check_cp(r.seq_len, r.c, "zigzag")
+    rows = []
+    for c in CP_SWEEP:
+        t = cp.cp_traffic(m, seq_len=r.seq_len, cp=c, tp=r.tp)
+        rows.append(
+            dict(
+                cp=c,
+                ring_bytes=t.ring_bytes,
+                ulysses_bytes=None if t.ulysses_error else t.ulysses_bytes,
+            )
+        )
+    here = cp.cp_traffic(m, seq_len=r.seq_len, cp=r.c, tp=r.tp)
+    sweep = [s for s in SEQ_SWEEP if s % (2 * r.c) == 0]
+    kw = dict(cp=r.c, tp=r.tp, causal=r.causal)
+    points = {n: [cp.step_times(m, g, link(n), seq_len=s, **kw) for s in sweep] for n in LINKS}
+    local = {n: cp.overlap_threshold_local_tokens(m, g, link(n), causal=r.causal) for n in LINKS}
+    crossings = {n: s_c * r.c for n, s_c in local.items()}
+    mem_kw = dict(tp=r.tp, pp=r.pp)
+    lines = {
+        f"TP={r.tp}, no SP, CP=1": [
+            cp.cp_memory(m, seq_len=s, cp=1, sequence_parallel=False, **mem_kw) for s in sweep
+        ],
+        f"TP={r.tp} + SP, CP=1": [cp.cp_memory(m, seq_len=s, cp=1, **mem_kw) for s in sweep],
+        f"TP={r.tp} + SP, CP={r.c}": [cp.cp_memory(m, seq_len=s, cp=r.c, **mem_kw) for s in sweep],
+    }
+    at = cp.cp_memory(m, seq_len=r.seq_len, cp=r.c, **mem_kw)
+    return dict(
+        tp=r.tp,
+        pp=r.pp,
+        traffic=here,
+        traffic_fig=traffic_figure(rows, model=r.model, seq_len=r.seq_len, tp=r.tp),
+        local=local,
+        crossings=crossings,
+        overlap_fig=overlap_figure(points, cp=r.c, crossings=crossings),
+        memory=at,
+        hbm=g.hbm_bytes,
+        longest={c: cp.max_seq_len(m, g, cp=c, **mem_kw) for c in (1, r.c)},
+        memory_fig=memory_figure(lines, hbm_bytes=g.hbm_bytes, units=r.units, gpu=r.gpu),
+    )

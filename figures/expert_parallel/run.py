@@ -1,0 +1,66 @@
+"""The expert-parallel page's computations, one cached call per section (plain values in/out)."""
+
+from __future__ import annotations
+
+from core import expert_parallel as ep
+from core.collectives import two_tier_all_to_all
+from core.hardware import gpu as gpu_spec
+from core.hardware import make_cluster
+from figures.expert_parallel.curves import balance_figure, fit_figure, placement_figure
+from figures.expert_parallel.layer import expert_load_figure, traffic_matrix_figure
+
+# DeepSeek-V3's routed layer for the placement section (arXiv:2412.19437 §2.1.2, §3.2.2, §4.2):
+# 256 experts on 8 nodes of 8 GPUs, top-8, 4,096 tokens per GPU, hidden 7,168, FP8 dispatch.
+DSV3 = dict(experts=256, nodes=8, k=8, tokens_per_gpu=4096, hidden=7168, bytes_per_element=1)
+
+
+def layer(tokens: int, experts: int, k: int, ranks: int, cf: float | None, skew: float) -> dict:
+    r = ep.moe_layer(
+        tokens=tokens, experts=experts, top_k=k, ep=ranks, capacity_factor=cf, skew=skew
+    )
+    return dict(result=r, matrix=traffic_matrix_figure(r), load=expert_load_figure(r))
+
+
+def balancing(experts: int, k: int, skew: float, gamma: float) -> dict:
+    run = ep.bias_balancing(tokens=2048, experts=experts, top_k=k, steps=40, gamma=gamma, skew=skew)
+    return dict(run=run, fig=balance_figure(run))
+
+
+def placement(limit: int) -> dict:
+    d = DSV3
+    free = ep.node_traffic(tokens=4096, experts=d["experts"], top_k=d["k"], nodes=d["nodes"])
+    lim = ep.node_traffic(
+        tokens=4096, experts=d["experts"], top_k=d["k"], nodes=d["nodes"], node_limit=limit
+    )
+    rows = [
+        dict(label="a copy per remote expert", copies=free.remote_experts_per_token),
+        dict(label="a copy per remote node", copies=free.remote_nodes_per_token),
+        dict(label=f"per node, at most {limit} nodes", copies=lim.remote_nodes_per_token),
+    ]
+    kw = dict(tokens_per_gpu=d["tokens_per_gpu"], hidden=d["hidden"], bytes_per_element=1)
+    buffer = d["tokens_per_gpu"] * d["k"] * d["hidden"] * d["bytes_per_element"]
+    inside = two_tier_all_to_all(buffer, make_cluster(num_nodes=1, gpus_per_node=8))
+    across = two_tier_all_to_all(buffer, make_cluster(num_nodes=d["nodes"], gpus_per_node=8))
+    return dict(
+        free=free,
+        limited=lim,
+        nic_free=ep.nic_bytes_per_gpu(free, **kw),
+        nic_limited=ep.nic_bytes_per_gpu(lim, **kw),
+        buffer=buffer,
+        inside=inside,
+        across=across,
+        fig=placement_figure(rows, nodes=d["nodes"], experts=d["experts"], k=d["k"]),
+    )
+
+
+def model_memory(name: str, ranks: int, pp: int, dp: int, units: str, gpu: str) -> dict:
+    cfg = ep.moe_preset(name)
+    mem = ep.ep_memory(cfg, ep=ranks, pp=pp, dp=dp)
+    g = gpu_spec(gpu)
+    return dict(
+        cfg=cfg,
+        counts=ep.counts(cfg),
+        mem=mem,
+        flops=ep.flops_per_token(cfg),
+        fig=fit_figure(mem, hbm_bytes=g.hbm_bytes, units=units, label=f"EP={ranks} PP={pp}"),
+    )
