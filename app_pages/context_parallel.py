@@ -67,7 +67,10 @@ common.chart(toy["grid"], key="grid")
 st.subheader("2 · The causal mask and load balance: contiguous vs zig-zag")
 common.chart(toy["gantt"], key="gantt")
 
-st.subheader(f"3 · A long context: {model} at S = {seq:,} on {gpu}")
+pad = (
+    f" (padded to {run['seq_len']:,} = a multiple of 2·C)" if run and run["seq_len"] != seq else ""
+)
+st.subheader(f"3 · A long context: {model} at S = {seq:,}{pad} on {gpu}")
 if run:
     common.metrics(text.long_metrics(run, units))
     common.chart(run["traffic_fig"], key="traffic")

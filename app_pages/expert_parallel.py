@@ -58,7 +58,7 @@ model = common.select(
 gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=cols[2])
 c2 = cols[3].columns(3)
 mep = int(common.select("EP", RANKS, "8", key="mep", where=c2[0]))
-mpp = common.slider("PP", 1, 16, 1, key="mpp", where=c2[1])
+mpp = common.slider("PP", 1, 16, 2, key="mpp", where=c2[1])
 mdp = int(common.select("DP", RANKS, "8", key="mdp", where=c2[2]))
 mm = common.attempt(_model, model, mep, mpp, mdp, units, gpu, prefix="Compute and memory: ")
 

@@ -249,6 +249,7 @@ def log_range(lo: float, hi: float) -> list[float]:
     """A log axis's range (Plotly wants log10 of the ends)."""
     return [math.log10(lo), math.log10(hi)]
 
+
 # Context and expert parallelism (issue 17): how K/V moves between CP ranks (the ring keeps the
 # ring algorithm's colour, the all-gather its phase colour), and tokens an expert turned away.
 CP_SCHEME_COLOURS = {

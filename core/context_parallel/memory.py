@@ -77,10 +77,12 @@ def cp_memory(
 
 
 def max_seq_len(model: ModelSpec, gpu: GpuSpec, *, cp: int, lo: int = 1024, **kw) -> int:
-    """The longest power-of-two multiple of `lo` tokens that fits in HBM (0 if none)."""
+    """The longest power-of-two multiple of `lo` tokens that fits in HBM (0 if none); a length
+    that C does not divide is padded up to a multiple of C."""
     best, s = 0, lo
     while s <= 2**24:
-        if s % cp or cp_memory(model, seq_len=s, cp=cp, **kw).total_bytes > gpu.hbm_bytes:
+        padded = -(-s // cp) * cp
+        if cp_memory(model, seq_len=padded, cp=cp, **kw).total_bytes > gpu.hbm_bytes:
             break
         best, s = s, s * 2
     return best

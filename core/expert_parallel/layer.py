@@ -150,16 +150,21 @@ def moe_layer(
         sizes = np.cumsum([len(b) for b in sent.received[d]])[:-1]
         back.append(np.split(y, sizes))
     combined = all_to_all(back)  # owner → origin, the reverse exchange
-    out = np.zeros_like(x)
-    for s in range(ep):
+    t_all, g_all, y_all = [], [], []
+    for s in range(ep):  # each origin weights what came back by the gate of that expert
         for d in range(ep):
             t_ids, e_ids = ids.received[d][s]
-            gate = w[t_ids, np.argmax(idx[t_ids] == e_ids[:, None], axis=1)]
-            np.add.at(out, t_ids, gate[:, None] * combined.received[s][d])
+            t_all.append(t_ids)
+            g_all.append(w[t_ids, np.argmax(idx[t_ids] == e_ids[:, None], axis=1)])
+            y_all.append(combined.received[s][d])
+    t_cat, contrib = np.concatenate(t_all), np.concatenate(g_all)[:, None] * np.concatenate(y_all)
+    out = np.stack(
+        [np.bincount(t_cat, weights=contrib[:, j], minlength=tokens) for j in range(hidden)], 1
+    )
     ref = np.zeros_like(x)
     for e in range(experts):  # one device, no exchange: every kept pair of expert e at once
-        t_ids, k_ids = np.nonzero(kept & (idx == e))
-        np.add.at(ref, t_ids, w[t_ids, k_ids][:, None] * _ffn(x[t_ids], w1[e], w2[e]))
+        t_ids, k_ids = np.nonzero(kept & (idx == e))  # a token picks e at most once
+        ref[t_ids] += w[t_ids, k_ids][:, None] * _ffn(x[t_ids], w1[e], w2[e])
     return MoeLayerResult(
         tokens=tokens,
         experts=experts,

@@ -58,11 +58,11 @@ def block_grid_figure(rank, step, *, cp: int, layout: str, causal: bool) -> dict
                     + ("; blank = hidden by the causal mask" if causal else "")
                 },
             },
-            "xaxis": {"title": {"text": "key / value chunk"}, "side": "top"},
+            "xaxis": {"title": {"text": "key / value chunk"}},
             "yaxis": {"title": {"text": "query chunk · rank"}, "autorange": "reversed"},
             "plot_bgcolor": COLOURS["idle"],
             "height": 420,
-            "margin": margin(l=90, t=110, b=20),
+            "margin": margin(l=90, t=90, b=50),
         },
     }
 
@@ -71,18 +71,21 @@ def gantt_figure(results: list[BalanceResult]) -> dict:
     """One panel per layout: each rank's blocks per ring step; a step ends with its slowest rank."""
     traces, layout, k = [], {}, len(results)
     seen = set()
+    unit = max(results[0].step_pairs[0], 1)  # time in units of the first layout's step 0
     for i, res in enumerate(results):
         ax = "" if i == 0 else str(i + 1)
-        unit = max(res.step_pairs[0], 1)  # time in units of the step-0 block
-        for blk in gantt_blocks(res, pairs_per_s=unit):
-            src = blk["source"]
+        by_source: dict[int, list[dict]] = {}
+        for blk in gantt_blocks(res, pairs_per_s=unit):  # one trace per K/V source: few traces
+            by_source.setdefault(blk["source"], []).append(blk)
+        for src, blks in sorted(by_source.items()):
             traces.append(
                 {
                     "type": "bar",
                     "orientation": "h",
-                    "base": [blk["start_s"]],
-                    "x": [blk["duration_s"]],
-                    "y": [f"rank {blk['rank']}"],
+                    "base": [b["start_s"] for b in blks],
+                    "x": [b["duration_s"] for b in blks],
+                    "y": [f"rank {b['rank']}" for b in blks],
+                    "customdata": [[b["step"], b["pairs"]] for b in blks],
                     "name": f"K/V of rank {src}",
                     "legendgroup": f"kv{src}",
                     "showlegend": src not in seen,
@@ -92,8 +95,8 @@ def gantt_figure(results: list[BalanceResult]) -> dict:
                     },
                     "xaxis": f"x{ax}",
                     "yaxis": f"y{ax}",
-                    "hovertemplate": f"step {blk['step']}: {blk['pairs']:,} query-key pairs"
-                    "<extra>%{y}</extra>",
+                    "hovertemplate": "step %{customdata[0]}: %{customdata[1]:,} query-key "
+                    "pairs<extra>%{y}</extra>",
                 }
             )
             seen.add(src)
@@ -105,7 +108,9 @@ def gantt_figure(results: list[BalanceResult]) -> dict:
         }
         layout[f"xaxis{ax}"] = {
             "anchor": f"y{ax}",
-            "title": {"text": "time (step-0 blocks)" if i == k - 1 else ""},
+            "title": {
+                "text": "time (in units of step 0: the diagonal block pair)" if i == k - 1 else ""
+            },
             "matches": "x" if i else None,
         }
         layout.setdefault("annotations", []).append(

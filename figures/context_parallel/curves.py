@@ -80,7 +80,7 @@ def overlap_figure(points: dict[str, list], *, cp: int, crossings: dict[str, flo
                 "x": [s],
                 "y": [next(p.transfer_s for p in pts) * 1e6 * s / xs[0]],
                 "text": [f"hidden from S ≈ {s:,.0f}"],
-                "textposition": "top left",
+                "textposition": "top left" if i == 0 else "bottom right",
                 "marker": {"color": colour, "size": 10},
                 "showlegend": False,
                 "hoverinfo": "skip",

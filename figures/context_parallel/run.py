@@ -15,6 +15,7 @@ from figures.context_parallel.curves import memory_figure, overlap_figure, traff
 TOY_CHUNK = 6  # tokens per zig-zag chunk in the real-data ring: S = 12·C
 CP_SWEEP = (2, 4, 8, 16, 32)
 SEQ_SWEEP = tuple(2**k for k in range(12, 21))  # 4K … 1M tokens
+OVERLAP_SWEEP = tuple(2**k for k in range(9, 21))  # 512 … 1M: NVLink crosses below 4K
 LINKS = ("NVLink 4", "InfiniBand NDR")
 
 
@@ -29,6 +30,12 @@ class CpRun:
     tp: int
     pp: int
     units: str
+
+
+def padded(seq_len: int, c: int) -> int:
+    """S rounded up to a multiple of 2C: zig-zag needs 2C equal chunks, so a run pads the
+    sequence (Megatron-LM asserts S % 2C == 0)."""
+    return -(-seq_len // (2 * c)) * 2 * c
 
 
 def toy(c: int, layout: str, causal: bool) -> dict:
@@ -49,10 +56,10 @@ def toy(c: int, layout: str, causal: bool) -> dict:
 def long_context(r: CpRun) -> dict:
     """Traffic vs CP, overlap vs S on NVLink and InfiniBand, memory vs S, for the chosen model."""
     m, g = preset(r.model), gpu_spec(r.gpu)
-    cp.check_cp(r.seq_len, r.c, "zigzag")
+    seq = padded(r.seq_len, r.c)
     rows = []
     for c in CP_SWEEP:
-        t = cp.cp_traffic(m, seq_len=r.seq_len, cp=c, tp=r.tp)
+        t = cp.cp_traffic(m, seq_len=padded(r.seq_len, c), cp=c, tp=r.tp)
         rows.append(
             dict(
                 cp=c,
@@ -60,10 +67,11 @@ def long_context(r: CpRun) -> dict:
                 ulysses_bytes=None if t.ulysses_error else t.ulysses_bytes,
             )
         )
-    here = cp.cp_traffic(m, seq_len=r.seq_len, cp=r.c, tp=r.tp)
-    sweep = [s for s in SEQ_SWEEP if s % (2 * r.c) == 0]
+    here = cp.cp_traffic(m, seq_len=seq, cp=r.c, tp=r.tp)
+    sweep = [padded(s, r.c) for s in SEQ_SWEEP]
     kw = dict(cp=r.c, tp=r.tp, causal=r.causal)
-    points = {n: [cp.step_times(m, g, link(n), seq_len=s, **kw) for s in sweep] for n in LINKS}
+    wide = [padded(s, r.c) for s in OVERLAP_SWEEP]
+    points = {n: [cp.step_times(m, g, link(n), seq_len=s, **kw) for s in wide] for n in LINKS}
     local = {n: cp.overlap_threshold_local_tokens(m, g, link(n), causal=r.causal) for n in LINKS}
     crossings = {n: s_c * r.c for n, s_c in local.items()}
     mem_kw = dict(tp=r.tp, pp=r.pp)
@@ -74,8 +82,9 @@ def long_context(r: CpRun) -> dict:
         f"TP={r.tp} + SP, CP=1": [cp.cp_memory(m, seq_len=s, cp=1, **mem_kw) for s in sweep],
         f"TP={r.tp} + SP, CP={r.c}": [cp.cp_memory(m, seq_len=s, cp=r.c, **mem_kw) for s in sweep],
     }
-    at = cp.cp_memory(m, seq_len=r.seq_len, cp=r.c, **mem_kw)
+    at = cp.cp_memory(m, seq_len=seq, cp=r.c, **mem_kw)
     return dict(
+        seq_len=seq,
         tp=r.tp,
         pp=r.pp,
         traffic=here,

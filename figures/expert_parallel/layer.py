@@ -19,6 +19,7 @@ def traffic_matrix_figure(r: MoeLayerResult) -> dict:
                 "x": labels,
                 "y": labels,
                 "colorscale": "Blues",
+                "reversescale": True,  # Plotly's Blues runs dark → light: more rows, darker
                 "text": m.tolist() if r.ep <= 16 else None,
                 "texttemplate": "%{text}" if r.ep <= 16 else None,
                 "colorbar": {"title": {"text": "rows"}},
@@ -27,16 +28,13 @@ def traffic_matrix_figure(r: MoeLayerResult) -> dict:
         ],
         "layout": {
             "title": {
-                "text": f"Expert parallel · EP={r.ep} · dispatch all-to-all, token rows",
-                "subtitle": {
-                    "text": "row: the rank a token starts on; column: the rank owning its expert; "
-                    "the diagonal stays local, the combine sends the transpose back"
-                },
+                "text": f"Expert parallel · EP={r.ep} · dispatch, token rows",
+                "subtitle": {"text": "from the token's rank (row) to its expert's rank (column)"},
             },
-            "xaxis": {"title": {"text": "to (expert owner)"}, "side": "top"},
+            "xaxis": {"title": {"text": "to (expert owner)"}},
             "yaxis": {"title": {"text": "from (token origin)"}, "autorange": "reversed"},
             "height": 420,
-            "margin": margin(l=70, t=110, b=20),
+            "margin": margin(l=70, t=80, b=50),
         },
     }
 
@@ -100,8 +98,8 @@ def expert_load_figure(r: MoeLayerResult) -> dict:
             "title": {
                 "text": f"Expert parallel · {r.experts} experts, top-{r.top_k} · load per expert",
                 "subtitle": {
-                    "text": f"grey lines separate the EP ranks ({per} experts each); the busiest "
-                    f"rank computes {r.slowdown:.2f}× the mean: it sets the step"
+                    "text": f"grey lines: EP ranks ({per} experts each); busiest rank "
+                    f"{r.slowdown:.2f}× the mean"
                 },
             },
             "barmode": "stack",
