@@ -1,0 +1,82 @@
+"""AppTest for the context-parallel page: the ring's proof, the balance, deep links into the long
+context (values worked by hand in the comments), the guided walk and the self-checks."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.model import preset
+from tests.registry import ROOT, assert_self_check, chart_specs, run_page_file
+
+GIB = 2**30
+
+
+def run(**params: str) -> AppTest:
+    return run_page_file(str(ROOT / "app_pages" / "context_parallel.py"), **params)
+
+
+def metric(at: AppTest, prefix: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(prefix))
+
+
+def test_defaults_prove_the_ring_and_show_the_imbalance():
+    at = run()
+    assert not at.error, [e.value for e in at.error]
+    assert float(metric(at, "max |ring")) < 1e-12
+    assert metric(at, "tokens per rank") == "12"  # S = 12·C = 48 over C = 4
+    assert metric(at, "K/V blocks sent") == "3"
+    # contiguous, n = 12: work 4·78 + 6·144 = 1,176 pairs; critical path 78 + 3·144 = 510;
+    # idle = 1 − 1176 / (4 · 510) = 42.4 %; zig-zag: 0 %
+    assert metric(at, "idle share") == "42% → 0%"
+    titles = [s["layout"]["title"]["text"] for s in chart_specs(at)]
+    assert len(titles) == 5 and "contiguous chunks" in titles[0]
+
+
+def test_llama3_405b_long_context_by_hand():
+    # S = 131,072, CP = 16, TP = 8: one K/V head per rank, B_kv = 2·8192·128·2 B = 4 MiB,
+    # ring = 15 blocks = 60 MiB; Ulysses impossible (1 K/V head per TP rank, CP = 16)
+    at = run(c="16", model="Llama-3.1 405B", seq="128K", tp="8", pp="16")
+    assert metric(at, "one K/V block") == "4 MiB"
+    assert metric(at, "ring: sent") == "60 MiB"
+    assert metric(at, "Ulysses") == "impossible"
+
+
+def test_ulysses_bytes_by_hand():
+    # Llama-3.1 8B, S = 32,768, CP = 8, TP = 1: 2 · 7/8 · 4,096 · (32 + 8) · 128 · 2 B = 70 MiB
+    at = run(c="8", model="Llama-3.1 8B", seq="32K", tp="1", pp="1")
+    assert metric(at, "Ulysses") == "70 MiB"
+    assert metric(at, "ring: sent") == "112 MiB"  # 7 × (2·4096·8·128·2 B = 16 MiB)
+
+
+def test_memory_fits_at_cp_8_by_hand():
+    # Llama-3.1 70B, S = 131,072, CP = 8, TP 8 + SP, PP 4: activations 34·16384·8192/8 B per
+    # layer × 20 layers × 4 in flight; states 4 B × N/32 + 12 B × N/(32·8)
+    n = preset("Llama-3.1 70B").num_params
+    shard = -(-n // 32)
+    total = 34 * 16384 * 8192 / 8 * 20 * 4 + 4 * shard + 12 * -(-shard // 8)
+    at = run(c="8")
+    assert metric(at, "memory per GPU") == f"{total / GIB:.1f} GiB"
+    assert next(m for m in at.metric if m.label == "memory per GPU").proto.delta == "fits"
+
+
+def test_odd_cp_pads_the_sequence():
+    at = run(c="5")
+    assert not at.error
+    assert any("padded to 131,080" in h.value for h in at.subheader)  # ⌈131072/10⌉·10
+
+
+def test_tp_that_splits_no_heads_explains_the_rule():
+    at = run(tp="7")
+    assert any("TP=7 does not divide 64" in e.value for e in at.error)
+    assert float(metric(at, "max |ring")) < 1e-12  # the ring section still draws
+
+
+def test_walk_is_url_bound():
+    at = run(walk="1")
+    assert any("42% of rank-time idle" in i.value for i in at.info)
+    at = run(walk="4")
+    assert any("Why do it at all" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("key, right, wrong", [("q1", 7, 6), ("q2", 4, 8), ("q3", 6, 5)])
+def test_self_checks(key, right, wrong):
+    assert_self_check(run(), key, right, wrong)
