@@ -41,7 +41,7 @@ toy = _toy(c, layout, causal)
 run = common.attempt(
     _long,
     fc.CpRun(
-        c=c,
+        degree=c,
         layout=layout,
         causal=causal,
         model=model,

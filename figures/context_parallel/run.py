@@ -21,7 +21,7 @@ LINKS = ("NVLink 4", "InfiniBand NDR")
 
 @dataclass(frozen=True, kw_only=True)
 class CpRun:
-    c: int
+    degree: int  # the CP degree C
     layout: str
     causal: bool
     model: str
@@ -56,7 +56,7 @@ def toy(c: int, layout: str, causal: bool) -> dict:
 def long_context(r: CpRun) -> dict:
     """Traffic vs CP, overlap vs S on NVLink and InfiniBand, memory vs S, for the chosen model."""
     m, g = preset(r.model), gpu_spec(r.gpu)
-    seq = padded(r.seq_len, r.c)
+    seq = padded(r.seq_len, r.degree)
     rows = []
     for c in CP_SWEEP:
         t = cp.cp_traffic(m, seq_len=padded(r.seq_len, c), cp=c, tp=r.tp)
@@ -67,22 +67,24 @@ def long_context(r: CpRun) -> dict:
                 ulysses_bytes=None if t.ulysses_error else t.ulysses_bytes,
             )
         )
-    here = cp.cp_traffic(m, seq_len=seq, cp=r.c, tp=r.tp)
-    sweep = [padded(s, r.c) for s in SEQ_SWEEP]
-    kw = dict(cp=r.c, tp=r.tp, causal=r.causal)
-    wide = [padded(s, r.c) for s in OVERLAP_SWEEP]
+    here = cp.cp_traffic(m, seq_len=seq, cp=r.degree, tp=r.tp)
+    sweep = [padded(s, r.degree) for s in SEQ_SWEEP]
+    kw = dict(cp=r.degree, tp=r.tp, causal=r.causal)
+    wide = [padded(s, r.degree) for s in OVERLAP_SWEEP]
     points = {n: [cp.step_times(m, g, link(n), seq_len=s, **kw) for s in wide] for n in LINKS}
     local = {n: cp.overlap_threshold_local_tokens(m, g, link(n), causal=r.causal) for n in LINKS}
-    crossings = {n: s_c * r.c for n, s_c in local.items()}
+    crossings = {n: s_c * r.degree for n, s_c in local.items()}
     mem_kw = dict(tp=r.tp, pp=r.pp)
     lines = {
         f"TP={r.tp}, no SP, CP=1": [
             cp.cp_memory(m, seq_len=s, cp=1, sequence_parallel=False, **mem_kw) for s in sweep
         ],
         f"TP={r.tp} + SP, CP=1": [cp.cp_memory(m, seq_len=s, cp=1, **mem_kw) for s in sweep],
-        f"TP={r.tp} + SP, CP={r.c}": [cp.cp_memory(m, seq_len=s, cp=r.c, **mem_kw) for s in sweep],
+        f"TP={r.tp} + SP, CP={r.degree}": [
+            cp.cp_memory(m, seq_len=s, cp=r.degree, **mem_kw) for s in sweep
+        ],
     }
-    at = cp.cp_memory(m, seq_len=seq, cp=r.c, **mem_kw)
+    at = cp.cp_memory(m, seq_len=seq, cp=r.degree, **mem_kw)
     return dict(
         seq_len=seq,
         tp=r.tp,
@@ -91,9 +93,9 @@ def long_context(r: CpRun) -> dict:
         traffic_fig=traffic_figure(rows, model=r.model, seq_len=r.seq_len, tp=r.tp),
         local=local,
         crossings=crossings,
-        overlap_fig=overlap_figure(points, cp=r.c, crossings=crossings),
+        overlap_fig=overlap_figure(points, cp=r.degree, crossings=crossings),
         memory=at,
         hbm=g.hbm_bytes,
-        longest={c: cp.max_seq_len(m, g, cp=c, **mem_kw) for c in (1, r.c)},
+        longest={c: cp.max_seq_len(m, g, cp=c, **mem_kw) for c in (1, r.degree)},
         memory_fig=memory_figure(lines, hbm_bytes=g.hbm_bytes, units=r.units, gpu=r.gpu),
     )
