@@ -12,6 +12,7 @@ from figures.context_parallel import text
 
 MODELS = {name: name.split(" (")[0] for name in MODEL_PRESETS}
 SEQS = {str(s): f"{s // 1024}K" for s in fc.SEQ_SWEEP}
+LONG_CP = common.same(fc.CP_SWEEP)
 
 
 @st.cache_data(max_entries=64)
@@ -29,19 +30,21 @@ cols = st.columns(3)
 c = common.slider("CP degree C (ranks sharing the sequence)", 1, 16, 4, key="c", where=cols[0])
 layout = common.select("Chunks", text.LAYOUTS, "contiguous", key="lay", where=cols[1])
 causal = common.toggle("Causal mask", True, key="causal", where=cols[2])
-cols = st.columns(5)
+st.caption(text.TOY_CONTROLS)
+cols = st.columns(6)
 model = common.select("Model", MODELS, "Llama-3.1 70B", key="model", where=cols[0])
 gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=cols[1])
 seq = int(common.select("Sequence length S", SEQS, "131072", key="seq", where=cols[2]))
 tp = common.slider("TP", 1, 8, 8, key="tp", where=cols[3])
 pp = common.slider("PP", 1, 16, 4, key="pp", where=cols[4])
+lcp = int(common.select("Long-context CP", LONG_CP, "8", key="lcp", where=cols[5]))
 units = common.settings().memory_units.value
 
 toy = _toy(c, layout, causal)
 run = common.attempt(
     _long,
     fc.CpRun(
-        degree=c,
+        degree=lcp,
         layout=layout,
         causal=causal,
         model=model,

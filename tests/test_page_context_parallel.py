@@ -34,7 +34,7 @@ def test_defaults_prove_the_ring_and_show_the_imbalance():
 def test_llama3_405b_long_context_by_hand():
     # S = 131,072, CP = 16, TP = 8: one K/V head per rank, B_kv = 2·8192·128·2 B = 4 MiB,
     # ring = 15 blocks = 60 MiB; Ulysses impossible (1 K/V head per TP rank, CP = 16)
-    at = run(c="16", model="Llama-3.1 405B", seq="128K", tp="8", pp="16")
+    at = run(lcp="16", model="Llama-3.1 405B", seq="128K", tp="8", pp="16")
     assert metric(at, "one K/V block") == "4 MiB"
     assert metric(at, "ring: sent") == "60 MiB"
     assert metric(at, "Ulysses") == "impossible"
@@ -42,7 +42,7 @@ def test_llama3_405b_long_context_by_hand():
 
 def test_ulysses_bytes_by_hand():
     # Llama-3.1 8B, S = 32,768, CP = 8, TP = 1: 2 · 7/8 · 4,096 · (32 + 8) · 128 · 2 B = 70 MiB
-    at = run(c="8", model="Llama-3.1 8B", seq="32K", tp="1", pp="1")
+    at = run(lcp="8", model="Llama-3.1 8B", seq="32K", tp="1", pp="1")
     assert metric(at, "Ulysses") == "70 MiB"
     assert metric(at, "ring: sent") == "112 MiB"  # 7 × (2·4096·8·128·2 B = 16 MiB)
 
@@ -53,15 +53,23 @@ def test_memory_fits_at_cp_8_by_hand():
     n = preset("Llama-3.1 70B").num_params
     shard = -(-n // 32)
     total = 34 * 16384 * 8192 / 8 * 20 * 4 + 4 * shard + 12 * -(-shard // 8)
-    at = run(c="8")
+    at = run(lcp="8")
     assert metric(at, "memory per GPU") == f"{total / GIB:.1f} GiB"
     assert next(m for m in at.metric if m.label == "memory per GPU").proto.delta == "fits"
 
 
-def test_odd_cp_pads_the_sequence():
-    at = run(c="5")
+def test_odd_cp_on_real_data():
+    # C = 5, n = 12: work 5·78 + 10·144 = 1,830; critical 78 + 4·144 = 654; idle 1 − 1830/3270
+    at = run(c="5", lay="zig-zag")
     assert not at.error
-    assert any("padded to 131,080" in h.value for h in at.subheader)  # ⌈131072/10⌉·10
+    assert metric(at, "idle share") == "44% → 0%"
+    assert float(metric(at, "max |ring")) < 1e-12
+
+
+def test_long_context_cp_1_does_not_fit():
+    at = run(lcp="1")
+    m = next(m for m in at.metric if m.label == "memory per GPU")
+    assert m.proto.delta == "out of memory"
 
 
 def test_tp_that_splits_no_heads_explains_the_rule():

@@ -13,7 +13,7 @@ from figures.context_parallel.blocks import block_grid_figure, gantt_figure
 from figures.context_parallel.curves import memory_figure, overlap_figure, traffic_figure
 
 TOY_CHUNK = 6  # tokens per zig-zag chunk in the real-data ring: S = 12·C
-CP_SWEEP = (2, 4, 8, 16, 32)
+CP_SWEEP = (1, 2, 4, 8, 16, 32)
 SEQ_SWEEP = tuple(2**k for k in range(12, 21))  # 4K … 1M tokens
 OVERLAP_SWEEP = tuple(2**k for k in range(9, 21))  # 512 … 1M: NVLink crosses below 4K
 LINKS = ("NVLink 4", "InfiniBand NDR")
@@ -86,6 +86,7 @@ def long_context(r: CpRun) -> dict:
     }
     at = cp.cp_memory(m, seq_len=seq, cp=r.degree, **mem_kw)
     return dict(
+        degree=r.degree,
         seq_len=seq,
         tp=r.tp,
         pp=r.pp,

@@ -17,6 +17,10 @@ TOY_CAPTION = (
     "r − t) and each rank folds every block into a running softmax (max m, denominator l, "
     "numerator o). The result is compared with softmax(QKᵀ/√d)V on one device."
 )
+TOY_CONTROLS = (
+    "C, the chunks and the mask drive sections 1 and 2 (real data); the model, GPU, S, TP, PP "
+    "and the long-context CP drive section 3."
+)
 LAYOUTS = {"contiguous": "contiguous", "zigzag": "zig-zag"}
 
 TAKEAWAY = (
@@ -43,8 +47,9 @@ WALK = [
     "**4 · When the hop hides.** A block's attention grows with (S/C)², its K/V transfer with "
     "S/C: from about {nv:,.0f} tokens per rank on NVLink and {ib:,.0f} on InfiniBand the transfer "
     "is free. Llama 3 used CP = 16 at 131,072 tokens: 8,192 per rank.",
-    "**5 · Why do it at all: memory.** At S = {seq:,} the memory chart puts CP = 1 at "
-    "{mem1} per GPU and CP = {c} at {memc}; the longest sequence that fits grows from {l1:,} to "
+    "**5 · Why do it at all: memory.** Set the long-context CP to 1, then 8. At S = {seq:,} "
+    "the memory chart puts CP = 1 at "
+    "{mem1} per GPU and CP = {lcp} at {memc}; the longest sequence that fits grows from {l1:,} to "
     "{lc:,} tokens.",
 ]
 
@@ -67,7 +72,8 @@ def walk_steps(toy: dict, run: dict | None, c: int, model: str, seq: int, units:
         mem1="?",
         memc=format_bytes(run["memory"].total_bytes, units) if run else "?",
         l1=run["longest"][1] if run else 0,
-        lc=run["longest"][c] if run else 0,
+        lc=run["longest"][run["degree"]] if run else 0,
+        lcp=run["degree"] if run else "?",
     )
     if run:
         values["mem1"] = format_bytes(
