@@ -38,7 +38,7 @@ def _model(name: str, ranks: int, pp: int, dp: int, units: str, gpu: str) -> dic
 
 common.start_page("Expert parallelism", text.QUESTION)
 cols = st.columns(5)
-skew = common.slider("Router skew", 0.0, 2.0, 0.8, step=0.1, key="skew", where=cols[0])
+skew = common.slider("Router skew", 0.0, 2.0, 0.5, step=0.1, key="skew", where=cols[0])
 k = common.slider("Experts per token (top-k)", 1, 8, 2, key="k", where=cols[1])
 experts = int(common.select("Experts E", EXPERTS, "64", key="e", where=cols[2]))
 ranks = int(common.select("EP degree", RANKS, "8", key="ep", where=cols[3]))

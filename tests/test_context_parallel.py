@@ -155,3 +155,24 @@ def test_cp_divides_activations_korthikanti_by_hand():
     assert half.activations_bytes == pt.activations_bytes  # same tokens per rank
     assert cp.max_seq_len(m, gpu("H100 SXM"), cp=8, tp=8, pp=4) >= 131072
     assert cp.max_seq_len(m, gpu("H100 SXM"), cp=1, tp=8, pp=4) < 131072
+
+
+@pytest.mark.parametrize("c", [1, 2, 4])
+@pytest.mark.parametrize("causal", [True, False])
+def test_ulysses_equals_full_attention_and_moves_the_published_bytes(c, causal):
+    rng = np.random.default_rng(c)
+    s, h, d = 16, 4, 3
+    q, k, v = (rng.standard_normal((s, h, d)) for _ in range(3))
+    r = cp.ulysses_attention(q, k, v, cp=c, causal=causal)
+    for i in range(h):  # per head, the textbook loop
+        np.testing.assert_allclose(
+            r.output[:, i], brute_attention(q[:, i], k[:, i], v[:, i], causal), atol=1e-12
+        )
+    # Q, K, V out and O back, (C − 1)/C of each rank's S/C tokens × H heads × d × 8 B, 4 tensors
+    assert r.sent_bytes_per_rank.tolist() == [4 * (c - 1) / c * (s // c) * h * d * 8] * c
+
+
+def test_ulysses_needs_heads_divisible():
+    x = np.zeros((8, 6, 2))
+    with pytest.raises(ValueError, match="Ulysses with CP=4 needs CP to divide the 6"):
+        cp.ulysses_attention(x, x, x, cp=4, causal=True)

@@ -37,13 +37,13 @@ def test_llama3_405b_long_context_by_hand():
     at = run(lcp="16", model="Llama-3.1 405B", seq="128K", tp="8", pp="16")
     assert metric(at, "one K/V block") == "4 MiB"
     assert metric(at, "ring: sent") == "60 MiB"
-    assert metric(at, "Ulysses") == "impossible"
+    assert metric(at, "Ulysses: sent") == "impossible"
 
 
 def test_ulysses_bytes_by_hand():
     # Llama-3.1 8B, S = 32,768, CP = 8, TP = 1: 2 · 7/8 · 4,096 · (32 + 8) · 128 · 2 B = 70 MiB
     at = run(lcp="8", model="Llama-3.1 8B", seq="32K", tp="1", pp="1")
-    assert metric(at, "Ulysses") == "70 MiB"
+    assert metric(at, "Ulysses: sent") == "70 MiB"
     assert metric(at, "ring: sent") == "112 MiB"  # 7 × (2·4096·8·128·2 B = 16 MiB)
 
 
@@ -88,3 +88,11 @@ def test_walk_is_url_bound():
 @pytest.mark.parametrize("key, right, wrong", [("q1", 7, 6), ("q2", 4, 8), ("q3", 6, 5)])
 def test_self_checks(key, right, wrong):
     assert_self_check(run(), key, right, wrong)
+
+
+def test_ulysses_on_real_data_and_its_limit():
+    assert float(metric(run(c="4"), "Ulysses, 16 heads")) < 1e-12
+    at = run(c="5")  # 16 heads do not split over 5 ranks
+    assert metric(at, "Ulysses, 16 heads") == "impossible"
+    m = next(m for m in at.metric if m.label.startswith("Ulysses, 16 heads"))
+    assert "CP to divide the 16 query heads" in m.help

@@ -60,7 +60,7 @@ def all_to_all(send: list[list[np.ndarray]]) -> AllToAllResult:
             inbox[dst][src] = block.copy()
             moved[src, dst] = block.nbytes
         steps.append(moved)
-    traffic = sum(steps, np.zeros((p, p)))
+    traffic = np.sum(steps, axis=0) if steps else np.zeros((p, p))
     return AllToAllResult(
         received=tuple(tuple(row) for row in inbox),  # type: ignore[arg-type]
         step_bytes=tuple(steps),

@@ -27,8 +27,11 @@ from core.context_parallel.traffic import (
     overlap_threshold_local_tokens,
     step_times,
 )
+from core.context_parallel.ulysses import UlyssesResult, ulysses_attention
 
 __all__ = [
+    "UlyssesResult",
+    "ulysses_attention",
     "LAYOUTS",
     "BalanceResult",
     "CpMemoryPoint",

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from core import context_parallel as cp
 from core.hardware import gpu as gpu_spec
 from core.hardware import link
@@ -12,6 +14,7 @@ from core.model import preset
 from figures.context_parallel.blocks import block_grid_figure, gantt_figure
 from figures.context_parallel.curves import memory_figure, overlap_figure, traffic_figure
 
+TOY_HEADS = 16  # Ulysses' toy: 16 heads of dimension 4, so C = 1, 2, 4, 8, 16 split them
 TOY_CHUNK = 6  # tokens per zig-zag chunk in the real-data ring: S = 12·C
 CP_SWEEP = (1, 2, 4, 8, 16, 32)
 SEQ_SWEEP = tuple(2**k for k in range(12, 21))  # 4K … 1M tokens
@@ -44,7 +47,14 @@ def toy(c: int, layout: str, causal: bool) -> dict:
     ring = cp.ring_attention(q, k, v, cp=c, causal=causal, layout=layout)
     both = [cp.ring_balance(s, c, layout=lay, causal=causal) for lay in ("contiguous", "zigzag")]
     rank, step = cp.chunk_grid(c, layout=layout, causal=causal)
+    heads = np.random.default_rng(c).standard_normal((3, s, TOY_HEADS, 4))
+    try:  # the same sequence cut by heads instead: Ulysses needs C to divide them
+        uly, uly_error = cp.ulysses_attention(*heads, cp=c, causal=causal), ""
+    except ValueError as err:
+        uly, uly_error = None, str(err)
     return dict(
+        ulysses=uly,
+        ulysses_error=uly_error,
         seq_len=s,
         ring=ring,
         balance=dict(zip(("contiguous", "zigzag"), both)),

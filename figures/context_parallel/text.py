@@ -15,7 +15,9 @@ TOY_CAPTION = (
     "Real numbers: one attention head (d = 8) over S = 12·C tokens, Q/K/V cut by sequence. Each "
     "rank keeps its queries; the K/V blocks travel round the ring (step t: the block of rank "
     "r − t) and each rank folds every block into a running softmax (max m, denominator l, "
-    "numerator o). The result is compared with softmax(QKᵀ/√d)V on one device."
+    "numerator o). The result is compared with softmax(QKᵀ/√d)V on one device. Ulysses runs on "
+    "the same tokens with 16 heads of d = 4: one all-to-all re-cuts Q, K, V by heads, each rank "
+    "attends over the whole sequence for its heads, a second all-to-all returns the output."
 )
 TOY_CONTROLS = (
     "C, the chunks and the mask drive sections 1 and 2 (real data); the model, GPU, S, TP, PP "
@@ -93,6 +95,11 @@ def ring_metrics(toy: dict) -> list[dict]:
             label="K/V blocks sent per rank",
             value=r.hops_per_rank,
             help="C − 1: the last block is used, not passed on",
+        ),
+        dict(
+            label="Ulysses, 16 heads: max |Ulysses − full|",
+            value=f"{toy['ulysses'].max_abs_error:.1e}" if toy["ulysses"] else "impossible",
+            help=toy["ulysses_error"] or "the same tokens re-cut by heads with two all-to-alls",
         ),
         dict(
             label="idle share, contiguous → zig-zag",

@@ -123,7 +123,7 @@ def fit_figure(mem: EpMemory, *, hbm_bytes: float, units: str, label: str) -> di
                 }
             ],
             "xaxis": {"title": {"text": f"{unit} per GPU"}},
-            "legend": bottom_legend(y=-0.6),
+            "legend": bottom_legend(y=-0.6, traceorder="normal"),
             "height": 240,
             "margin": margin(l=110, t=80, b=90),
         },

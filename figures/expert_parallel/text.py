@@ -79,7 +79,13 @@ def layer_metrics(lay: dict) -> list[dict]:
     r = lay["result"]
     rows = r.traffic_rows
     return [
-        dict(label="max |EP − one device|", value=f"{r.max_abs_error:.1e}", border=True),
+        dict(
+            label="max |EP − one device|",
+            value=f"{r.max_abs_error:.1e}",
+            border=True,
+            help="Often exactly 0: each expert does the same multiplications on another rank; "
+            "only the order in which a token's k weighted outputs are added may differ.",
+        ),
         dict(label="rows crossing ranks", value=f"{1 - rows.trace() / max(rows.sum(), 1):.0%}"),
         dict(
             label="dropped pairs",
