@@ -65,7 +65,13 @@ st.info(walk[step])
 st.subheader("1 · Ring attention on real numbers")
 st.caption(text.TOY_CAPTION)
 common.metrics(text.ring_metrics(toy))
-common.chart(toy["grid"], key="grid")
+if c > 1:
+    if (st.session_state.get("t", common.url_int("t")) or 0) > c - 1:  # C shrank
+        st.session_state["t"] = c - 1
+    ring_t = common.slider("Ring step t (which K/V block each rank holds)", 0, c - 1, 0, key="t")
+    common.charts((fc.ring_step_figure(toy["ring"], ring_t), "ring"), (toy["grid"], "grid"))
+else:
+    common.chart(toy["grid"], key="grid")
 
 st.subheader("2 · The causal mask and load balance: contiguous vs zig-zag")
 common.chart(toy["gantt"], key="gantt")

@@ -28,7 +28,8 @@ def test_defaults_prove_the_ring_and_show_the_imbalance():
     # idle = 1 − 1176 / (4 · 510) = 42.4 %; zig-zag: 0 %
     assert metric(at, "idle share") == "42% → 0%"
     titles = [s["layout"]["title"]["text"] for s in chart_specs(at)]
-    assert len(titles) == 5 and "contiguous chunks" in titles[0]
+    assert len(titles) == 6 and "the ring at step 0" in titles[0]
+    assert "contiguous chunks" in titles[1]
 
 
 def test_llama3_405b_long_context_by_hand():
@@ -96,3 +97,13 @@ def test_ulysses_on_real_data_and_its_limit():
     assert metric(at, "Ulysses, 16 heads") == "impossible"
     m = next(m for m in at.metric if m.label.startswith("Ulysses, 16 heads"))
     assert "CP to divide the 16 query heads" in m.help
+
+
+def test_ring_step_is_url_bound_and_shows_the_held_blocks():
+    # C = 4 at step 2: rank r holds the K/V of rank (r − 2) mod 4 → 2, 3, 0, 1
+    ring = next(
+        s for s in chart_specs(run(t="2")) if "the ring at step 2" in s["layout"]["title"]["text"]
+    )
+    assert ring["data"][0]["text"] == [f"r{r} · Q{r} × KV{(r - 2) % 4}" for r in range(4)]
+    last = next(s for s in chart_specs(run(t="3")) if "step 3" in s["layout"]["title"]["text"])
+    assert len(last["data"]) == 1  # the last step passes nothing on: no arcs

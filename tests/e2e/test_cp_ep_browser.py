@@ -21,7 +21,7 @@ SCREENS = ROOT / "docs" / "screens"
 
 
 @pytest.mark.parametrize(
-    "path, shot, charts", [("context_parallel", "cp", 5), ("expert_parallel", "ep", 5)]
+    "path, shot, charts", [("context_parallel", "cp", 6), ("expert_parallel", "ep", 5)]
 )
 def test_page_draws_walks_and_redraws(page, app_url, path, shot, charts):
     page.goto(app_url)

@@ -1,0 +1,84 @@
+"""The ring of context-parallel ranks at one step: each rank keeps its queries and holds one K/V
+block, which it passes on to the next rank (the collectives page's ring geometry, reused)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+
+from core.context_parallel import RingAttentionResult
+from figures.collectives.geometry import polar, ring_arcs
+from figures.style import COLOURS, RANK_COLOURS, margin
+
+
+def ring_step_figure(r: RingAttentionResult, step: int) -> dict:
+    """Ranks on a circle (rank 0 on top, clockwise), coloured by the K/V block they hold at
+    `step`; arcs show the hop to the next rank (none after the last step)."""
+    c = r.cp
+    angles = [math.pi / 2 - 2 * math.pi * k / c for k in range(c)]
+    x, y = polar(1.0, np.array(angles))
+    src = [int(r.source[step, k]) for k in range(c)]
+    text = [f"r{k} · Q{k} × KV{src[k]}" for k in range(c)]
+    data = [
+        {
+            "type": "scatter",
+            "mode": "markers+text",
+            "x": np.round(x, 4).tolist(),
+            "y": np.round(y, 4).tolist(),
+            "text": text,
+            "textposition": ["top center" if yy >= 0 else "bottom center" for yy in y],
+            "marker": {
+                "size": 34,
+                "color": [RANK_COLOURS[s % len(RANK_COLOURS)] for s in src],
+                "line": {"width": 2, "color": COLOURS["ink"]},
+            },
+            "customdata": [int(r.pairs[step, k]) for k in range(c)],
+            "hovertemplate": "%{text}: %{customdata:,} query-key pairs<extra></extra>",
+            "showlegend": False,
+        }
+    ]
+    if c > 1 and step < c - 1:  # the block moves on while this step computes
+        hop = SimpleNamespace(src=np.arange(c), dst=(np.arange(c) + 1) % c, chunk=np.zeros(c, int))
+        arcs, heads = ring_arcs(hop, c, np.array([1.0]))
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                **arcs,
+                "line": {"color": COLOURS["guide"], "width": 2},
+                "hoverinfo": "skip",
+                "showlegend": False,
+            }
+        )
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                **heads,
+                "marker": {
+                    **heads["marker"],
+                    "symbol": "triangle-up",
+                    "size": 10,
+                    "color": COLOURS["guide"],
+                },
+                "hoverinfo": "skip",
+                "showlegend": False,
+            }
+        )
+    last = "the last step: nothing is passed on" if step == c - 1 else "arrows: the K/V hop"
+    axis = {"visible": False, "range": [-1.6, 1.6]}
+    return {
+        "data": data,
+        "layout": {
+            "title": {
+                "text": f"Context parallel · CP={c} · the ring at step {step}",
+                "subtitle": {"text": f"rank r holds the K/V of rank (r − {step}) mod {c}; {last}"},
+            },
+            "xaxis": axis,
+            "yaxis": {**axis, "scaleanchor": "x"},
+            "height": 420,
+            "margin": margin(l=20, r=20, t=80, b=20),
+        },
+    }
