@@ -92,10 +92,10 @@ def test_self_checks(key, right, wrong):
 
 
 def test_ulysses_on_real_data_and_its_limit():
-    assert float(metric(run(c="4"), "Ulysses, 16 heads")) < 1e-12
+    assert float(metric(run(c="4"), "Ulysses (16 heads)")) < 1e-12
     at = run(c="5")  # 16 heads do not split over 5 ranks
-    assert metric(at, "Ulysses, 16 heads") == "impossible"
-    m = next(m for m in at.metric if m.label.startswith("Ulysses, 16 heads"))
+    assert metric(at, "Ulysses (16 heads)") == "impossible"
+    m = next(m for m in at.metric if m.label.startswith("Ulysses (16 heads)"))
     assert "CP to divide the 16 query heads" in m.help
 
 

@@ -50,12 +50,11 @@ def block_grid_figure(rank, step, *, cp: int, layout: str, causal: bool) -> dict
         ],
         "layout": {
             "title": {
-                "text": f"Context parallel · CP={cp} · {LAYOUT_NAMES[layout]} · who computes each "
-                "attention block, and when",
+                "text": f"Context parallel · CP={cp} · {LAYOUT_NAMES[layout]} · who computes "
+                "each block",
                 "subtitle": {
-                    "text": "rows: query chunks (c · its rank), columns: key/value chunks; colour "
-                    "= rank, t = ring step"
-                    + ("; blank = hidden by the causal mask" if causal else "")
+                    "text": "colour = the rank, t = the ring step"
+                    + ("; blank: hidden by the causal mask" if causal else "")
                 },
             },
             "xaxis": {"title": {"text": "key / value chunk"}},

@@ -13,6 +13,13 @@ from figures.collectives.geometry import polar, ring_arcs
 from figures.style import COLOURS, RANK_COLOURS, margin
 
 
+def _side(x: float, y: float) -> str:
+    """Label beside its node, away from the ring's centre."""
+    if abs(x) < 0.35:
+        return "top center" if y > 0 else "bottom center"
+    return "middle right" if x > 0 else "middle left"
+
+
 def ring_step_figure(r: RingAttentionResult, step: int) -> dict:
     """Ranks on a circle (rank 0 on top, clockwise), coloured by the K/V block they hold at
     `step`; arcs show the hop to the next rank (none after the last step)."""
@@ -28,7 +35,7 @@ def ring_step_figure(r: RingAttentionResult, step: int) -> dict:
             "x": np.round(x, 4).tolist(),
             "y": np.round(y, 4).tolist(),
             "text": text,
-            "textposition": ["top center" if yy >= 0 else "bottom center" for yy in y],
+            "textposition": [_side(xx, yy) for xx, yy in zip(x, y)],
             "marker": {
                 "size": 34,
                 "color": [RANK_COLOURS[s % len(RANK_COLOURS)] for s in src],
@@ -68,7 +75,7 @@ def ring_step_figure(r: RingAttentionResult, step: int) -> dict:
             }
         )
     last = "the last step: nothing is passed on" if step == c - 1 else "arrows: the K/V hop"
-    axis = {"visible": False, "range": [-1.6, 1.6]}
+    axis = {"visible": False, "range": [-2.1, 2.1]}
     return {
         "data": data,
         "layout": {

@@ -97,7 +97,7 @@ def ring_metrics(toy: dict) -> list[dict]:
             help="C − 1: the last block is used, not passed on",
         ),
         dict(
-            label="Ulysses, 16 heads: max |Ulysses − full|",
+            label="Ulysses (16 heads): max error",
             value=f"{toy['ulysses'].max_abs_error:.1e}" if toy["ulysses"] else "impossible",
             help=toy["ulysses_error"] or "the same tokens re-cut by heads with two all-to-alls",
         ),
