@@ -50,6 +50,7 @@ WALK = [
 
 
 def walk_steps(lay: dict, bal: dict, pl: dict, mm: dict | None, skew: float, bw: str) -> list:
+    """The walk with live numbers; bw: the memory units (binary or decimal) for byte sizes."""
     r = lay["result"]
     rows = r.traffic_rows
     return [
@@ -61,7 +62,7 @@ def walk_steps(lay: dict, bal: dict, pl: dict, mm: dict | None, skew: float, bw:
             dropped=r.dropped,
             plain=float(bal["run"].plain[-1]),
             bal=float(bal["run"].balanced[-5:].mean()),
-            buf=format_bytes(pl["buffer"], "decimal"),
+            buf=format_bytes(pl["buffer"], bw),
             t_in=format_seconds(pl["inside"].time_s),
             t_out=format_seconds(pl["across"].time_s),
             m=pl["limited"].node_limit,
