@@ -47,7 +47,7 @@ cf = None if cf_key == "none" else float(cf_key)
 units = common.settings().memory_units.value
 
 with common.explain_errors():
-    lay = _layer(2048, experts, k, ranks, cf, skew)
+    lay = _layer(1024, experts, k, ranks, cf, skew)
 bal = _balancing(experts, k, 0.01)
 cols = st.columns(4)
 limit = common.slider("Node limit M (DeepSeek-V3: 4)", 1, 8, 4, key="m", where=cols[0])
