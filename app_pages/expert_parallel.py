@@ -32,8 +32,8 @@ def _placement(limit: int) -> dict:
 
 
 @st.cache_data(max_entries=64)
-def _model(name: str, ranks: int, pp: int, dp: int, units: str, gpu: str) -> dict:
-    return fe.model_memory(name, ranks, pp, dp, units, gpu)
+def _model(name: str, ranks: int, etp: int, pp: int, dp: int, units: str, gpu: str) -> dict:
+    return fe.model_memory(name, ranks, pp, dp, units, gpu, etp=etp)
 
 
 common.start_page("Expert parallelism", text.QUESTION)
@@ -56,11 +56,12 @@ model = common.select(
     "MoE model", common.same(MOE_PRESETS), "Mixtral 8x7B", key="moe", where=cols[1]
 )
 gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=cols[2])
-c2 = cols[3].columns(3)
+c2 = cols[3].columns(4)
 mep = int(common.select("EP", RANKS, "8", key="mep", where=c2[0]))
-mpp = common.slider("PP", 1, 16, 2, key="mpp", where=c2[1])
-mdp = int(common.select("DP", RANKS, "8", key="mdp", where=c2[2]))
-mm = common.attempt(_model, model, mep, mpp, mdp, units, gpu, prefix="Compute and memory: ")
+etp = int(common.select("ETP", common.same((1, 2, 4, 8)), "1", key="etp", where=c2[1]))
+mpp = common.slider("PP", 1, 16, 2, key="mpp", where=c2[2])
+mdp = int(common.select("DP", RANKS, "8", key="mdp", where=c2[3]))
+mm = common.attempt(_model, model, mep, etp, mpp, mdp, units, gpu, prefix="Compute and memory: ")
 
 st.subheader("Walk me through it")
 walk = text.walk_steps(lay, bal, pl, mm, skew, units)

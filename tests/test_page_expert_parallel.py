@@ -84,3 +84,13 @@ def test_walk_is_url_bound():
 )
 def test_self_checks(key, right, wrong):
     assert_self_check(run(), key, right, wrong)
+
+
+def test_expert_tensor_parallel_splits_the_experts_again():
+    # Mixtral, EP 8 × ETP 2 over DP 16: each GPU holds 1/16 of the routed experts (2.82B → 1.41B
+    # at PP 2: 45.1B routed / (8 · 2 · 2))
+    at = run(mep="8", etp="2", mdp="16", mpp="2")
+    routed = 32 * 8 * 3 * 4096 * 14336
+    assert metric(at, "expert params per GPU") == f"{routed / 32 / 1e9:.3g}B"
+    at = run(mep="8", etp="2", mdp="8")
+    assert any("EP × ETP = 16 does not divide TP × DP = 8" in e.value for e in at.error)

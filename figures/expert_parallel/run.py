@@ -53,14 +53,20 @@ def placement(limit: int) -> dict:
     )
 
 
-def model_memory(name: str, ranks: int, pp: int, dp: int, units: str, gpu: str) -> dict:
+def model_memory(
+    name: str, ranks: int, pp: int, dp: int, units: str, gpu: str, *, etp: int = 1
+) -> dict:
+    """Counts, FLOPs and model states per GPU: dense part over DP (TP = 1 here), experts over
+    EP × ETP with EDP = DP / (EP × ETP) replicas."""
     cfg = ep.moe_preset(name)
-    mem = ep.ep_memory(cfg, ep=ranks, pp=pp, dp=dp)
+    mem = ep.ep_memory(cfg, ep=ranks, etp=etp, pp=pp, dp=dp)
     g = gpu_spec(gpu)
     return dict(
         cfg=cfg,
         counts=ep.counts(cfg),
         mem=mem,
         flops=ep.flops_per_token(cfg),
-        fig=fit_figure(mem, hbm_bytes=g.hbm_bytes, units=units, label=f"EP={ranks} PP={pp}"),
+        fig=fit_figure(
+            mem, hbm_bytes=g.hbm_bytes, units=units, label=f"EP={ranks} ETP={etp} PP={pp}"
+        ),
     )

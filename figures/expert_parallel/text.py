@@ -163,7 +163,8 @@ def how_computed(lay: dict) -> list[tuple[str, str]]:
             "**Parameters** — every tensor of the config summed (attention, router, "
             "E experts × 3·h·f, shared experts, norms, embeddings, head); active = total "
             "− (E − k)·3·h·f per MoE layer. **Memory** — 2 + 2 bytes per parameter, "
-            "12 optimizer bytes sharded over DP (dense) and EDP = DP/EP (experts).",
+            "12 optimizer bytes sharded over DP (dense) and EDP = DP/(EP·ETP) (experts); each "
+            "expert's matrices split ETP ways.",
         ),
     ]
 
