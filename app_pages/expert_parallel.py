@@ -46,8 +46,7 @@ cf_key = common.select("Capacity factor", text.CAPACITY, "none", key="cf", where
 cf = None if cf_key == "none" else float(cf_key)
 units = common.settings().memory_units.value
 
-with common.explain_errors():
-    lay = _layer(1024, experts, k, ranks, cf, skew)
+lay = common.attempt(_layer, 1024, experts, k, ranks, cf, skew, prefix="The MoE layer: ")
 bal = _balancing(experts, k, 0.01)
 cols = st.columns(4)
 limit = common.slider("Node limit M (DeepSeek-V3: 4)", 1, 8, 4, key="m", where=cols[0])
@@ -64,14 +63,15 @@ mdp = int(common.select("DP", RANKS, "8", key="mdp", where=c2[3]))
 mm = common.attempt(_model, model, mep, etp, mpp, mdp, units, gpu, prefix="Compute and memory: ")
 
 st.subheader("Walk me through it")
-walk = text.walk_steps(lay, bal, pl, mm, skew, units)
-step = common.stepper("Step", len(walk) - 1, key="walk")
-st.info(walk[step])
+step = common.stepper("Step", len(text.WALK) - 1, key="walk")
+if lay:
+    st.info(text.walk_steps(lay, bal, pl, mm, skew, units)[step])
 
 st.subheader("1 · One MoE layer on real numbers")
 st.caption(text.LAYER_CAPTION)
-common.metrics(text.layer_metrics(lay))
-common.charts((lay["matrix"], "matrix"), (lay["load"], "load"))
+if lay:
+    common.metrics(text.layer_metrics(lay))
+    common.charts((lay["matrix"], "matrix"), (lay["load"], "load"))
 
 st.subheader("2 · Balancing without an auxiliary loss")
 common.chart(bal["fig"], key="balance")
@@ -86,6 +86,7 @@ if mm:
     common.chart(mm["fig"], key="fit")
 
 common.takeaway(text.TAKEAWAY)
-common.how_computed(text.how_computed(lay), expander=True)
+if lay:
+    common.how_computed(text.how_computed(lay), expander=True)
 common.self_checks(text.self_checks())
 common.show_url_notices()

@@ -57,6 +57,7 @@ def test_deepseek_v3_counts():
 def test_ep_that_does_not_divide_the_experts_explains_the_rule():
     at = run_page_file(str(ROOT / "app_pages" / "expert_parallel.py"), e="8", ep="16")
     assert any("EP=16 does not divide 8 experts" in e.value for e in at.error)
+    assert len(chart_specs(at)) == 3  # the other sections still draw
 
 
 def test_expert_layout_rule_for_the_model():
