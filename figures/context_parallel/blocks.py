@@ -50,10 +50,9 @@ def block_grid_figure(rank, step, *, cp: int, layout: str, causal: bool) -> dict
         ],
         "layout": {
             "title": {
-                "text": f"Context parallel · CP={cp} · {LAYOUT_NAMES[layout]} · who computes "
-                "each block",
+                "text": f"Context parallel · CP={cp} · {LAYOUT_NAMES[layout]}",
                 "subtitle": {
-                    "text": "colour = the rank, t = the ring step"
+                    "text": "who computes each block: colour = the rank, t = the ring step"
                     + ("; blank: hidden by the causal mask" if causal else "")
                 },
             },
