@@ -79,6 +79,7 @@ COLOURS = {
     "region": "#f2e6ff",  # a shaded region behind curves (latency-bound sizes)
     "label_background": "rgba(255,255,255,0.85)",  # behind a label drawn over bars or lines
     "node_fill": "rgba(0,0,0,0.03)",  # a node's box behind its GPU cells
+    "idle_veil": "#bdbdbd",  # drawn translucent over a GPU that waits (the step drawing)
 }
 COLOURS["crossing"] = COLOURS["bad"]  # the outline of a group that crosses a node boundary
 COLOURS["capacity"] = COLOURS["bad"]  # the HBM capacity line: above it is OOM

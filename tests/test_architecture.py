@@ -83,7 +83,7 @@ CONCEPTS = {
     "context_parallel",
     "expert_parallel",
 }
-COMPOSITIONS = {"planner", "scenarios", "quiz"}
+COMPOSITIONS = {"planner", "scenarios", "quiz", "stepplan"}
 
 
 def _module_name(path: Path) -> str:

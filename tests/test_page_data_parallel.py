@@ -141,8 +141,8 @@ def test_deep_link_reproduces_the_64_gpu_run_by_hand():
     )
     assert metric(at, "Bottleneck") == "12.5 GB/s"
     how = markdown(at)
-    sent = 2 * 63 / 64 * 5.2e9 / GIB
-    assert f"n = {5.2e9 / GIB:.3g} GiB → {sent:.3g} GiB" in how
+    sent = 2 * 63 / 64 * 5.2e9 / 1e9  # GB, the default unit
+    assert f"n = {5.2e9 / 1e9:.3g} GB → {sent:.3g} GB" in how
     assert "T = 2,048 tokens" in how and "1 bucket," in how
 
 
@@ -158,8 +158,8 @@ def test_scenario_numbers_by_hand():
     md = markdown(at)
     grad = 1.3e9 * 4
     assert (
-        f"| bytes sent per rank (ring simulator) | {2 * 7 / 8 * grad / GIB:.3g} GiB | "
-        f"{2 * 63 / 64 * grad / GIB:.3g} GiB |" in md
+        f"| bytes sent per rank (ring simulator) | {2 * 7 / 8 * grad / 1e9:.3g} GB | "
+        f"{2 * 63 / 64 * grad / 1e9:.3g} GB |" in md
     )
     assert "| its bandwidth per rank | 300 GB/s | 12.5 GB/s |" in md
     assert "24× slower" in md  # 300 / 12.5

@@ -79,17 +79,17 @@ def test_model_rule_with_a_valid_toy():
 
 def test_deep_link_llama2_7b_tp8_bytes_and_times_by_hand():
     at = run(tp="8", model="Llama-2 7B", seq="4096", mb="1")
-    m = 1 * 4096 * 4096 * 2  # b·s·h·2 = 32 MiB
+    m = 1 * 4096 * 4096 * 2  # b·s·h·2 = 33,554,432 B = 33.6 MB (32 MiB)
     assert metric(at, "Collectives per layer per step") == "4"
-    assert metric(at, "Bytes per all-reduce") == "32 MiB"
-    per_layer = 4 * 2 * 7 / 8 * m  # 224 MiB
-    assert metric(at, "Sent per GPU per layer") == f"{per_layer / MIB:.3g} MiB"
-    assert metric(at, "Per step (32 layers)") == f"{32 * per_layer / 2**30:.3g} GiB"
+    assert metric(at, "Bytes per all-reduce") == "33.6 MB"  # GB-family units by default
+    per_layer = 4 * 2 * 7 / 8 * m  # 235 MB
+    assert metric(at, "Sent per GPU per layer") == f"{per_layer / 1e6:.3g} MB"
+    assert metric(at, "Per step (32 layers)") == f"{32 * per_layer / 1e9:.3g} GB"
     rows = table(at)
     assert [r["mode"] for r in rows] == ["plain TP", "sequence parallel"]
     assert rows[1]["forward, per layer"] == "2 all-gather + 2 reduce-scatter"
     assert rows[0]["sent per GPU per layer"] == rows[1]["sent per GPU per layer"]  # same bytes
-    assert rows[1]["layer input held per GPU"] == "4 MiB"  # 32 MiB / 8
+    assert rows[1]["layer input held per GPU"] == "4.19 MB"  # 33.6 MB / 8
     # NVLink 4 ring: 2·7·3.4 µs + 2·7/8 · M / 450 GB/s per all-reduce, 4 per layer.
     nvlink_ms = 4 * (14 * 3.4e-6 + 1.75 * m / 450e9) * 1e3
     # Layer FLOPs per token: 2·(2·4096² + 2·4096² + 3·4096·11008) + 4·4096·4096; × s × 3 / t at 50%
@@ -123,9 +123,9 @@ def test_one_nic_per_node_in_the_sweep():
     assert hover[3] == "NVLink 4" and hover[4].startswith("1× InfiniBand NDR per node (2 nodes)")
 
 
-@pytest.mark.parametrize("key, right, wrong", [("q1", 32, 64), ("q2", 4, 2)])
+@pytest.mark.parametrize("key, right, wrong", [("q1", 33.554432, 64), ("q2", 4, 2)])
 def test_self_checks(key, right, wrong):
-    # q1: 1 · 4096 · 4096 elements × 2 bytes = 33,554,432 B = 32 MiB. q2: 2 forward + 2 backward.
+    # q1: 1 · 4096 · 4096 elements × 2 bytes = 33,554,432 B = 33.55 MB. q2: 2 forward + 2 backward.
     assert_self_check(run(), key, right, wrong)
 
 
