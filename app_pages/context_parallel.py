@@ -88,5 +88,5 @@ if run:
 
 common.takeaway(text.TAKEAWAY)
 common.how_computed(text.how_computed(toy, run), expander=True)
-common.self_checks(text.self_checks())
+common.self_checks(text.self_checks(units))
 common.show_url_notices()

@@ -4,14 +4,24 @@ context (values worked by hand in the comments), the guided walk and the self-ch
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages.common import SETTINGS_KEY, Settings
 from core.model import preset
-from tests.registry import ROOT, assert_self_check, chart_specs, run_page_file
+from core.units import ByteSystem
+from tests.registry import ROOT, assert_self_check, chart_specs
 
 GIB = 2**30
 
 
 def run(**params: str) -> AppTest:
-    return run_page_file(str(ROOT / "app_pages" / "context_parallel.py"), **params)
+    """The page alone, with binary memory units (MiB, GiB) pinned: the hand values below are in
+    binary units whatever the sidebar's default."""
+    at = AppTest.from_file(str(ROOT / "app_pages" / "context_parallel.py"), default_timeout=60)
+    at.session_state[SETTINGS_KEY] = Settings(memory_units=ByteSystem.BINARY)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
 
 
 def metric(at: AppTest, prefix: str) -> str:
@@ -107,3 +117,13 @@ def test_ring_step_is_url_bound_and_shows_the_held_blocks():
     assert ring["data"][0]["text"] == [f"r{r} · Q{r} × KV{(r - 2) % 4}" for r in range(4)]
     last = next(s for s in chart_specs(run(t="3")) if "step 3" in s["layout"]["title"]["text"])
     assert len(last["data"]) == 1  # the last step passes nothing on: no arcs
+
+
+def test_memory_follows_the_sidebar_units():
+    # the same 70B point in decimal GB, the sidebar's default (and MB for the self-check)
+    n = preset("Llama-3.1 70B").num_params
+    shard = -(-n // 32)
+    total = 34 * 16384 * 8192 / 8 * 20 * 4 + 4 * shard + 12 * -(-shard // 8)
+    at = run_page_file(str(ROOT / "app_pages" / "context_parallel.py"))
+    assert metric(at, "memory per GPU") == f"{total / 1e9:.3g} GB"
+    assert_self_check(at, "q2", 4 * 2**20 / 1e6, 4)

@@ -7,12 +7,22 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_pages.common import SETTINGS_KEY, Settings
 from core.expert_parallel import route, token_batch
-from tests.registry import ROOT, assert_self_check, chart_specs, run_page_file
+from core.units import ByteSystem
+from tests.registry import ROOT, assert_self_check, chart_specs
 
 
 def run(**params: str) -> AppTest:
-    return run_page_file(str(ROOT / "app_pages" / "expert_parallel.py"), **params)
+    """The page alone, with binary memory units (MiB, GiB) pinned: the hand values below are in
+    binary units whatever the sidebar's default."""
+    at = AppTest.from_file(str(ROOT / "app_pages" / "expert_parallel.py"), default_timeout=60)
+    at.session_state[SETTINGS_KEY] = Settings(memory_units=ByteSystem.BINARY)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
 
 
 def metric(at: AppTest, prefix: str) -> str:
@@ -55,7 +65,7 @@ def test_deepseek_v3_counts():
 
 
 def test_ep_that_does_not_divide_the_experts_explains_the_rule():
-    at = run_page_file(str(ROOT / "app_pages" / "expert_parallel.py"), e="8", ep="16")
+    at = run(e="8", ep="16")
     assert any("EP=16 does not divide 8 experts" in e.value for e in at.error)
     assert len(chart_specs(at)) == 3  # the other sections still draw
 

@@ -3,14 +3,17 @@ length (plain dict specs built from core.context_parallel results)."""
 
 from __future__ import annotations
 
-from core.units import gib_or_gb
+from core.units import bytes_in, gib_or_gb
 from figures.style import COLOURS, CP_SCHEME_COLOURS, SERIES_COLOURS, bottom_legend, margin
 
 
-def traffic_figure(rows: list[dict], *, model: str, seq_len: int, tp: int) -> dict:
+def traffic_figure(
+    rows: list[dict], *, model: str, seq_len: int, tp: int, units: str = "decimal"
+) -> dict:
     """rows: cp, ring_bytes, ulysses_bytes (None when Ulysses cannot split the heads)."""
     x = [f"CP={r['cp']}" for r in rows]
-    mib = 2**20
+    unit = "MiB" if units == "binary" else "MB"
+    mib = bytes_in(1, unit) ** -1
     bars = [
         ("ring (and all-gather): (C − 1) K/V blocks", "ring", "ring_bytes"),
         ("Ulysses: all-to-all of Q, K, V in and O out", "ulysses", "ulysses_bytes"),
@@ -22,7 +25,7 @@ def traffic_figure(rows: list[dict], *, model: str, seq_len: int, tp: int) -> di
             "x": x,
             "y": [None if r[key] is None else round(r[key] / mib, 3) for r in rows],
             "marker": {"color": CP_SCHEME_COLOURS[colour]},
-            "hovertemplate": "%{x}: %{y:,.1f} MiB<extra>" + colour + "</extra>",
+            "hovertemplate": "%{x}: %{y:,.1f} " + unit + "<extra>" + colour + "</extra>",
         }
         for name, colour, key in bars
     ]
@@ -37,7 +40,7 @@ def traffic_figure(rows: list[dict], *, model: str, seq_len: int, tp: int) -> di
                 "subtitle": {"text": "the backward pass about doubles both" + note},
             },
             "barmode": "group",
-            "yaxis": {"title": {"text": "MiB per rank per layer"}},
+            "yaxis": {"title": {"text": f"{unit} per rank per layer"}},
             "legend": bottom_legend(),
             "height": 380,
             "margin": margin(l=70, t=90, b=60),

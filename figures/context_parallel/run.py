@@ -101,7 +101,7 @@ def long_context(r: CpRun) -> dict:
         tp=r.tp,
         pp=r.pp,
         traffic=here,
-        traffic_fig=traffic_figure(rows, model=r.model, seq_len=r.seq_len, tp=r.tp),
+        traffic_fig=traffic_figure(rows, model=r.model, seq_len=r.seq_len, tp=r.tp, units=r.units),
         local=local,
         crossings=crossings,
         overlap_fig=overlap_figure(points, cp=r.degree, crossings=crossings),

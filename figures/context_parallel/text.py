@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from core import context_parallel as cp
 from core.model import preset
-from core.units import format_bytes, format_count
+from core.units import bytes_in, format_bytes, format_count
 
 QUESTION = (
     "How do C GPUs share one long sequence's attention exactly, and what does it cost in "
@@ -175,7 +175,9 @@ def how_computed(toy: dict, run: dict | None) -> list[tuple[str, str]]:
     return out
 
 
-def self_checks() -> list[dict]:
+def self_checks(units: str) -> list[dict]:
+    """Three questions; byte sizes in the chosen memory units (MiB or MB)."""
+    unit = "MiB" if units == "binary" else "MB"
     big = cp.cp_traffic(preset("Llama-3.1 405B"), seq_len=131072, cp=16, tp=8)
     zz = cp.token_owner_positions(16, 4, "zigzag")[1]
     return [
@@ -190,10 +192,10 @@ def self_checks() -> list[dict]:
         dict(
             question="Llama-3.1 405B at S = 131,072 with CP = 16 and TP = 8 (1 K/V head per rank, "
             "d = 128, bf16): how big is one K/V block",
-            answer=big.kv_block_bytes / 2**20,
+            answer=bytes_in(big.kv_block_bytes, unit),
             key="q2",
-            unit="MiB",
-            explanation="2 (K and V) × 8,192 tokens × 1 head × 128 × 2 bytes = 4 MiB.",
+            unit=unit,
+            explanation="2 (K and V) × 8,192 tokens × 1 head × 128 × 2 bytes = 4 MiB = 4.19 MB.",
         ),
         dict(
             question="Zig-zag with C = 4 cuts S into 8 chunks. Rank 1 holds chunk 1 and which "
