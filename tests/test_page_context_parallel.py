@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 from app_pages.common import SETTINGS_KEY, Settings
 from core.model import preset
 from core.units import ByteSystem
-from tests.registry import ROOT, assert_self_check, chart_specs
+from tests.registry import ROOT, assert_self_check, chart_specs, run_page_file
 
 GIB = 2**30
 
