@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from app_pages.common import SETTINGS_KEY, Settings
 from core.expert_parallel import route, token_batch
 from core.units import ByteSystem
-from tests.registry import ROOT, assert_self_check, chart_specs
+from tests.registry import ROOT, assert_self_check, chart_specs, run_page_file
 
 
 def run(**params: str) -> AppTest:
@@ -105,3 +105,13 @@ def test_expert_tensor_parallel_splits_the_experts_again():
     assert metric(at, "expert params per GPU") == f"{routed / 32 / 1e9:.3g}B"
     at = run(mep="8", etp="2", mdp="8")
     assert any("EP × ETP = 16 does not divide TP × DP = 8" in e.value for e in at.error)
+
+
+def test_defaults_speak_decimal_units():
+    # the sidebar's default: 4,096 × 8 × 7,168 × 1 B = 234,881,024 B = 235 MB, no binary unit
+    at = run_page_file(str(ROOT / "app_pages" / "expert_parallel.py"))
+    assert metric(at, "dispatch buffer") == "235 MB"
+    shown = [m.value for m in (*at.markdown, *at.caption, *at.info)] + [
+        f"{m.value} {m.proto.delta}" for m in at.metric
+    ]
+    assert not [s for s in shown if any(u in s for u in ("KiB", "MiB", "GiB", "TiB"))]
