@@ -71,8 +71,9 @@ def test_traffic_bars_keep_the_scheme_colours(cp_figs):
     ring, uly = r["traffic_fig"]["data"]
     assert ring["marker"]["color"] == CP_SCHEME_COLOURS["ring"]
     assert uly["marker"]["color"] == CP_SCHEME_COLOURS["ulysses"]
-    # 70B at TP 8: 1 K/V head per rank, Ulysses possible only at CP = 1
-    assert uly["y"][1:] == [None] * (len(uly["y"]) - 1)
+    # 70B at TP 8: 1 K/V head per rank, so Ulysses is impossible at every CP ≥ 2 drawn
+    assert ring["x"] == ["CP=2", "CP=4", "CP=8", "CP=16", "CP=32"]
+    assert uly["y"] == [None] * 5
 
 
 def test_expert_loads_drawn_equal_the_layer():

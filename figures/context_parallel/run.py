@@ -68,7 +68,7 @@ def long_context(r: CpRun) -> dict:
     m, g = preset(r.model), gpu_spec(r.gpu)
     seq = padded(r.seq_len, r.degree)
     rows = []
-    for c in CP_SWEEP:
+    for c in CP_SWEEP[1:]:  # CP = 1 sends nothing
         t = cp.cp_traffic(m, seq_len=padded(r.seq_len, c), cp=c, tp=r.tp)
         rows.append(
             dict(
