@@ -59,11 +59,12 @@ def test_ulysses_bytes_by_hand():
 
 
 def test_memory_fits_at_cp_8_by_hand():
-    # Llama-3.1 70B, S = 131,072, CP = 8, TP 8 + SP, PP 4: activations 34·16384·8192/8 B per
-    # layer × 20 layers × 4 in flight; states 4 B × N/32 + 12 B × N/(32·8)
+    # Llama-3.1 70B, S = 131,072, CP = 8, TP 8 + SP, PP 4: activations 34,304 B per token per
+    # layer (its SwiGLU/GQA block, tests/test_context_parallel.py) × 16,384 tokens × 20 layers
+    # × 4 in flight; states 4 B × N/32 + 12 B × N/(32·8)
     n = preset("Llama-3.1 70B").num_params
     shard = -(-n // 32)
-    total = 34 * 16384 * 8192 / 8 * 20 * 4 + 4 * shard + 12 * -(-shard // 8)
+    total = 34304 * 16384 * 20 * 4 + 4 * shard + 12 * -(-shard // 8)
     at = run(lcp="8")
     assert metric(at, "memory per GPU") == f"{total / GIB:.1f} GiB"
     assert next(m for m in at.metric if m.label == "memory per GPU").proto.delta == "fits"
@@ -123,7 +124,7 @@ def test_memory_follows_the_sidebar_units():
     # the same 70B point in decimal GB, the sidebar's default (and MB for the self-check)
     n = preset("Llama-3.1 70B").num_params
     shard = -(-n // 32)
-    total = 34 * 16384 * 8192 / 8 * 20 * 4 + 4 * shard + 12 * -(-shard // 8)
+    total = 34304 * 16384 * 20 * 4 + 4 * shard + 12 * -(-shard // 8)
     at = run_page_file(str(ROOT / "app_pages" / "context_parallel.py"))
     assert metric(at, "memory per GPU") == f"{total / 1e9:.3g} GB"
     assert_self_check(at, "q2", 4 * 2**20 / 1e6, 4)

@@ -1,7 +1,8 @@
 """Activation memory per GPU vs sequence length, with and without context parallelism.
 
-CP cuts every activation by the sequence, so each linear-in-s term of Korthikanti et al. 2022
-(Table 2, in core.memory) takes s/C; SP only splits the LayerNorm/dropout regions over TP
+CP cuts every activation by the sequence, so each linear-in-s term of the block's stored
+activations (Korthikanti et al. 2022 Table 2 generalised per block type in core.memory,
+docs/notes/memory.md) takes s/C; SP only splits the LayerNorm/dropout regions over TP
 (`NVIDIA/Megatron-LM docs/user-guide/features/context_parallel.md`). The 1F1B first stage keeps PP
 micro-batches in flight. Model states: weights and gradients split by TP × PP, the optimizer also
 over the DP × CP ranks that hold the same shard (ZeRO-1, as Megatron's distributed optimizer does).
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 from core.checks import whole_number
 from core.hardware import GpuSpec
-from core.memory import activation_bytes_per_layer, model_state_bytes_per_gpu
+from core.memory import activation_bytes_per_layer, block_of, model_state_bytes_per_gpu
 from core.model import ModelSpec
 
 
@@ -63,6 +64,7 @@ def cp_memory(
         sequence_parallel=sequence_parallel,
         recompute=recompute,
         flash_attention=flash_attention,
+        block=block_of(model),  # the same block the Memory page counts
     )
     layers = math.ceil(model.num_layers / pp)
     shard = math.ceil(model.num_params / (tp * pp))

@@ -166,7 +166,8 @@ def how_computed(toy: dict, run: dict | None) -> list[tuple[str, str]]:
     out.append(
         (
             "markdown",
-            "**Memory** — Korthikanti et al. 2022 per-layer activations with "
+            "**Memory** — the model block's stored activations (Korthikanti et al. 2022, per block "
+            "type as on the Memory page) with "
             "s → S/C (CP cuts every activation by the sequence), ⌈L/PP⌉ layers, "
             "PP micro-batches in flight (1F1B); model states 2 + 2 bytes per "
             "parameter over TP·PP, 12 optimizer bytes also over DP·CP.",
