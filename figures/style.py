@@ -93,6 +93,8 @@ ALGORITHM_COLOURS = {
     "naive": TAB10[3],
     "hierarchical": TAB10[9],
     "flat_ring_cluster": TAB10[7],
+    "double_binary_tree": TAB10[8],  # NCCL's tree, beside MPICH's binomial "tree"
+    "nccl": TAB10[5],  # NCCL's tuned pick (ring or tree × protocol)
 }
 PHASE_COLOURS = {"reduce_scatter": "#e4572e", "all_gather": "#2e86ab"}
 SCHEDULE_COLOURS = {

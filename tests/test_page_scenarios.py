@@ -130,7 +130,8 @@ def _expected_metric(kind: str, i: int) -> tuple[str, str]:
     if kind == "size":
         return "ZeRO-3, per GPU", format_bytes(r.used_bytes(("full", "none")[i]), "decimal")
     if kind == "scale":
-        return "Step at N=64", format_seconds((r.run.large, r.run.fixes[-1].step)[i].step_s)
+        steps = (r.run.large, r.run.fixes[-1].step, r.run.dgx_large)  # thin, 8 NICs, DGX-class
+        return "Step at N=64", format_seconds(steps[i].step_s)
     if kind == "place":
         return "Step time", format_seconds((r.inside, r.across)[i].step_s)
     if kind == "pipe":

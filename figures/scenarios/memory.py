@@ -153,7 +153,8 @@ def sharding_text(s: Sharding, units: str) -> Walkthrough:
             f"{b(s.layer_gather_bytes)}; each GPU receives {(s.dp - 1)}/{s.dp} of it, {b(got)}, "
             f"× {s.num_layers} layers × 2 passes.",
             f"**Per step**, each GPU sends {b(s.fsdp_comm.total_bytes)} under FULL_SHARD vs "
-            f"{b(s.ddp_comm.total_bytes)} under DDP "
+            f"{b(s.ddp_comm.total_bytes)} under DDP, both in bf16 (2 B per weight and gradient, "
+            "the recipe's — and the data-parallel page's — traffic dtype) "
             f"({s.fsdp_comm.total_bytes / s.ddp_comm.total_bytes:.3g}×): the gradient "
             "reduce-scatter plus two weight all-gathers, against one all-reduce. FSDP prefetches "
             "the next layer's gather during the current layer's compute to hide it.",
