@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 from core import expert_parallel as ep
 from core.collectives import two_tier_all_to_all
 from core.hardware import gpu as gpu_spec
@@ -14,11 +18,37 @@ from figures.expert_parallel.layer import expert_load_figure, traffic_matrix_fig
 DSV3 = dict(experts=256, nodes=8, k=8, tokens_per_gpu=4096, hidden=7168, bytes_per_element=1)
 
 
+@dataclass(frozen=True, kw_only=True)
+class LayerView:
+    """What the page shows of a MoeLayerResult: small, so a cache hit unpickles little."""
+
+    tokens: int
+    top_k: int
+    capacity: int | None
+    dropped: int
+    slowdown: float
+    max_abs_error: float
+    traffic_rows: np.ndarray  # [EP, EP]
+    routed: np.ndarray  # [E] pairs routed to each expert
+    processed: np.ndarray  # [E] pairs computed within capacity
+
+
 def layer(tokens: int, experts: int, k: int, ranks: int, cf: float | None, skew: float) -> dict:
     r = ep.moe_layer(
         tokens=tokens, experts=experts, top_k=k, ep=ranks, capacity_factor=cf, skew=skew
     )
-    return dict(result=r, matrix=traffic_matrix_figure(r), load=expert_load_figure(r))
+    view = LayerView(
+        tokens=r.tokens,
+        top_k=r.top_k,
+        capacity=r.capacity,
+        dropped=r.dropped,
+        slowdown=r.slowdown,
+        max_abs_error=r.max_abs_error,
+        traffic_rows=r.traffic_rows,
+        routed=r.routed,
+        processed=r.processed,
+    )
+    return dict(result=view, matrix=traffic_matrix_figure(r), load=expert_load_figure(r))
 
 
 def balancing(experts: int, k: int, skew: float, gamma: float) -> dict:
