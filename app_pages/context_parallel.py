@@ -9,6 +9,7 @@ from core.hardware import GPU_PRESETS
 from core.model import MODEL_PRESETS
 from figures import context_parallel as fc
 from figures.context_parallel import text
+from figures.context_parallel import walk as cw
 
 MODELS = {name: name.split(" (")[0] for name in MODEL_PRESETS}
 SEQS = {str(s): f"{s // 1024}K" for s in fc.SEQ_SWEEP}
@@ -26,6 +27,7 @@ def _long(run: fc.CpRun) -> dict:
 
 
 common.start_page("Context parallelism", text.QUESTION)
+common.walk(cw.walk(common.settings().memory_units.value))
 cols = st.columns(3)
 c = common.slider("CP degree C (ranks sharing the sequence)", 1, 16, 4, key="c", where=cols[0])
 layout = common.select("Chunks", text.LAYOUTS, "contiguous", key="lay", where=cols[1])
@@ -56,11 +58,6 @@ run = common.attempt(
     ),
     prefix="Long-context sections: ",
 )
-
-st.subheader("Walk me through it")
-walk = text.walk_steps(toy, run, c, model, seq, units)
-step = common.stepper("Step", len(walk) - 1, key="walk")
-st.info(walk[step])
 
 st.subheader("1 · Ring attention on real numbers")
 st.caption(text.TOY_CAPTION)

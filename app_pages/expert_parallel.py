@@ -9,11 +9,11 @@ from core.expert_parallel import MOE_PRESETS
 from core.hardware import GPU_PRESETS
 from figures import expert_parallel as fe
 from figures.expert_parallel import text
+from figures.expert_parallel import walk as ew
 
 EXPERTS = common.same((8, 16, 32, 64, 128))
 RANKS = common.same((1, 2, 4, 8, 16, 32, 64))
 GAMMAS = common.same((0.003, 0.01, 0.03))
-BALANCE_SKEW = 1.0  # the balancing run's router: strongly skewed, so the fix is visible
 
 
 @st.cache_data(max_entries=64)
@@ -22,8 +22,8 @@ def _layer(tokens: int, experts: int, k: int, ranks: int, cf: float | None, skew
 
 
 @st.cache_data(max_entries=16)
-def _balancing(experts: int, k: int, gamma: float) -> dict:
-    return fe.balancing(experts, k, BALANCE_SKEW, gamma)
+def _balancing(experts: int, k: int) -> dict:
+    return fe.balancing(experts, k)
 
 
 @st.cache_data(max_entries=16)
@@ -37,6 +37,7 @@ def _model(name: str, ranks: int, etp: int, pp: int, dp: int, units: str, gpu: s
 
 
 common.start_page("Expert parallelism", text.QUESTION)
+common.walk(ew.walk(common.settings().memory_units.value))
 cols = st.columns(5)
 skew = common.slider("Router skew", 0.0, 2.0, 0.5, step=0.1, key="skew", where=cols[0])
 k = common.slider("Experts per token (top-k)", 1, 8, 2, key="k", where=cols[1])
@@ -46,8 +47,8 @@ cf_key = common.select("Capacity factor", text.CAPACITY, "none", key="cf", where
 cf = None if cf_key == "none" else float(cf_key)
 units = common.settings().memory_units.value
 
-lay = common.attempt(_layer, 1024, experts, k, ranks, cf, skew, prefix="The MoE layer: ")
-bal = _balancing(experts, k, 0.01)
+lay = common.attempt(_layer, fe.LAYER_TOKENS, experts, k, ranks, cf, skew, prefix="The MoE layer: ")
+bal = _balancing(experts, k)
 cols = st.columns(4)
 limit = common.slider("Node limit M (DeepSeek-V3: 4)", 1, 8, 4, key="m", where=cols[0])
 pl = _placement(limit)
@@ -61,11 +62,6 @@ etp = int(common.select("ETP", common.same((1, 2, 4, 8)), "1", key="etp", where=
 mpp = common.slider("PP", 1, 16, 2, key="mpp", where=c2[2])
 mdp = int(common.select("DP", RANKS, "8", key="mdp", where=c2[3]))
 mm = common.attempt(_model, model, mep, etp, mpp, mdp, units, gpu, prefix="Compute and memory: ")
-
-st.subheader("Walk me through it")
-step = common.stepper("Step", len(text.WALK) - 1, key="walk")
-if lay:
-    st.info(text.walk_steps(lay, bal, pl, mm, skew, units)[step])
 
 st.subheader("1 · One MoE layer on real numbers")
 st.caption(text.LAYER_CAPTION)

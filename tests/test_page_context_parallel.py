@@ -90,11 +90,13 @@ def test_tp_that_splits_no_heads_explains_the_rule():
     assert float(metric(at, "max |ring")) < 1e-12  # the ring section still draws
 
 
-def test_walk_is_url_bound():
-    at = run(walk="1")
+def test_walk_sets_the_controls_and_says_the_numbers():
+    at = run(walk="2")  # step 2 sets the ring step t = 2 on contiguous chunks
     assert any("42% of rank-time idle" in i.value for i in at.info)
-    at = run(walk="4")
-    assert any("Why do it at all" in i.value for i in at.info)
+    assert any("the ring at step 2" in s["layout"]["title"]["text"] for s in chart_specs(at))
+    at = run(walk="4")  # Llama-3.1 8B, TP 1, S = 32K, CP 8: ring 7 × 16 MiB, Ulysses 70 MiB
+    assert any("the ring sends 112 MiB" in i.value and "Ulysses 70 MiB" in i.value for i in at.info)
+    assert metric(at, "ring: sent") == "112 MiB" and metric(at, "Ulysses: sent") == "70 MiB"
 
 
 @pytest.mark.parametrize("key, right, wrong", [("q1", 7, 6), ("q2", 4, 8), ("q3", 6, 5)])

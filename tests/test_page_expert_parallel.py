@@ -80,9 +80,13 @@ def test_ep_above_the_expert_count_names_the_divisors():
     assert any("EP=64 does not divide the 8 experts" in e.value for e in at.error)
 
 
-def test_walk_is_url_bound():
-    at = run(walk="3")
-    assert any("Inside a node or across nodes" in i.value for i in at.info)
+def test_walk_sets_the_controls_and_says_the_numbers():
+    at = run(walk="2")  # skew 1.0 and capacity factor 1.0: capacity ⌈1024·2/64⌉ = 32
+    said = " ".join(i.value for i in at.info)
+    assert "caps each expert at 32 rows" in said
+    assert f"drops {metric(at, 'dropped pairs')} pairs" in said  # the sentence = the metric
+    at = run(walk="4")
+    assert any("Placement" in i.value and "481 µs" in i.value for i in at.info)
 
 
 @pytest.mark.parametrize(

@@ -1,16 +1,32 @@
 """The ring of context-parallel ranks at one step: each rank keeps its queries and holds one K/V
-block, which it passes on to the next rank (the collectives page's ring geometry, reused)."""
+block, which it passes on to the next rank (drawn on the collectives page's circle)."""
 
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import numpy as np
 
 from core.context_parallel import RingAttentionResult
-from figures.collectives.geometry import polar, ring_arcs
+from figures.collectives.geometry import polar
 from figures.style import COLOURS, RANK_COLOURS, margin
+
+
+def _hop_arcs(c: int) -> tuple[dict, dict]:
+    """Clockwise arcs from each rank to the next (trimmed clear of the nodes) and an arrowhead
+    at each arc's end, pointing along it (Plotly marker angles: degrees clockwise from up)."""
+    xs, ys, hx, hy, angle = [], [], [], [], []
+    for k in range(c):
+        a0 = math.pi / 2 - 2 * math.pi * k / c
+        a1 = a0 - 2 * math.pi / c
+        t = np.linspace(a0 + 0.2 * (a1 - a0), a1 - 0.2 * (a1 - a0), 16)
+        x, y = polar(1.0, t)
+        xs += np.round(x, 4).tolist() + [None]
+        ys += np.round(y, 4).tolist() + [None]
+        hx.append(round(float(x[-1]), 4))
+        hy.append(round(float(y[-1]), 4))
+        angle.append(round(math.degrees(math.atan2(math.sin(t[-1]), -math.cos(t[-1])))))
+    return {"x": xs, "y": ys}, {"x": hx, "y": hy, "marker": {"angle": angle}}
 
 
 def _side(x: float, y: float) -> str:
@@ -47,8 +63,7 @@ def ring_step_figure(r: RingAttentionResult, step: int) -> dict:
         }
     ]
     if c > 1 and step < c - 1:  # the block moves on while this step computes
-        hop = SimpleNamespace(src=np.arange(c), dst=(np.arange(c) + 1) % c, chunk=np.zeros(c, int))
-        arcs, heads = ring_arcs(hop, c, np.array([1.0]))
+        arcs, heads = _hop_arcs(c)
         data.append(
             {
                 "type": "scatter",

@@ -34,55 +34,6 @@ TAKEAWAY = (
     "InfiniBand), and activations per GPU fall by C."
 )
 
-WALK = [
-    "**1 · The ring is exact.** Keep C = {c}. The first metric is the largest difference between "
-    "ring attention and full attention on the same numbers: {err:.0e}, float rounding. Every rank "
-    "saw every K/V block once, {hops} of them arriving over the ring.",
-    "**2 · Causal masks make contiguous chunks unfair.** With contiguous chunks rank 0's queries "
-    "see only its own keys, while rank C − 1 needs every block. The Gantt shows it: "
-    "{idle_contig:.0%} of rank-time idle. Zig-zag gives every rank chunk r and chunk 2C − 1 − r: "
-    "{idle_zz:.0%} idle. Switch *Chunks* to see the block grid recoloured.",
-    "**3 · Ring or Ulysses?** The ring sends (C − 1) K/V blocks per rank: nearly flat in C. "
-    "Ulysses re-splits Q, K, V by heads with all-to-alls, so its bytes fall as 1/C — but it "
-    "needs C to divide the K/V heads of each TP rank, which GQA makes few ({kv} here: "
-    "{kv_all} K/V heads over TP = {tp}).",
-    "**4 · When the hop hides.** A block's attention grows with (S/C)², its K/V transfer with "
-    "S/C: from about {nv:,.0f} tokens per rank on NVLink and {ib:,.0f} on InfiniBand the transfer "
-    "is free. Llama 3 used CP = 16 at 131,072 tokens: 8,192 per rank.",
-    "**5 · Why do it at all: memory.** Set the long-context CP to 1, then 8. At S = {seq:,} "
-    "the memory chart puts CP = 1 at "
-    "{mem1} per GPU and CP = {lcp} at {memc}; the longest sequence that fits grows from {l1:,} to "
-    "{lc:,} tokens.",
-]
-
-
-def walk_steps(toy: dict, run: dict | None, c: int, model: str, seq: int, units: str) -> list:
-    b = toy["balance"]
-    m = preset(model)
-    values = dict(
-        c=c,
-        err=toy["ring"].max_abs_error or 1e-16,
-        hops=toy["ring"].hops_per_rank,
-        idle_contig=b["contiguous"].idle_share,
-        idle_zz=b["zigzag"].idle_share,
-        kv=m.num_kv_heads // (run["tp"] if run else 1),
-        kv_all=m.num_kv_heads,
-        tp=run["tp"] if run else 1,
-        seq=seq,
-        nv=run["local"]["NVLink 4"] if run else 0,
-        ib=run["local"]["InfiniBand NDR"] if run else 0,
-        mem1="?",
-        memc=format_bytes(run["memory"].total_bytes, units) if run else "?",
-        l1=run["longest"][1] if run else 0,
-        lc=run["longest"][run["degree"]] if run else 0,
-        lcp=run["degree"] if run else "?",
-    )
-    if run:
-        values["mem1"] = format_bytes(
-            cp.cp_memory(m, seq_len=seq, cp=1, tp=run["tp"], pp=run["pp"]).total_bytes, units
-        )
-    return [w.format(**values) for w in WALK]
-
 
 def ring_metrics(toy: dict) -> list[dict]:
     r = toy["ring"]

@@ -51,8 +51,12 @@ def layer(tokens: int, experts: int, k: int, ranks: int, cf: float | None, skew:
     return dict(result=view, matrix=traffic_matrix_figure(r), load=expert_load_figure(r))
 
 
-def balancing(experts: int, k: int, skew: float, gamma: float) -> dict:
-    run = ep.bias_balancing(tokens=2048, experts=experts, top_k=k, steps=40, gamma=gamma, skew=skew)
+LAYER_TOKENS = 1024  # tokens in the page's real-data layer
+BALANCE = dict(tokens=2048, steps=40, gamma=0.01, skew=1.0)  # the balancing run: skewed router
+
+
+def balancing(experts: int, k: int) -> dict:
+    run = ep.bias_balancing(experts=experts, top_k=k, **BALANCE)
     return dict(run=run, fig=balance_figure(run))
 
 

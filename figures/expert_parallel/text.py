@@ -31,50 +31,6 @@ TAKEAWAY = (
     "token follow the active ones."
 )
 
-WALK = [
-    "**1 · The dispatch is exact.** {err} is the largest difference between the EP layer and the "
-    "same layer on one device. The matrix counts the rows: {local:.0%} stay on their rank (the "
-    "diagonal), the rest cross the all-to-all, and the combine sends the transpose back.",
-    "**2 · The slowest expert sets the step.** With skew {skew:g} the busiest rank computes "
-    "{slow:.2f}× the mean. Choose a capacity factor: the overflow is dropped ({dropped:,} pairs "
-    "now), and the step is bounded by the capacity instead.",
-    "**3 · Fix the router, not the loss.** DeepSeek-V3 adds a bias to each expert's score only "
-    "for choosing the top-k and moves it by γ after each step: the busiest-over-mean ratio falls "
-    "from {plain:.2f} to {bal:.2f} in 40 steps here.",
-    "**4 · Inside a node or across nodes.** The same all-to-all of {buf} per GPU takes {t_in} on "
-    "one node's NVLink and {t_out} across 8 nodes, where the NIC is the bottleneck; limiting "
-    "each token to {m} nodes cuts NIC copies per token from {free:.2f} to {lim:.2f}.",
-    "**5 · Total vs active.** {model} holds {total} parameters but each token uses {active}: "
-    "the FLOPs follow the active count, the memory the total, sharded by EP.",
-]
-
-
-def walk_steps(lay: dict, bal: dict, pl: dict, mm: dict | None, skew: float, bw: str) -> list:
-    """The walk with live numbers; bw: the memory units (binary or decimal) for byte sizes."""
-    r = lay["result"]
-    rows = r.traffic_rows
-    return [
-        w.format(
-            err=f"{r.max_abs_error:.1e}",
-            local=rows.trace() / max(rows.sum(), 1),
-            skew=skew,
-            slow=r.slowdown,
-            dropped=r.dropped,
-            plain=float(bal["run"].plain[-1]),
-            bal=float(bal["run"].balanced[-5:].mean()),
-            buf=format_bytes(pl["buffer"], bw),
-            t_in=format_seconds(pl["inside"].time_s),
-            t_out=format_seconds(pl["across"].time_s),
-            m=pl["limited"].node_limit,
-            free=pl["free"].remote_nodes_per_token,
-            lim=pl["limited"].remote_nodes_per_token,
-            model=mm["cfg"].name if mm else "the model",
-            total=format_count(mm["counts"].total) if mm else "?",
-            active=format_count(mm["counts"].active) if mm else "?",
-        )
-        for w in WALK
-    ]
-
 
 def layer_metrics(lay: dict) -> list[dict]:
     r = lay["result"]

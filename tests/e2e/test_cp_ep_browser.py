@@ -35,7 +35,7 @@ def test_page_draws_walks_and_redraws(page, app_url, path, shot, charts):
     )
     assert wait_for_charts(page) == charts
     expect(page.get_by_text("Something went wrong")).to_have_count(0)
-    page.get_by_role("button", name="Next ▶").click()
+    page.get_by_role("button", name="Walk me through it").click()
     wait_for_app_run(page)
     expect(page).to_have_url(re.compile(r"walk=1"))
     thumb = page.get_by_test_id("stMain").get_by_test_id("stSlider").first.get_by_role("slider")
