@@ -39,7 +39,7 @@ def test_every_figure_is_valid_plotly(cp_figs):
         r["memory_fig"],
         lay["matrix"],
         lay["load"],
-        balancing(16, 2, 1.0, 0.01)["fig"],
+        balancing(16, 2)["fig"],
         placement(4)["fig"],
         model_memory("Mixtral 8x7B", 8, 2, 8, "binary", "H100 SXM")["fig"],
     ]
