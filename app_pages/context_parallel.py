@@ -26,8 +26,14 @@ def _long(run: fc.CpRun) -> dict:
     return fc.long_context(run)
 
 
+@st.cache_data(max_entries=4)
+def _walk(units: str) -> tuple:
+    """The walk's steps: computed by the core once per memory unit, not on every rerun."""
+    return cw.walk(units)
+
+
 common.start_page("Context parallelism", text.QUESTION)
-common.walk(cw.walk(common.settings().memory_units.value))
+common.walk(_walk(common.settings().memory_units.value))
 cols = st.columns(3)
 c = common.slider("CP degree C (ranks sharing the sequence)", 1, 16, 4, key="c", where=cols[0])
 layout = common.select("Chunks", text.LAYOUTS, "contiguous", key="lay", where=cols[1])

@@ -36,8 +36,14 @@ def _model(name: str, ranks: int, etp: int, pp: int, dp: int, units: str, gpu: s
     return fe.model_memory(name, ranks, pp, dp, units, gpu, etp=etp)
 
 
+@st.cache_data(max_entries=4)
+def _walk(units: str) -> tuple:
+    """The walk's steps: computed by the core once per memory unit, not on every rerun."""
+    return ew.walk(units)
+
+
 common.start_page("Expert parallelism", text.QUESTION)
-common.walk(ew.walk(common.settings().memory_units.value))
+common.walk(_walk(common.settings().memory_units.value))
 cols = st.columns(5)
 skew = common.slider("Router skew", 0.0, 2.0, 0.5, step=0.1, key="skew", where=cols[0])
 k = common.slider("Experts per token (top-k)", 1, 8, 2, key="k", where=cols[1])
