@@ -55,18 +55,17 @@ units = common.settings().memory_units.value
 
 lay = common.attempt(_layer, fe.LAYER_TOKENS, experts, k, ranks, cf, skew, prefix="The MoE layer: ")
 bal = _balancing(experts, k)
-cols = st.columns(4)
+cols = st.columns(7)
 limit = common.slider("Node limit M (DeepSeek-V3: 4)", 1, 8, 4, key="m", where=cols[0])
 pl = _placement(limit)
 model = common.select(
     "MoE model", common.same(MOE_PRESETS), "Mixtral 8x7B", key="moe", where=cols[1]
 )
 gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=cols[2])
-c2 = cols[3].columns(4)
-mep = int(common.select("EP", RANKS, "8", key="mep", where=c2[0]))
-etp = int(common.select("ETP", common.same((1, 2, 4, 8)), "1", key="etp", where=c2[1]))
-mpp = common.slider("PP", 1, 16, 2, key="mpp", where=c2[2])
-mdp = int(common.select("DP", RANKS, "8", key="mdp", where=c2[3]))
+mep = int(common.select("Model EP", RANKS, "8", key="mep", where=cols[3]))
+etp = int(common.select("ETP", common.same((1, 2, 4, 8)), "1", key="etp", where=cols[4]))
+mpp = common.slider("PP", 1, 16, 2, key="mpp", where=cols[5])
+mdp = int(common.select("DP", RANKS, "8", key="mdp", where=cols[6]))
 mm = common.attempt(_model, model, mep, etp, mpp, mdp, units, gpu, prefix="Compute and memory: ")
 
 st.subheader("1 · One MoE layer on real numbers")
