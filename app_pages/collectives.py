@@ -42,6 +42,7 @@ def comparison(n, size, bw, alpha, tiers: TwoTier | None, units, bw_units, link_
 common.start_page(
     "Collectives: the ring all-reduce", "How do N GPUs sum one tensor, and why does the ring scale?"
 )
+common.walk("collectives")
 mem, bwu = common.settings().memory_units.value, common.settings().bandwidth_units.value
 c1, c2, c3, c4 = st.columns(4)
 n = common.slider("GPUs in the ring (N)", 2, 32, 8, key="n", where=c1)

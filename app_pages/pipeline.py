@@ -7,12 +7,14 @@ from app_pages.common.pipeline_view import CHOICES, Run, m_and_memory, simulated
 from app_pages.common.widgets import nudges
 from core import pipeline as pl
 from figures.pipeline import text as text
+from figures.pipeline.drawing import pp_drawing
 
 common.start_page(
     "Pipeline parallelism",
     "Where does a pipeline sit idle, and what do more micro-batches and smarter schedules buy — "
     "at what memory cost?",
 )
+common.walk("pipeline")
 c1, c2, c3, c4 = st.columns(4)
 p = common.slider("P (pipeline ranks)", 2, 32, 4, key="p", where=c1)
 m = common.slider("M (micro-batches per step)", 1, 128, 8, key="m", where=c2)
@@ -50,6 +52,9 @@ st.caption(text.TIMELINE_CAPTION)
 x_max = span_s(runs) if cmp else None  # compared Gantts share one time axis
 n = timeline(0, runs[0], None, x_max)
 n2 = timeline(1, runs[1], n, x_max) if cmp else None
+st.subheader("The pipe, drawn: micro-batches flowing through the stages")
+if n and (flow := common.attempt(pp_drawing, simulated(runs[0]), level="warning")):
+    common.chart(flow, key="pp_draw")
 
 st.subheader("What more micro-batches buy, and what they cost in memory")
 # Memory beside the bubble: GPipe holds M on every rank, 1F1B P − r (the reason 1F1B exists).

@@ -25,11 +25,16 @@ def run(**params: str) -> AppTest:
 specs = chart_specs
 
 
+FLOW = "Pipeline ("  # the drawing of micro-batches flowing through the stages
+
+
 def titles(at: AppTest) -> list[str]:
     """Chart titles, including the bold subplot titles of a side-by-side figure."""
     out = []
     for spec in specs(at):
         lay = spec["layout"]
+        if lay.get("title", {}).get("text", "").startswith(FLOW):
+            continue  # the flow drawing: its own test below
         out += [lay["title"]["text"]] if "title" in lay else []
         out += [a["text"][3:-4] for a in lay.get("annotations", []) if a["text"].startswith("<b>")]
     return out
@@ -194,3 +199,18 @@ def test_keys_step_p_and_m_and_every_press_lands():
     for _ in range(3):
         _button(at, "P − 1 ↓").click().run()
     assert at.slider(key="p").value == 2  # clamped at the slider's minimum
+
+
+def _is_flow(spec: dict) -> bool:
+    return spec["layout"].get("title", {}).get("text", "").startswith(FLOW)
+
+
+def test_the_flow_drawing_follows_the_chosen_schedule_and_refuses_big_pipes_politely():
+    at = run(sched="GPipe")
+    (flow,) = [sp for sp in specs(at) if _is_flow(sp)]
+    assert flow["layout"]["title"]["text"].startswith("Pipeline (GPipe)")
+    assert "4 GPUs · 8 micro-batches" in flow["layout"]["title"]["subtitle"]["text"]
+    big = run(p="16")  # more GPUs than the drawing animates: a warning names the limit
+    assert not big.exception and not big.error
+    assert not [sp for sp in specs(big) if _is_flow(sp)]
+    assert any("P ≤ 8" in w.value for w in big.warning)

@@ -232,8 +232,8 @@ def pp_drawing(result: PipelineResult, *, at: int | None = None) -> dict:
         "frames": frames,
         "layout": {
             "title": {
-                "text": f"Pipeline ({name}): micro-batches flowing through {stages}"
-                f"<br><span style='font-size:12px'>{sub}</span>"
+                "text": f"Pipeline ({name}): micro-batches flowing through {stages}",
+                "subtitle": {"text": sub},
             },
             "annotations": notes + arrows,
             "xaxis": {"visible": False, "range": [-1.2, p - 0.4], "fixedrange": True},

@@ -178,8 +178,8 @@ def tp_drawing(*, tp: int, tokens: int, hidden: int, ffn: int) -> dict:
         "data": [],
         "layout": {
             "title": {
-                "text": "Tensor-parallel MLP: column-parallel A, row-parallel B"
-                f"<br><span style='font-size:12px'>{sub}</span>"
+                "text": "Tensor-parallel MLP: column-parallel A, row-parallel B",
+                "subtitle": {"text": sub},
             },
             "shapes": shapes,
             "annotations": notes,
