@@ -49,6 +49,18 @@ PAGES = [
         "Will this model train on these GPUs, and what does each parallelism choice save?",
     ),
     (
+        "app_pages/context_parallel.py",
+        "Context parallel",
+        "🧵",
+        "How do GPUs share one long sequence's attention exactly, and what does it cost?",
+    ),
+    (
+        "app_pages/expert_parallel.py",
+        "Expert parallel",
+        "🧑‍🔬",
+        "How are a mixture-of-experts model's tokens sent to their experts, and what does it cost?",
+    ),
+    (
         "app_pages/planner.py",
         "Planner",
         "🗺️",

@@ -110,3 +110,17 @@ CORE_CASES = [
         10.0,
     ),
 ]
+
+
+# Issue 17 (context and expert parallelism), appended: the two pages and the MoE layer.
+def _moe_layer():
+    from core.expert_parallel import moe_layer
+
+    return lambda: moe_layer(tokens=8192, experts=64, top_k=8, ep=8)
+
+
+PAGE_CASES += [
+    ("app_pages/context_parallel.py", "defaults (C=4)", {}, dict(rerun_ms=100, latency_ms=200)),
+    ("app_pages/expert_parallel.py", "defaults (E=64)", {}, dict(rerun_ms=100, latency_ms=200)),
+]
+CORE_CASES += [("MoE layer: 8,192 tokens, 64 experts, top-8, EP=8", _moe_layer, 0.5)]

@@ -269,3 +269,13 @@ def ticks_125(values, fmt=lambda v: f"{v:g}") -> dict:
 def log_range(lo: float, hi: float) -> list[float]:
     """A log axis's range (Plotly wants log10 of the ends)."""
     return [math.log10(lo), math.log10(hi)]
+
+
+# Context and expert parallelism (issue 17): how K/V moves between CP ranks (the ring keeps the
+# ring algorithm's colour, the all-gather its phase colour), and tokens an expert turned away.
+CP_SCHEME_COLOURS = {
+    "ring": ALGORITHM_COLOURS["ring"],
+    "all_gather": PHASE_COLOURS["all_gather"],
+    "ulysses": TAB10[8],
+}
+COLOURS["dropped"] = "#F4A582"  # (token, expert) pairs past the expert's capacity

@@ -80,6 +80,8 @@ CONCEPTS = {
     "tensor_parallel",
     "reliability",
     "traces",
+    "context_parallel",
+    "expert_parallel",
 }
 COMPOSITIONS = {"planner", "scenarios", "quiz", "stepplan"}
 

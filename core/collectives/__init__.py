@@ -144,3 +144,22 @@ __all__ = [
     "timing_elements",
     "tree_all_reduce",
 ]
+
+# All-to-all (issue 17: MoE dispatch, Ulysses); appended to keep the list above untouched.
+from core.collectives.all_to_all import (  # noqa: E402
+    AllToAllResult,
+    TwoTierAllToAll,
+    all_to_all,
+    all_to_all_busbw_bytes_per_s,
+    all_to_all_time_s,
+    two_tier_all_to_all,
+)
+
+__all__ += [
+    "AllToAllResult",
+    "TwoTierAllToAll",
+    "all_to_all",
+    "all_to_all_busbw_bytes_per_s",
+    "all_to_all_time_s",
+    "two_tier_all_to_all",
+]

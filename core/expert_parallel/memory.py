@@ -1,0 +1,74 @@
+"""Compute and memory of an MoE model under EP: active vs total parameters, FLOPs per token, and
+model-state bytes per GPU with the routed experts sharded by EP × ETP and the rest by TP.
+
+Megatron-Core "parallel folding": the ranks of one pipeline stage are TP × DP for the dense part
+and EP × ETP × EDP for the experts, so EP × ETP must divide TP × DP (`NVIDIA/Megatron-LM
+megatron/core/transformer/moe/README.md`). Bytes: bf16 weights and gradients, fp32 master weights
+and two Adam moments (12 bytes), ZeRO-1 sharding the optimizer over each part's data-parallel
+ranks (DP for the dense part, EDP for the experts). Activations are on the Memory page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.checks import whole_number
+from core.expert_parallel.models import MoeConfig, counts
+
+
+@dataclass(frozen=True, kw_only=True)
+class EpMemory:
+    dense_params_per_gpu: float
+    expert_params_per_gpu: float
+    parameters_bytes: float
+    gradients_bytes: float
+    optimizer_bytes: float
+    edp: int  # expert data-parallel degree: replicas of each expert shard
+
+    @property
+    def total_bytes(self) -> float:
+        return self.parameters_bytes + self.gradients_bytes + self.optimizer_bytes
+
+
+def check_expert_layout(cfg: MoeConfig, *, ep: int, etp: int, tp: int, dp: int) -> int:
+    """EDP when EP divides the experts and EP × ETP divides TP × DP, else a ValueError."""
+    ep, etp, tp, dp = (
+        whole_number(n, v) for n, v in (("EP", ep), ("ETP", etp), ("TP", tp), ("DP", dp))
+    )
+    if cfg.experts % ep:
+        ok = [d for d in range(1, cfg.experts + 1) if cfg.experts % d == 0]
+        raise ValueError(
+            f"EP={ep} does not divide the {cfg.experts} experts of {cfg.name}: each EP rank owns "
+            f"the same whole experts; use EP in {{{', '.join(map(str, ok))}}}"
+        )
+    if (tp * dp) % (ep * etp):
+        raise ValueError(
+            f"EP × ETP = {ep * etp} does not divide TP × DP = {tp * dp}: the expert layout folds "
+            f"into the same GPUs of a pipeline stage; pick EP × ETP among the divisors of {tp * dp}"
+        )
+    return tp * dp // (ep * etp)
+
+
+def ep_memory(
+    cfg: MoeConfig, *, ep: int, etp: int = 1, tp: int = 1, pp: int = 1, dp: int = 1, zero1=True
+) -> EpMemory:
+    """Model-state bytes on one GPU of a stage (layers split evenly over PP)."""
+    edp = check_expert_layout(cfg, ep=ep, etp=etp, tp=tp, dp=dp)
+    pp = whole_number("PP", pp)
+    c = counts(cfg)
+    dense = c.dense / (tp * pp)
+    expert = c.routed_expert / (ep * etp * pp)
+    opt = 12 * (dense / (dp if zero1 else 1) + expert / (edp if zero1 else 1))
+    return EpMemory(
+        dense_params_per_gpu=dense,
+        expert_params_per_gpu=expert,
+        parameters_bytes=2 * (dense + expert),
+        gradients_bytes=2 * (dense + expert),
+        optimizer_bytes=opt,
+        edp=edp,
+    )
+
+
+def flops_per_token(cfg: MoeConfig, *, training: bool = True) -> float:
+    """2 FLOPs per active parameter forward, 6 for forward + backward (attention scores aside)."""
+    return (6 if training else 2) * counts(cfg).active
