@@ -120,11 +120,11 @@ def test_trace_takeaway_names_the_gap_and_what_it_tests():
     class Step:  # a plan step: 12 ms, 2 of its 4 ms of communication hidden
         step_s, comm_s, hidden_comm_s = 0.012, 0.004, 0.002
 
-    fitted = tt.takeaway(Step, 0.010, 0.45, 0.5, fitted=True)
+    fitted = tt.takeaway(Step.step_s, 0.010, 0.45, 0.5, fitted=True)
     assert "the plan's step is 12 ms against 10 ms measured (+20%)" in fitted
     assert "the trace hid 45% of its communication behind compute, the plan 50%" in fitted
-    hand = tt.takeaway(Step, 0.010, 0.45, 0.5, fitted=False)
+    hand = tt.takeaway(Step.step_s, 0.010, 0.45, 0.5, fitted=False)
     assert hand.startswith("At hand-set rates the plan predicts 12 ms per step against 10 ms")
-    metrics = tt.metrics(Step, 0.010, 0.45, 0.5)
+    metrics = tt.metrics(Step.step_s, 0.010, 0.45, 0.5)
     assert [m["value"] for m in metrics] == ["10 ms", "12 ms", "45%", "50%"]
     assert metrics[1]["delta"] == "+20% vs trace"
