@@ -149,6 +149,9 @@ class Training:
     overlap_dp: bool = True  # gradient sync hidden behind the last micro-batch's backward
     memory_headroom: float = 0.1  # share of HBM kept free: CUDA context, NCCL buffers, fragments
     efficiency: Efficiency = field(default_factory=Efficiency)
+    # Megatron-Core DistributedDataParallelConfig names: overlap_dp is its overlap_grad_reduce;
+    # this one hides ZeRO-1/2's parameter all-gather behind the next step's forward, layer by layer.
+    overlap_param_gather: bool = True
 
     def __post_init__(self) -> None:
         for f in ("global_batch", "seq_len"):  # store ints even when given integral floats
