@@ -22,17 +22,25 @@ from core.planner.calibration import (
 from core.planner.comm import dp_sync_s, group_collective_s, p2p_s
 from core.planner.evaluate import Evaluation, capacity_fits, evaluate
 from core.planner.export import planner_step_trace
+from core.planner.gemm import GEMM_OVERHEAD_S, gemm_time_s, layer_gemms, matmul_forward_s
 from core.planner.picks import pick_layout, tp_flipped
 from core.planner.search import Rejected, SearchResult, search
-from core.planner.step_time import (
+from core.planner.stage_memory import layout_memory
+from core.planner.stage_work import (
     ACT_BYTES,
     LOSS_BWD_BYTES,
     LOSS_FWD_BYTES,
-    Breakdown,
     StageTimes,
+    all_stage_times,
     layer_traffic_bytes,
-    makespan_per_microbatch,
     stage_times,
+)
+from core.planner.step_time import (
+    Breakdown,
+    chain_exposed_s,
+    dp_exposed_s,
+    makespan_per_microbatch,
+    pipeline_makespan_s,
     step_breakdown,
 )
 from core.training import Efficiency, Training
@@ -44,6 +52,15 @@ __all__ = [
     "CalibrationRow",
     "Efficiency",
     "Evaluation",
+    "GEMM_OVERHEAD_S",
+    "all_stage_times",
+    "chain_exposed_s",
+    "dp_exposed_s",
+    "gemm_time_s",
+    "layer_gemms",
+    "layout_memory",
+    "matmul_forward_s",
+    "pipeline_makespan_s",
     "LOSS_BWD_BYTES",
     "LOSS_FWD_BYTES",
     "NARAYANAN_2021",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.hardware import Cluster
-from core.memory import SIZED_SCHEDULES, memory_per_gpu
+from core.memory import SIZED_SCHEDULES
 from core.model import ModelSpec
 from core.parallel import DEFAULT_ORDER, Layout, ParallelDims, group_span
 from core.planner.evaluate import (
@@ -17,6 +17,8 @@ from core.planner.evaluate import (
     evaluate_placed,
     usable_bytes,
 )
+from core.planner.splits import split_options
+from core.planner.stage_memory import layout_memory
 from core.training import Training
 
 
@@ -71,9 +73,15 @@ def _grid_problem(
             f"node boundary; use TP ≤ {gpn}",
         )
     try:
-        model.check_split(tp, dims.pp)
+        model.check_split(tp, 1)  # TP splits heads and FFN; PP may split the layers unevenly
     except ValueError as e:
         return "model split", str(e)
+    if dims.pp > model.num_layers:
+        return (
+            "model split",
+            f"PP={dims.pp} exceeds the {model.num_layers} layers: every stage needs at least one "
+            f"layer; use PP ≤ {model.num_layers}",
+        )
     if B % dp:
         return (
             "batch",
@@ -91,15 +99,17 @@ def _grid_problem(
     return None
 
 
-def _schedules(model: ModelSpec, pp: int, schedules, max_chunks: int) -> list[tuple[str, int]]:
-    """(schedule, v) options: no pipeline with PP = 1; interleaved for each v splitting layers
-    evenly.
-    """
+def _schedules(
+    model: ModelSpec, pp: int, schedules, max_chunks: int, seq_len: int
+) -> list[tuple[str, int, tuple[int, ...] | None]]:
+    """(schedule, v, layers per stage) options: no pipeline with PP = 1; each split (even, and
+    lighter first/last stages) with v = 1; interleaved for each v splitting layers evenly."""
     if pp == 1:
-        return [("1f1b", 1)]
-    out = [(s, 1) for s in schedules if s != "interleaved_1f1b"]
+        return [("1f1b", 1, None)]
+    splits = split_options(model, pp, seq_len)
+    out = [(s, 1, n) for n in splits for s in schedules if s != "interleaved_1f1b"]
     return out + [
-        ("interleaved_1f1b", v)
+        ("interleaved_1f1b", v, None)
         for v in range(2, max_chunks + 1)
         if "interleaved_1f1b" in schedules and model.num_layers % (pp * v) == 0
     ]
@@ -129,7 +139,7 @@ def search(
                 rejected.append(Rejected(dp=dp, tp=tp, pp=pp, rule=problem[0], reason=problem[1]))
                 continue
             spans = {d: group_span(dims, d, cluster) for d in ("dp", "pp", "tp")}
-            for sched, v in _schedules(model, pp, schedules, max_chunks):
+            for sched, v, split in _schedules(model, pp, schedules, max_chunks, training.seq_len):
                 too_big = {}  # ZeRO stage -> micro-batch that did not fit: larger ones won't either
                 for mb in [
                     b for b in _divisors(B // dp) if micro_batches is None or b in micro_batches
@@ -150,8 +160,14 @@ def search(
                         )
                         continue
                     for z in (z for z in zero_stages if dp > 1 or z == 0):  # ZeRO = DDP at DP 1
-                        lay = Layout(**kw, zero_stage=z, order=order, sequence_parallel=sp)
-                        mem = None if z in too_big else memory_per_gpu(model, lay, training)
+                        lay = Layout(
+                            **kw,
+                            zero_stage=z,
+                            order=order,
+                            sequence_parallel=sp,
+                            layers_per_stage=split,
+                        )
+                        mem = None if z in too_big else layout_memory(model, lay, training)
                         if mem is not None and capacity_fits(cluster, training, mem):
                             try:
                                 ranked.append(
