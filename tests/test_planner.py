@@ -41,7 +41,7 @@ def test_small_case_breakdown_by_hand(small):
     peak, hbm = 312e12 * 0.7, 2039e9 * 0.85  # default efficiencies
     bw, lat = 300e9 * 0.77, 3.4e-6  # NVLink 3, all groups inside the node
     s, h, V, m, t = 1024, 1024, 32000, 4, 2
-    # One layer's forward GEMMs on a TP rank (QKV, out, MLP up, MLP down) + attention core 4 s^2 h/t.
+    # One layer's forward GEMMs on a TP rank (QKV, out, MLP up, MLP down) + core 4 s^2 h / t.
     gemms = [(s, 3 * h // t, h), (s, h, h // t), (s, 4 * h // t, h), (s, h, 4 * h // t)]
     layer_mm = sum(roof(*g, peak, hbm) for g in gemms) + 4 * s * s * h / t / peak
     # All four are compute-bound here, so this is (24 s h^2 + 4 s^2 h)/t at the matmul rate + 4 T0.

@@ -4,10 +4,10 @@ ranked by predicted step time, or rejected with the rule it breaks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.hardware import Cluster
-from core.memory import SIZED_SCHEDULES
+from core.memory import SIZED_SCHEDULES, MemoryResult
 from core.model import ModelSpec
 from core.parallel import DEFAULT_ORDER, Layout, ParallelDims, group_span
 from core.planner.evaluate import (
@@ -44,6 +44,13 @@ class SearchResult:
     ranked: tuple[Evaluation, ...]
     rejected: tuple[Rejected, ...]
     boring: Evaluation | None  # smallest TP x PP (TP before PP) that fits, lowest ZeRO, then DP
+    # TP x PP -> the memory-rejected layout of that product needing the fewest bytes per GPU
+    least_memory: dict[int, MemoryResult] = field(default_factory=dict)
+
+    @property
+    def closest(self) -> MemoryResult | None:
+        """The memory-rejected layout closest to fitting (fewest bytes on its fullest GPU)."""
+        return min(self.least_memory.values(), key=lambda m: m.total_bytes, default=None)
 
     @property
     def fastest(self) -> Evaluation | None:
@@ -129,7 +136,7 @@ def search(
 ) -> SearchResult:
     """Every (DP, TP, PP, ZeRO, micro-batch, schedule, v) of the cluster, ranked or rejected."""
     check_model_shape(model)
-    N, B, ranked, rejected = cluster.num_gpus, training.global_batch, [], []
+    N, B, ranked, rejected, least = cluster.num_gpus, training.global_batch, [], [], {}
     sp, usable = sequence_parallel, usable_bytes(cluster, training)
     for tp in _divisors(N):
         for pp in _divisors(N // tp):
@@ -179,6 +186,9 @@ def search(
                                 )
                             continue
                         too_big.setdefault(z, mb)
+                        held = least.get(tp * pp)
+                        if mem is not None and (held is None or mem.total_bytes < held.total_bytes):
+                            least[tp * pp] = mem
                         need = (
                             f"micro-batch {too_big[z]} already exceeds"
                             if mem is None
@@ -202,4 +212,6 @@ def search(
         default=None,
         key=lambda e: (e.layout.tp * e.layout.pp, e.layout.pp, e.layout.zero_stage, e.step_time_s),
     )
-    return SearchResult(ranked=tuple(ranked), rejected=tuple(rejected), boring=boring)
+    return SearchResult(
+        ranked=tuple(ranked), rejected=tuple(rejected), boring=boring, least_memory=least
+    )

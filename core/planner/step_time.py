@@ -166,12 +166,13 @@ def pipeline_makespan_s(
         return makespan_per_microbatch(schedule, p, m, v) * busy[0]
     if schedule == "gpipe":  # all forwards, then all backwards: two flow shops of identical jobs
         return sum(forward_s) + sum(backward_s) + (m - 1) * (max(forward_s) + max(backward_s))
-    # Uneven stages: simulate up to 2P micro-batches with the durations relative to the busiest
-    # stage (rounded to 1%, so near-equal shapes share a cache entry: ≤ 0.5% of each op); past
-    # 2P each extra micro-batch adds one F + B of the busiest stage, the steady-state period. When
-    # the first stage is the busiest the pipe settles later, so this overstates by up to ~1.5%
-    # (tests check against full simulations).
-    top, m0 = max(busy), min(m, 2 * p)
+    # Uneven stages: simulate P + 2 micro-batches (2P interleaved: whole groups of P) with the
+    # durations relative to the busiest stage, rounded to 1% so near-equal shapes share a cache
+    # entry (≤ 0.5% of each op); each further micro-batch adds one F + B of the busiest stage,
+    # the steady-state period. Where the first stage is the busiest the pipe settles later, so
+    # this overstates by up to ~2.5% (tests check it against full simulations).
+    top = max(busy)
+    m0 = min(m, 2 * p if schedule == "interleaved_1f1b" else p + 2)
     key = tuple(round(x / top, 2) for x in (*forward_s, *backward_s))
     return top * (_relative_makespan(schedule, p, m0, v, key) + (m - m0))
 
