@@ -241,10 +241,10 @@ class Layout:
         if self.layers_per_stage is not None:
             n = tuple(whole_number("layers per stage", x) for x in self.layers_per_stage)
             object.__setattr__(self, "layers_per_stage", n)
-            if len(n) != self.pp or self.num_chunks != 1:
+            if len(n) != self.pp or min(n) < self.num_chunks:
                 raise ValueError(
-                    f"layers_per_stage lists {len(n)} stages for PP={self.pp} with v="
-                    f"{self.num_chunks}: give one count per stage, and uneven splits only with v=1"
+                    f"layers_per_stage {list(n)[:3]}… lists {len(n)} stages for PP={self.pp}, "
+                    f"v={self.num_chunks}: give one count per stage, each ≥ v (a layer per chunk)"
                 )
 
     def stage_layers(self, num_layers: int) -> tuple[int, ...]:

@@ -110,15 +110,18 @@ def _schedules(
     model: ModelSpec, pp: int, schedules, max_chunks: int, seq_len: int
 ) -> list[tuple[str, int, tuple[int, ...] | None]]:
     """(schedule, v, layers per stage) options: no pipeline with PP = 1; each split (even, and
-    lighter first/last stages) with v = 1; interleaved for each v splitting layers evenly."""
+    lighter first/last stages); interleaved for each v the split allows (a layer per chunk)."""
     if pp == 1:
         return [("1f1b", 1, None)]
     splits = split_options(model, pp, seq_len)
     out = [(s, 1, n) for n in splits for s in schedules if s != "interleaved_1f1b"]
+    if "interleaved_1f1b" not in schedules:
+        return out
     return out + [
-        ("interleaved_1f1b", v, None)
+        ("interleaved_1f1b", v, n)
         for v in range(2, max_chunks + 1)
-        if "interleaved_1f1b" in schedules and model.num_layers % (pp * v) == 0
+        for n in splits
+        if (model.num_layers % (pp * v) == 0 if n is None else min(n) >= v)
     ]
 
 

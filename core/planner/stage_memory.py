@@ -22,7 +22,8 @@ def layout_memory(model: ModelSpec, lay: Layout, training: Training) -> MemoryRe
     if lay.layers_per_stage is None:
         return memory_per_gpu(model, lay, training)
     split = lay.stage_layers(model.num_layers)
-    k = max(split)
+    v = lay.num_chunks
+    k = -(-max(split) // v) * v  # the proxy's layers per stage: a multiple of v, ≥ every stage's
     proxy = memory_per_gpu(
         replace(model, num_layers=k * lay.pp), replace(lay, layers_per_stage=None), training
     )
