@@ -19,12 +19,14 @@ from core.planner.calibration import (
     predict,
     write,
 )
+from core.planner.closest import Closest, Fix, closest_fit
 from core.planner.comm import dp_sync_s, group_collective_s, p2p_s
 from core.planner.evaluate import Evaluation, capacity_fits, evaluate
 from core.planner.export import planner_step_trace
 from core.planner.gemm import GEMM_OVERHEAD_S, gemm_time_s, layer_gemms, matmul_forward_s
 from core.planner.picks import pick_layout, tp_flipped
 from core.planner.search import Rejected, SearchResult, search
+from core.planner.splits import balanced_split, head_layers, split_options
 from core.planner.stage_memory import layout_memory
 from core.planner.stage_work import (
     ACT_BYTES,
@@ -43,9 +45,24 @@ from core.planner.step_time import (
     pipeline_makespan_s,
     step_breakdown,
 )
+from core.planner.validation import LLAMA3_405B, ValidationRow, ValidationRun, validate
+from core.planner.why import Flip, Why, explain
 from core.training import Efficiency, Training
 
 __all__ = [
+    "Closest",
+    "Fix",
+    "Flip",
+    "LLAMA3_405B",
+    "ValidationRow",
+    "ValidationRun",
+    "Why",
+    "balanced_split",
+    "closest_fit",
+    "explain",
+    "head_layers",
+    "split_options",
+    "validate",
     "Layout",
     "ACT_BYTES",
     "Breakdown",
