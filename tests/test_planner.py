@@ -29,7 +29,7 @@ def small():
     return evaluate(model, cluster, Layout(dp=2, tp=2, pp=2), tr)
 
 
-T0 = 5.5e-6  # per-GEMM fixed cost (docs/notes/planner.md §4)
+T0 = 5.5e-6  # per-GEMM fixed cost (docs/notes/planner.md §5)
 
 
 def roof(m, n, k, peak, hbm):

@@ -1,5 +1,5 @@
 """Matmul time by shape: a roofline per GEMM (FLOPs at the matmul rate vs bytes at the HBM rate)
-plus a fixed per-kernel cost, so small GEMMs run far below peak (docs/notes/planner.md §4).
+plus a fixed per-kernel cost, so small GEMMs run far below peak (docs/notes/planner.md §5).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from core.model import ModelSpec
 # third_party/xla/xla/service/gpu/model/matmul_interpolator_data.h: 2048³ runs at 632 TFLOP/s
 # (27.2 µs) where 0.8 x 989 TFLOP/s would take 21.7 µs; 1024 x 2048 x 2048 at 524 TFLOP/s (16.4 µs
 # vs 10.9 µs); 256 x 2048 x 256 at 41.8 TFLOP/s (6.4 µs vs 0.3 µs compute, 0.7 µs memory): each
-# leaves 5.5-6 µs. The same constant is assumed on A100 [assumption, docs/notes/planner.md §4].
+# leaves 5.5-6 µs. The same constant is assumed on A100 [assumption, docs/notes/planner.md §5].
 GEMM_OVERHEAD_S = 5.5e-6
 BF16 = 2  # bytes per operand element
 

@@ -1,5 +1,5 @@
 """Published runs the planner was NOT fitted on, shown beside its prediction: they set no parameter
-(docs/notes/planner.md §5). Llama 3 405B pre-training, Dubey et al. 2024 (arXiv:2407.21783)
+(docs/notes/planner.md §7). Llama 3 405B pre-training, Dubey et al. 2024 (arXiv:2407.21783)
 Table 4, on H100s: the calibration (core.planner.calibration) saw only A100s."""
 
 from __future__ import annotations
