@@ -22,7 +22,7 @@ from core.planner import (
     search,
     validate,
 )
-from figures.planner.why import closest_markdown, mfu_caveat, why_markdown
+from figures.planner.why import closest_markdown, mfu_caveat, short_label, why_markdown
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,7 +60,7 @@ def answer_words(
     if not why:
         return caveat, ""
     w = explain(model, run.cluster, run.training, result, **kw)
-    return caveat, "**Why this layout.** " + why_markdown(w, units)
+    return caveat, f"**Recommended: {short_label(w.best)}. Why:** " + why_markdown(w, units)
 
 
 @cache
