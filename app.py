@@ -62,6 +62,13 @@ PAGES = [
         "Which DP × TP × PP × ZeRO layout trains fastest on this cluster, and does it fit?",
     ),
     (
+        "app_pages/training_step.py",
+        "Training step",
+        "🎞️",
+        "One step drawn: where parameters, gradients, optimizer state and activations live, what "
+        "moves over which link, and when GPUs wait.",
+    ),
+    (
         "app_pages/reliability.py",
         "Reliability",
         "🛟",

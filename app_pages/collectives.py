@@ -60,7 +60,7 @@ def bytes_scan(size, units):
 
 
 @st.cache_data(max_entries=32)
-def comparison(n, size, bw, alpha, tiers: TwoTier | None, units, bw_units):
+def comparison(n, size, bw, alpha, tiers: TwoTier | None, units, bw_units, link_name):
     cluster = make_cluster(**asdict(tiers)) if tiers else None
     kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha)
     both = dict(cluster=cluster, byte_system=units, bandwidth_system=bw_units, **kw)
@@ -68,6 +68,7 @@ def comparison(n, size, bw, alpha, tiers: TwoTier | None, units, bw_units):
         figs.time_vs_ranks_figure(message_bytes=size, **both),
         figs.time_vs_size_figure(num_ranks=n, **both),
         figs.bandwidth_figure(message_bytes=size, **kw),
+        figs.nccl_pick_markdown(n, size, link_name, cluster, units, bw_units),
     )
 
 
@@ -112,8 +113,7 @@ st.subheader("Bytes per GPU stay flat as N grows; a central server's do not")
 common.chart(bytes_scan(size, mem), key="bytes")
 
 st.subheader("Which algorithm, when: latency vs bandwidth")
-k1, k2, k3, k4 = st.columns(4)
-tiers = None
+(k1, k2, k3, k4), tiers = st.columns(4), None
 if common.toggle("Two-tier cluster (nodes × GPUs)", False, key="tier", where=k1):
     gpn = common.slider("GPUs per node", 2, 8, 8, key="gpn", where=k2)
     nic = common.select("Network", NETWORKS, "InfiniBand NDR", key="nic", where=k3)
@@ -121,8 +121,9 @@ if common.toggle("Two-tier cluster (nodes × GPUs)", False, key="tier", where=k1
     nodes = dict(num_nodes=max(2, n // gpn), gpus_per_node=gpn, intra_link_name=link_name)
     tiers = TwoTier(inter_link_name=nic, nics_per_node=min(nics, gpn), **nodes)
 with common.explain_errors():
-    by_n, by_size, bus = comparison(n, size, bw, alpha, tiers, mem, bwu)
+    by_n, by_size, bus, pick = comparison(n, size, bw, alpha, tiers, mem, bwu, link_name)
 common.charts((by_n, "by_n"), (by_size, "by_size"))
+st.markdown(pick)
 common.chart(bus, key="busbw")
 
 st.subheader("A vs B: two all-reduce algorithms on the same tensor")

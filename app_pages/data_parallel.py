@@ -9,6 +9,7 @@ import streamlit as st
 from app_pages import common
 from core import data_parallel as dp
 from core.hardware import GPU_PRESETS, SCALE_OUT_LINKS, make_cluster
+from core.training import Efficiency
 from figures import data_parallel as fd
 from figures.data_parallel import text as text
 
@@ -50,12 +51,15 @@ def _scaling(c: ScalingRun) -> dict:
     net = dict(gpu_name=c.gpu, inter_link_name=c.nic, nics_per_node=c.nics)
     base = make_cluster(num_nodes=1, gpus_per_node=c.gpn, **net)
     batch = dict(num_params=float(c.size) * 1e9, tokens_per_gpu=c.kt * 1024)
-    job = dp.DpJob(bucket_bytes=c.bkt * 2**20 if c.ovl else None, all_reduce=c.kind, **batch)
+    job = dp.DpJob(bucket_bytes=c.bkt * 2**20 if c.ovl else None, efficiency=Efficiency(), **batch)
+    job = replace(job, all_reduce=c.kind)  # every kind at the same achievable link efficiency
     jobs = {k: replace(job, all_reduce=k) for k in KINDS}
     curves = {k: dp.scaling_curve(j, base, COUNTS, scaling=c.scale) for k, j in jobs.items()}
     step = curves[c.kind].steps[COUNTS.index(c.at_n)]
+    flip = replace(job, bucket_bytes=None if c.ovl else c.bkt * 2**20)  # bucketing toggled
+    other = dp.dp_step(flip, dp.cluster_for(base, c.at_n), tokens_per_gpu=step.tokens_per_gpu)
     figs = (fd.step_time_figure(curves[c.kind]), fd.efficiency_figure(curves))
-    return dict(job=job, step=step, figs=figs + (fd.bucket_timeline_figure(step),))
+    return dict(job=job, step=step, other=other, figs=figs + (fd.bucket_timeline_figure(step),))
 
 
 @st.cache_data(max_entries=16)
@@ -106,7 +110,7 @@ c = st.columns(4)
 nic = common.select("NIC", NICS, "InfiniBand NDR", key="nic", where=c[0])
 nics = common.slider("NICs per node", 1, 16, 8, key="nics", where=c[1])
 radio = dict(radio=True, horizontal=True)
-kind = common.select("All-reduce", KINDS, "flat ring", key="ar", where=c[2], **radio)
+kind = common.select("All-reduce", KINDS, "NCCL", key="ar", where=c[2], **radio)
 tip = "Weak: same batch per GPU. Strong: the 8-GPU run's global batch over N."
 scales = {"weak": "weak", "strong": "strong"}
 scale = common.select("Scaling", scales, "weak", key="scale", where=c[3], help=tip, **radio)
@@ -120,7 +124,7 @@ at_n = int(common.select("Timeline at N", ats, "64", key="at", where=c[2]))
 controls = dict(size=size, kt=kt, gpu=gpu, gpn=gpn, nic=nic, nics=nics, ovl=ovl, bkt=bkt)
 if out := common.attempt(_scaling, ScalingRun(kind=kind, scale=scale, at_n=at_n, **controls)):
     common.metrics(text.scaling_metrics(out["step"], at_n, bw_units))
-    st.caption(text.scaling_caption(out["job"], out["step"], at_n, units))
+    st.caption(text.scaling_caption(out["job"], out["step"], at_n, units, out["other"]))
     common.charts((out["figs"][0], "steps"), (out["figs"][1], "eff"))
     common.chart(out["figs"][2], key="timeline")
 

@@ -44,7 +44,7 @@ recipe = common.select(
 )
 gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=c[2])
 reserve = common.slider(
-    "Reserve (% of HBM)", 0, 50, 5, key="reserve", where=c[3], help=mt.HELP["reserve"]
+    "Reserve (% of HBM)", 0, 50, mt.RESERVE_PCT, key="reserve", where=c[3], help=mt.HELP["reserve"]
 )
 mb = common.slider("Micro-batch (sequences)", 1, 64, 1, key="mb", where=c[4])
 seq = common.slider("Sequence length (tokens)", 256, 131072, 4096, step=256, key="seq", where=c[5])
@@ -107,6 +107,7 @@ if common.toggle("Compare with layout B", False, key="cmp", help=mt.HELP["cmp"])
 st.subheader("Per pipeline stage")
 st.caption(mt.STAGES_CAPTION)
 if pp > 1:
+    st.markdown(mt.pipeline_activations(out["ch"], units))
     common.chart(out["stages"], key="stages", height=440)
 else:
     st.info(mt.single_stage(NAMES[zero]))

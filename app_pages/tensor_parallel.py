@@ -6,7 +6,7 @@ import streamlit as st
 
 from app_pages import common
 from core import tensor_parallel as tc
-from core.hardware import GPU_PRESETS, SCALE_OUT_LINKS, make_cluster
+from core.hardware import GPU_PRESETS, SCALE_OUT_LINKS, link, make_cluster
 from core.model import MODEL_PRESETS, preset
 from figures import tensor_parallel as ft
 from figures.tensor_parallel import text as text
@@ -69,14 +69,19 @@ def _comm(model: str, tp: int, mb: int, seq: int, gpu: str, nic: str, sp: bool, 
 
 
 @st.cache_data(max_entries=64)
-def _sweep(model: str, mb: int, seq: int, gpu: str, nic: str, nics: int) -> dict:
-    cluster = make_cluster(
-        num_nodes=4, gpus_per_node=GPN, gpu_name=gpu, inter_link_name=nic, nics_per_node=nics
-    )
-    pts = tc.tp_sweep(preset(model), cluster, micro_batch=mb, seq_len=seq, mfu=MFU)
-    return dict(
-        fig=ft.tp_sweep_figure(pts, gpus_per_node=GPN), note=ft.node_boundary_note(pts, GPN)
-    )
+def _sweep(model: str, mb: int, seq: int, gpu: str, nic: str) -> dict:
+    """Two views, one NIC count each: DGX-class (one NIC per GPU) and thin (one per node)."""
+    out = {}
+    for nics, view in ((GPN, "DGX-class"), (1, "thin network")):
+        net = dict(gpu_name=gpu, inter_link_name=nic, nics_per_node=nics)
+        cluster = make_cluster(num_nodes=4, gpus_per_node=GPN, **net)
+        pts = tc.tp_sweep(preset(model), cluster, micro_batch=mb, seq_len=seq, mfu=MFU)
+        view = f"{view}: {nics}× {nic} per node"
+        fig = ft.tp_sweep_figure(pts, gpus_per_node=GPN, view=view)
+        out[nics] = dict(pts=pts, fig=fig, note=ft.node_boundary_note(pts, GPN))
+    links = (link(GPU_PRESETS[gpu].scale_up_link), link(nic))
+    out["lessons"] = ft.boundary_lessons(out[GPN]["pts"], out[1]["pts"], GPN, *links)
+    return out
 
 
 common.start_page(
@@ -88,12 +93,11 @@ tp = common.slider("TP degree", 1, 8, 2, key="tp", where=c[0])
 model = common.select("Model", MODELS, "GPT-3 175B", key="model", where=c[1])
 mb = common.slider("Micro-batch b (sequences)", 1, 16, 1, key="mb", where=c[2])
 seq = common.slider("Sequence length s", 256, 32768, 2048, step=256, key="seq", where=c[3])
-c = st.columns(4)
+c = st.columns(3)
 gpu = common.select("GPU", {g: g for g in GPU_PRESETS}, "H100 SXM", key="gpu", where=c[0])
 nic = common.select("NIC", NICS, "InfiniBand NDR", key="nic", where=c[1])
-nics = common.slider("NICs per node (sweep)", 1, 8, 8, key="nics", where=c[2])
 sp_help = "Korthikanti et al. 2022: each all-reduce becomes reduce-scatter + all-gather."
-sp = common.toggle("Sequence parallel", False, key="sp", where=c[3], help=sp_help)
+sp = common.toggle("Sequence parallel", False, key="sp", where=c[2], help=sp_help)
 units = common.settings().memory_units.value
 
 st.subheader("1 · The split, proved with arrays")
@@ -110,13 +114,15 @@ if cm := common.attempt(_comm, model, tp, mb, seq, gpu, nic, sp, units):
     common.metrics(text.comm_metrics(cm["plan"], sp, units))
     st.table(cm["rows"])
     common.csv_button(cm["rows"], f"tp_comm_{model.split()[0]}_tp{tp}.csv")
-    st.subheader("3 · Comm time per layer on each link, beside compute")
+    st.subheader("3 · Comm time per layer on each link (one port or NIC per GPU), beside compute")
     common.chart(cm["fig"], key="links")
 
-st.subheader("4 · TP degree sweep: the node boundary")
-if sw := common.attempt(_sweep, model, mb, seq, gpu, nic, nics):
-    common.chart(sw["fig"], key="sweep")
-    st.markdown(text.sweep_note(GPN, nics, nic, sw["note"]))
+st.subheader("4 · TP degree sweep: the node boundary, DGX-class and thin")
+if sw := common.attempt(_sweep, model, mb, seq, gpu, nic):
+    for nics in (GPN, 1):
+        common.chart(sw[nics]["fig"], key=f"sweep{nics}")
+        st.markdown(text.sweep_note(GPN, nics, nic, sw[nics]["note"]))
+    st.markdown(sw["lessons"])
 
 common.takeaway(text.TAKEAWAY)
 proof = pr and (pr["fwd"], pr["bwd"])

@@ -111,13 +111,20 @@ LINK_PRESETS: dict[str, LinkSpec] = {
 SCALE_OUT_LINKS: tuple[str, ...] = tuple(n for n, s in LINK_PRESETS.items() if s.latency_s >= 1e-5)
 
 # Dense BF16 = half the sparse figure NVIDIA prints (H100 datasheet footnote).
+# HBM: what the device reports, not the datasheet's round decimal figure. An "80 GB" H100 shows
+# 81,559 MiB in nvidia-smi (85.5e9 B = 79.6 GiB), an A100 80GB 81,920 MiB, an A100 40GB 40,960 MiB
+# (NVIDIA/nccl issue #1264; modal-labs/modal-client pull request #2797, which lists the totals
+# nvidia-smi reports across a cloud's GPU types). H200 143,771 MiB, B200 183,359 MiB, GB200
+# 189,471 MiB: nvidia-smi printouts of those cards; MI300X: rocm-smi's "VRAM Total Memory (B):
+# 205822885888" = 196,288 MiB. docs/notes/memory.md §5 lists them with the GiB and GB values.
+MIB = 2**20
 GPU_PRESETS: dict[str, GpuSpec] = {
     g.name: g
     for g in [
         GpuSpec(
             name="A100 40GB",
             bf16_flops_per_s=312e12,
-            hbm_bytes=40e9,
+            hbm_bytes=40_960 * MIB,
             hbm_bandwidth_bytes_per_s=1555e9,
             scale_up_link="NVLink 3",
             source="NVIDIA A100 datasheet: 312 TFLOP/s dense BF16, 40 GB HBM2, 1,555 GB/s",
@@ -125,7 +132,7 @@ GPU_PRESETS: dict[str, GpuSpec] = {
         GpuSpec(
             name="A100 80GB",
             bf16_flops_per_s=312e12,
-            hbm_bytes=80e9,
+            hbm_bytes=81_920 * MIB,
             hbm_bandwidth_bytes_per_s=2039e9,
             scale_up_link="NVLink 3",
             source="NVIDIA A100 datasheet: 312 TFLOP/s dense BF16, 80 GB HBM2e, 2,039 GB/s",
@@ -133,7 +140,7 @@ GPU_PRESETS: dict[str, GpuSpec] = {
         GpuSpec(
             name="H100 SXM",
             bf16_flops_per_s=989.4e12,
-            hbm_bytes=80e9,
+            hbm_bytes=81_559 * MIB,
             hbm_bandwidth_bytes_per_s=3.35e12,
             scale_up_link="NVLink 4",
             source="NVIDIA H100 datasheet: 1,979 sparse = 989.4 dense TFLOP/s, 80 GB HBM3, 3.35 "
@@ -142,7 +149,7 @@ GPU_PRESETS: dict[str, GpuSpec] = {
         GpuSpec(
             name="H100 PCIe",
             bf16_flops_per_s=756e12,
-            hbm_bytes=80e9,
+            hbm_bytes=81_559 * MIB,
             hbm_bandwidth_bytes_per_s=2.0e12,
             scale_up_link="PCIe 5 x16",
             source="NVIDIA H100 datasheet: 1,513 sparse = 756 dense TFLOP/s, 80 GB HBM2e, 2.0 TB/s",
@@ -150,7 +157,7 @@ GPU_PRESETS: dict[str, GpuSpec] = {
         GpuSpec(
             name="H200",
             bf16_flops_per_s=989.4e12,
-            hbm_bytes=141e9,
+            hbm_bytes=143_771 * MIB,
             hbm_bandwidth_bytes_per_s=4.8e12,
             scale_up_link="NVLink 4",
             source="NVIDIA H200 spec: 989.4 dense TFLOP/s, 141 GB HBM3e, 4.8 TB/s",
@@ -158,7 +165,7 @@ GPU_PRESETS: dict[str, GpuSpec] = {
         GpuSpec(
             name="B200",
             bf16_flops_per_s=2250e12,
-            hbm_bytes=180e9,
+            hbm_bytes=183_359 * MIB,
             hbm_bandwidth_bytes_per_s=8e12,
             scale_up_link="NVLink 5",
             source="HGX B200: 2,250 dense TFLOP/s, 180 GB HBM3e (192 announced), ~8 TB/s",
@@ -166,7 +173,7 @@ GPU_PRESETS: dict[str, GpuSpec] = {
         GpuSpec(
             name="GB200",
             bf16_flops_per_s=2500e12,
-            hbm_bytes=186e9,
+            hbm_bytes=189_471 * MIB,
             hbm_bandwidth_bytes_per_s=8e12,
             scale_up_link="NVLink 5",
             source="GB200 NVL72: 2,500 dense TFLOP/s, 186 GB HBM3e, ~8 TB/s",
@@ -174,7 +181,7 @@ GPU_PRESETS: dict[str, GpuSpec] = {
         GpuSpec(
             name="MI300X",
             bf16_flops_per_s=1307.4e12,
-            hbm_bytes=192e9,
+            hbm_bytes=196_288 * MIB,
             hbm_bandwidth_bytes_per_s=5.3e12,
             scale_up_link="Infinity Fabric",
             source="AMD MI300X spec: 1,307.4 dense TFLOP/s, 192 GB HBM3, 5.3 TB/s",

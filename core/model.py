@@ -24,6 +24,7 @@ class ModelSpec:
     linear_bias: bool = False  # GPT-2/3 have a bias on every linear layer
     norm: str = "rmsnorm"  # "rmsnorm" (weight only) or "layernorm" (weight + bias)
     learned_positions: int = 0  # rows of a learned position table (GPT-3: 2048); 0 for RoPE
+    dropout: bool = False  # GPT as Korthikanti et al. count it; Llama-style blocks have none
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -234,8 +235,7 @@ class ParamsOnly:
 
 
 def gpt_spec(name: str, L: int, h: int, a: int, V: int, s: int, source: str = "") -> ModelSpec:
-    """A GPT-2/3 shape: L layers, hidden h, a heads (no GQA), 4h MLP, vocab V, tied embeddings,
-    biases, LayerNorm and s learned positions."""
+    """A GPT-2/3 shape: 4h GELU MLP, tied embeddings, biases, LayerNorm, dropout, s positions."""
     return ModelSpec(
         name=name,
         num_layers=L,
@@ -249,6 +249,7 @@ def gpt_spec(name: str, L: int, h: int, a: int, V: int, s: int, source: str = ""
         linear_bias=True,
         norm="layernorm",
         learned_positions=s,
+        dropout=True,
         source=source,
     )
 

@@ -280,7 +280,7 @@ def _zero(rng: np.random.Generator, units: str) -> Question:
     )
 
 
-def questions(seed: int, units: str = "binary") -> tuple[Question, ...]:
+def questions(seed: int, units: str = "decimal") -> tuple[Question, ...]:
     """The question set of one seed: every learning goal, parameters drawn by numpy's
     default_rng(seed).
     """

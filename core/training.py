@@ -137,6 +137,17 @@ class Efficiency:
                 )
 
 
+# The one reserve every page keeps free on each GPU: HBM a training process cannot give to model
+# states and activations. Three parts: the CUDA context with its kernel images (~0.5-1 GB per
+# process), NCCL's communicator buffers (NCCL_BUFFSIZE, 4 MiB by default, per channel, peer and
+# protocol, more with NVLS; NCCL user guide, "Environment Variables") and the caching allocator's
+# fragmentation (reserved minus allocated; pytorch/pytorch docs/source/notes/cuda.rst).
+# docs/notes/memory.md §4 sums them to 5-10 % of an 80 GB card; the app takes the cautious end.
+# Shown as one "Reserve" slice in every memory bar, metric and warning (core.memory.budget).
+RESERVE_FRACTION = 0.10
+RESERVE_PARTS = "CUDA context + NCCL buffers + allocator fragmentation"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Training:
     """What is trained and how: batch, sequence, precision recipe, recompute and efficiency."""
@@ -147,7 +158,7 @@ class Training:
     recompute: str = "none"
     flash_attention: bool = True  # modern practice: no s² attention scores stored
     overlap_dp: bool = True  # gradient sync hidden behind the last micro-batch's backward
-    memory_headroom: float = 0.1  # share of HBM kept free: CUDA context, NCCL buffers, fragments
+    memory_headroom: float = RESERVE_FRACTION  # share of HBM kept free (RESERVE_PARTS)
     efficiency: Efficiency = field(default_factory=Efficiency)
     # Megatron-Core DistributedDataParallelConfig names: overlap_dp is its overlap_grad_reduce;
     # this one hides ZeRO-1/2's parameter all-gather behind the next step's forward, layer by layer.

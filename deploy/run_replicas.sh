@@ -31,7 +31,7 @@ fi
 # the other replica is rejected.
 export STREAMLIT_SERVER_COOKIE_SECRET="${STREAMLIT_SERVER_COOKIE_SECRET:-$("$PYTHON" -c 'import secrets; print(secrets.token_hex(32))')}"
 
-mkdir -p "$PREFIX"/{client_body,proxy,fastcgi,uwsgi,scgi}
+mkdir -p "$PREFIX"
 PIDS=()
 stop() {
   trap - EXIT INT TERM
@@ -62,11 +62,9 @@ trap 'stop; exit 143' TERM
 start_replica a "$APP_PORT_A"
 start_replica b "$APP_PORT_B"
 
-USER_LINE="# user: ignored when nginx starts unprivileged"
-if [[ $EUID -eq 0 ]]; then USER_LINE="user $(id -un) $(id -gn);"; fi
-sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@PROXY_PORT@|$PROXY_PORT|g" -e "s|@APP_PORT_A@|$APP_PORT_A|g" \
-    -e "s|@APP_PORT_B@|$APP_PORT_B|g" -e "s|@USER@|$USER_LINE|g" \
-    "$ROOT/deploy/nginx.conf" >"$PREFIX/nginx.conf"
+PREFIX="$PREFIX" LISTEN="127.0.0.1:$PROXY_PORT" APP_A="127.0.0.1:$APP_PORT_A" \
+  APP_B="127.0.0.1:$APP_PORT_B" sh "$ROOT"/deploy/render_nginx.sh "$ROOT"/deploy/nginx.conf \
+  >"$PREFIX/nginx.conf"
 "$NGINX" -t -q -p "$PREFIX" -e "$PREFIX/error.log" -c "$PREFIX/nginx.conf"
 "$NGINX" -p "$PREFIX" -e "$PREFIX/error.log" -c "$PREFIX/nginx.conf" -g "daemon off;" &
 PIDS+=("$!")

@@ -79,6 +79,7 @@ COLOURS = {
     "region": "#f2e6ff",  # a shaded region behind curves (latency-bound sizes)
     "label_background": "rgba(255,255,255,0.85)",  # behind a label drawn over bars or lines
     "node_fill": "rgba(0,0,0,0.03)",  # a node's box behind its GPU cells
+    "idle_veil": "#bdbdbd",  # drawn translucent over a GPU that waits (the step drawing)
 }
 COLOURS["crossing"] = COLOURS["bad"]  # the outline of a group that crosses a node boundary
 COLOURS["capacity"] = COLOURS["bad"]  # the HBM capacity line: above it is OOM
@@ -92,6 +93,8 @@ ALGORITHM_COLOURS = {
     "naive": TAB10[3],
     "hierarchical": TAB10[9],
     "flat_ring_cluster": TAB10[7],
+    "double_binary_tree": TAB10[8],  # NCCL's tree, beside MPICH's binomial "tree"
+    "nccl": TAB10[5],  # NCCL's tuned pick (ring or tree × protocol)
 }
 PHASE_COLOURS = {"reduce_scatter": "#e4572e", "all_gather": "#2e86ab"}
 SCHEDULE_COLOURS = {

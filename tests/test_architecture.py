@@ -81,7 +81,7 @@ CONCEPTS = {
     "reliability",
     "traces",
 }
-COMPOSITIONS = {"planner", "scenarios", "quiz"}
+COMPOSITIONS = {"planner", "scenarios", "quiz", "stepplan"}
 
 
 def _module_name(path: Path) -> str:

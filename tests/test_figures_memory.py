@@ -175,9 +175,11 @@ def test_how_computed_keeps_the_katex_formula_in_a_block_dp_does_not_touch():
     assert len(formulas) == 1  # exactly one block carries KaTeX
     assert at8[formulas[0]] == at16[formulas[0]]  # and DP leaves it as it was
     assert at8[0] != at16[0] and "N_d = sharding degree = 16" in at16[0]  # the states table moved
-    # s·b·h·(10 + 24/t) + the 5as/ht term without flash attention, t = 1, by hand:
-    s, h, a = 4096, 4096, 32
-    assert f"{s * h * (10 + 24) + 5 * a * s * s:,.0f}".replace(",", "{,}") in at8[formulas[0]]
+    # Llama-2 7B's block (no dropout, MHA, SwiGLU f = 11008), t = 1, by hand: per token 8h whole
+    # + 8h attention + 6f, and the softmax output 2 a s^2 without flash attention.
+    s, h, a, f = 4096, 4096, 32, 11008
+    assert f"{s * (16 * h + 6 * f) + 2 * a * s * s:,.0f}".replace(",", "{,}") in at8[formulas[0]]
+    assert r"sbh\left(8 + \frac{24.125}{t} + \frac{2as}{ht}\right)" in at8[formulas[0]]
 
 
 # --- Layout A vs layout B
@@ -218,19 +220,23 @@ def test_compare_layouts_figure_two_bars_with_hand_segments():
     assert _trace(fig, "Parameters")["y"] == pytest.approx([2 * P13 / 8 / GIB, 2 * P13 / GIB])
     assert _trace(fig, "Gradients")["y"] == pytest.approx([2 * P13 / 8 / GIB, 2 * P13 / GIB])
     assert _trace(fig, "Optimizer states")["y"] == pytest.approx([12 * P13 / 8 / GIB] * 2)
-    # Korthikanti et al. 2022 with flash attention, t = 1: 34 sbh per layer, + 5 sbh (embedding
-    # mask, final
-    # norm, head input) + 4 sbV fp32 logits; every term scales with the micro-batch b.
-    s, h, v = 4096, 5120, 32000
-    acts = 40 * 34 * s * h + 5 * s * h + 4 * s * v
+    # A Llama block with flash attention, t = 1 (docs/notes/memory.md §3): per token 8h whole +
+    # 8h attention + 6f SwiGLU = 32.2h per layer, + 4 sbh (final norm, head input) + 4 sbV fp32
+    # logits, no dropout mask; every term scales with the micro-batch b.
+    s, h, f, v = 4096, 5120, 13824, 32000
+    acts = 40 * (16 * h + 6 * f) * s + 4 * s * h + 4 * s * v
     assert _trace(fig, "Activations")["y"] == pytest.approx([acts / GIB, 2 * acts / GIB])
+    # ZeRO-3 (A) also holds the gathered + prefetched layer and its gradients, 6 B per layer
+    # parameter: 4h^2 + 3hf + 2h = 317,204,480; ZeRO-1 (B) none.
+    gathered = 6 * (4 * h * h + 3 * h * f + 2 * h)
+    assert _trace(fig, "ZeRO-3 gathered layers")["y"] == pytest.approx([gathered / GIB, 0])
     assert _trace(fig, "Reserve")["y"] == pytest.approx([4 * GB / GIB] * 2)
     notes = fig["layout"]["annotations"]
-    # A: 2Ψ + 29.2 GB + 4 GB = 59.2 GB fits 80 GB; B: 5.5Ψ (71.6 GB) + 58.3 GB + 4 GB does not.
-    assert 2 * P13 + acts + 4 * GB < 80 * GB < 5.5 * P13 + 2 * acts + 4 * GB
+    # A: 2Ψ + 27.6 GB + 1.9 GB + 4 GB = 59.6 GB fits 80 GB; B: 5.5Ψ + 55.2 GB + 4 GB does not.
+    assert 2 * P13 + acts + gathered + 4 * GB < 80 * GB < 5.5 * P13 + 2 * acts + 4 * GB
     assert [n["text"].split(" · ")[0] for n in notes[:2]] == ["fits", "OOM"]
     assert [n["x"] for n in notes[:2]] == _trace(fig, "Parameters")["x"]
-    assert notes[0]["y"] == pytest.approx((2 * P13 + acts + 4 * GB) / GIB)
+    assert notes[0]["y"] == pytest.approx((2 * P13 + acts + gathered + 4 * GB) / GIB)
     assert notes[-1]["text"] == "H100 SXM<br>74.5 GiB"  # 80e9 / 2^30
 
 
@@ -324,3 +330,29 @@ def test_pytorch_names_and_zero_caption_keep_todays_text():
         "SHARD_GRAD_OP · 3 = FULL_SHARD · HSDP = HYBRID_SHARD (ZeRO-3 inside a node, replicated "
         "across nodes)"
     )
+
+
+def test_a_verdict_just_under_the_capacity_line_is_lifted_above_it():
+    """ "OOM · 76.3 GiB" must not sit on the capacity line: a bar ending just under it has its
+    label put on top of the line, one ending well under it keeps the label on the bar."""
+    results = _13b_at_dp8()  # ZeRO-2 holds 48.75 GB, ZeRO-3 26 GB (by hand above)
+    fig = zero_stages_figure(results, 50 * GB, reserve_bytes=0.0, units="decimal")
+    notes = fig["layout"]["annotations"][:4]
+    assert notes[2]["y"] == pytest.approx(50)  # 48.75 sits 1.25 GB (< 7 % of 208) under 50
+    assert notes[3]["y"] == pytest.approx(26)  # far below the line: on its bar
+    assert all(n["yanchor"] == "bottom" for n in notes)
+
+
+def test_a_zero_saving_states_its_reason_where_it_shows():
+    m, lay = preset("Llama-2 7B"), Layout(dp=1)
+    flash = recompute_tradeoff(m, lay, Training(global_batch=1, seq_len=4096))
+    fig = recompute_tradeoff_figure(flash, "decimal")
+    (note,) = fig["layout"]["annotations"]
+    assert note["x"] == "Selective" and "flash attention never stores" in note["text"]
+    # Without flash attention selective recompute drops the 2 a s^2 b softmax output per layer
+    # (Llama: no dropout), 32 layers: it saves something, and no reason is needed.
+    plain = recompute_tradeoff(
+        m, lay, Training(global_batch=1, seq_len=4096, flash_attention=False)
+    )
+    assert plain[1].saved_bytes == 32 * 2 * 32 * 4096**2
+    assert recompute_tradeoff_figure(plain, "decimal")["layout"]["annotations"] == []

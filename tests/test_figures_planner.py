@@ -91,7 +91,8 @@ def test_memory_and_compare_figures(pair):
     mem = memory_figure(good, units="decimal")
     go.Figure(mem)
     assert len(mem["data"][0]["x"]) == 8  # one bar per pipeline stage
-    assert mem["layout"]["shapes"][0]["y0"] == pytest.approx(80)  # capacity line, GB
+    # capacity line, GB: the 81,559 MiB an "80 GB" H100 reports
+    assert mem["layout"]["shapes"][0]["y0"] == pytest.approx(81_559 * 2**20 / 1e9)
     assert "fits" in mem["layout"]["title"]["subtitle"]["text"]
     cmp = compare_figure(good, bad, labels=("NVLink TP", "TP across nodes"), units="decimal")
     go.Figure(cmp)
@@ -129,8 +130,8 @@ def test_layout_figure_time_left_memory_right(pair):
     assert (line["xref"], line["yref"], line["y0"]) == (
         "x2 domain",
         "y2",
-        pytest.approx(80),
-    )  # H100: 80 GB
+        pytest.approx(85.520809984),
+    )  # H100: 81,559 MiB = 85.52 GB
     assert all(a["xref"] in ("x2", "x2 domain") for a in fig["layout"]["annotations"][1:])
     assert fig["layout"]["title"]["text"].endswith("fits")
 
@@ -201,12 +202,12 @@ def test_calibration_rows_and_headline(pair):
         9,
         6,
     ]  # GPUs / (TP x PP), Table 1
-    assert all(abs(r["predicted"] / r["published TFLOP/s"] - 1) < 0.15 for r in rows)
+    assert all(abs(r["model (fit)"] / r["published TFLOP/s"] - 1) < 0.15 for r in rows)
     good, _ = pair
     head = {label: (value, delta) for label, value, delta, _ in headline_metrics(good, "decimal")}
     assert head["GPUs"] == ("64", "DP 1 × TP 8 × PP 8")
     assert head["MFU"][0] == f"{good.mfu:.1%}"
-    assert head["Memory per GPU (fullest)"][1] == "fits 80 GB"
+    assert head["Memory per GPU (fullest)"][1] == "fits 85.5 GB"  # 81,559 MiB
 
 
 def test_bare_cluster_figure_draws_every_gpu_grey():

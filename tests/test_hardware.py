@@ -112,3 +112,28 @@ def test_scale_out_links_are_the_nics_between_nodes():
         "400 GbE",
     )
     assert not any(s in n for n in SCALE_OUT_LINKS for s in ("NVLink", "PCIe", "Infinity Fabric"))
+
+
+@pytest.mark.parametrize(
+    "name, mib",
+    [
+        ("A100 40GB", 40_960),
+        ("A100 80GB", 81_920),
+        ("H100 SXM", 81_559),
+        ("H100 PCIe", 81_559),
+        ("H200", 143_771),
+        ("B200", 183_359),
+        ("GB200", 189_471),
+        ("MI300X", 196_288),
+    ],
+)
+def test_capacities_are_what_the_devices_report(name, mib):
+    """nvidia-smi's "Total" in MiB (rocm-smi's bytes for MI300X), not the datasheet's 80e9."""
+    assert gpu(name).hbm_bytes == mib * 2**20
+
+
+def test_an_80_gb_h100_is_79_6_gib_and_85_5_gb():
+    h100 = gpu("H100 SXM").hbm_bytes
+    assert h100 / 2**30 == pytest.approx(79.647, abs=1e-3)  # not the 74.5 GiB of 80e9 B
+    assert h100 / 1e9 == pytest.approx(85.52, abs=1e-2)
+    assert gpu("MI300X").hbm_bytes == 205_822_885_888  # rocm-smi "VRAM Total Memory (B)"

@@ -23,6 +23,7 @@ from core.parallel import Layout
 from core.training import RECIPES, Training
 
 GB = 1e9
+H100 = 81_559 * 2**20  # what nvidia-smi reports for an "80 GB" H100 (core/hardware.py)
 
 
 # --- model states (ZeRO paper, Rajbhandari et al. 2020) ---
@@ -104,15 +105,23 @@ def test_13b_ddp_does_not_fit_full_shard_does():
     stage, shard = fsdp_to_zero("FULL_SHARD", 8)
     fsdp = memory_per_gpu(m, Layout(dp=8, zero_stage=stage, shard_degree=shard), tr)
     assert ddp.parameters_bytes + ddp.gradients_bytes + ddp.optimizer_bytes == 16 * 13_015_864_320
-    assert not fits(ddp.total_bytes, 80 * GB)
-    # By hand: states 16 x 13,015,864,320 / 8; activations 40 layers x 34 s b h (flash) + the
-    # embedding-dropout mask s b h + 4 s b h (final norm, LM-head input) + 4 s b V (fp32 logits).
-    s, h, V = 4096, 5120, 32000
+    assert not fits(ddp.total_bytes, H100)
+    # By hand: states 16 x 13,015,864,320 / 8. Activations of a Llama block (no dropout, flash),
+    # per token: norm inputs 2h + 2h, QKV and MLP inputs 2h + 2h, Q 2h, K 2h, V 2h, output
+    # projection input 2h (MHA: g = a), SwiGLU gate|up 4f + down input 2f; x 40 layers, + 4 s h
+    # (final norm, LM-head input) + 4 s V (fp32 logits); no embedding dropout mask.
+    s, h, f, V = 4096, 5120, 13824, 32000
+    per_token = 8 * h + 8 * h + 6 * f
+    assert per_token == 164_864  # 32.2 h, not GPT's 34 h
     states = 16 * 13_015_864_320 // 8
-    acts = 40 * 34 * s * h + 5 * s * h + 4 * s * V
-    assert (states, acts) == (26_031_728_640, 29_150_412_800)
-    assert fsdp.total_bytes == states + acts
-    assert fits(fsdp.total_bytes, 80 * GB)
+    acts = 40 * per_token * s + 4 * s * h + 4 * s * V
+    # FULL_SHARD's working set: the current layer and the prefetched one gathered (2 B each) and
+    # the current layer's bf16 gradients: 6 B x 317,204,480 parameters.
+    gathered = 6 * 317_204_480
+    assert (states, acts, gathered) == (26_031_728_640, 27_619_491_840, 1_903_226_880)
+    assert fsdp.gathered_bytes == gathered and ddp.gathered_bytes == 0
+    assert fsdp.total_bytes == states + acts + gathered
+    assert fits(fsdp.total_bytes, H100, 0.1 * H100)
 
 
 def test_price_of_full_shard_in_bytes():
@@ -142,18 +151,27 @@ def test_zero_comm_volumes():
     assert zero_comm_bytes_per_gpu(psi, 2, 0, "megatron_fp32_grads").total_bytes == 2 * psi * 4 / 2
 
 
-def test_seed_70b_zero3_on_16_cards_fits_only_with_full_recompute():
+def test_seed_70b_zero3_on_16_cards_is_borderline():
+    """The seed's "ZeRO-3 on 16 x 80 GB: ~70 GB/GPU (just barely)", re-derived by hand."""
     m = preset("Llama-2 70B")
     par = Layout(dp=16, zero_stage=3)
-    states = 16 * 68_976_648_192 // 16
+    states = 16 * 68_976_648_192 // 16  # 69.0 GB: 81 % of the card before anything else
     s, h, V = 4096, 8192, 32000
     tr = Training(global_batch=16, seq_len=s, flash_attention=False)
     full = memory_per_gpu(m, par, replace(tr, recompute="full"))
-    assert full.activations_bytes == 80 * 2 * s * h + 5 * s * h + 4 * s * V
-    assert full.total_bytes == states + 6_060_769_280
-    assert fits(full.total_bytes, 80 * GB)
+    assert full.activations_bytes == 80 * 2 * s * h + 4 * s * h + 4 * s * V  # no dropout mask
+    # One layer: attention 2h^2 (1 + 8/64), SwiGLU 3 h f, two RMSNorms 2h; gathered + prefetched
+    # (2 B each) + its gradients (2 B).
+    layer = 2 * h * h * 9 // 8 + 3 * h * 28672 + 2 * h
+    assert layer == 855_654_400 and full.gathered_bytes == 6 * layer == 5_133_926_400
+    assert full.total_bytes == states + 6_027_214_848 + 5_133_926_400 == 80_137_789_440
+    # The margin: 85,520,809,984 − 80,137,789,440 = 5,383,020,544 B = 6.29 % of the card. The
+    # app's 10 % reserve says OOM; a 5 % reserve would fit with 1.1 GB to spare: just barely.
+    assert not fits(full.total_bytes, H100, 0.10 * H100)
+    assert fits(full.total_bytes, H100, 0.05 * H100)
+    assert (H100 - full.total_bytes) / H100 == pytest.approx(0.0629, abs=5e-5)
     none = memory_per_gpu(m, par, tr)
-    assert not fits(none.total_bytes, 80 * GB)
+    assert not fits(none.total_bytes, H100)
 
 
 # --- activations: Korthikanti et al. 2022, Table 2, GPT-3 175B shape (s 2048, h 12288, a 96, t 8)
@@ -247,22 +265,28 @@ def test_in_flight_micro_batches():
     assert [st.layers_in_flight for st in few.stages] == [16, 16, 16, 8]
     inter = memory_per_gpu(m, replace(par, schedule="interleaved_1f1b", num_chunks=2), tr)
     assert inter.stages[0].layers_in_flight == 32 * (1 + 3 / (4 * 2))  # L (1 + (p-1)/(p v)) = 44
-    # Korthikanti Eq. 5: the first 1F1B stage stores L layers' worth: (sbhL/t)(34 + 5as/h) with SP.
-    assert f1b.stages[0].activations_bytes - f1b.stages[
-        0
-    ].extra_activation_bytes == 32 * activation_bytes_per_layer(2048, 1, 4096, 32)
+    # Korthikanti Eq. 5: the first 1F1B stage stores L layers' worth. Llama-2 7B's block by hand
+    # (s 2048, no flash): per token 8h whole + 8h (Q, K, V, output input) + 6f (SwiGLU), plus the
+    # softmax output 2 a s^2 (no dropout mask, no dropout output).
+    layer = 2048 * (16 * 4096 + 6 * 11008) + 2 * 32 * 2048**2
+    assert layer == 537_919_488
+    assert f1b.stages[0].activations_bytes - f1b.stages[0].extra_activation_bytes == 32 * layer
 
 
 def test_activation_extras_first_and_last_stage():
-    m = preset("Llama-2 7B")
-    s, h, V = 2048, 4096, 32000
+    lay = Layout(dp=1, pp=2, tp=2, sequence_parallel=True)
+    s, h, V = 1024, 768, 50257
     r = memory_per_gpu(
-        m,
-        Layout(dp=1, pp=2, tp=2, sequence_parallel=True),
-        Training(global_batch=4, flash_attention=False),
+        preset("GPT-2 small (124M)"),
+        lay,
+        Training(global_batch=4, seq_len=s, flash_attention=False),
     )
     assert r.stages[0].extra_activation_bytes == 2 * s * h / 2  # dropout mask, 2 micro-batches
     assert r.stages[1].extra_activation_bytes == 4 * s * h / 2 + 4 * s * V / 2
+    s, h, V = 2048, 4096, 32000
+    llama = memory_per_gpu(preset("Llama-2 7B"), lay, Training(global_batch=4, seq_len=s))
+    assert llama.stages[0].extra_activation_bytes == 0  # no dropout, so no embedding mask
+    assert llama.stages[1].extra_activation_bytes == 4 * s * h / 2 + 4 * s * V / 2
 
 
 def test_params_only_mode():
@@ -484,8 +508,12 @@ def test_one_training_default_is_flash_attention():
     s, h = 2048, 4096
     on = memory_per_gpu(m, lay, Training(global_batch=1, seq_len=s))
     off = memory_per_gpu(m, lay, Training(global_batch=1, seq_len=s, flash_attention=False))
-    assert on.layer_activation_bytes == 34 * s * h  # Korthikanti Table 2 without the 5as/h term
-    assert off.layer_activation_bytes == (34 + 5 * 32 * s / h) * s * h
+    # Llama block (docs/notes/memory.md §3): 8h whole + 8h attention + 6f SwiGLU per token,
+    # 32.125 s h; without flash attention + the softmax output 2 a s^2 (no dropout).
+    assert on.layer_activation_bytes == s * (16 * h + 6 * 11008) == 32.125 * s * h
+    assert off.layer_activation_bytes == on.layer_activation_bytes + 2 * 32 * s * s
+    gpt = memory_per_gpu(preset("GPT-3 175B"), lay, Training(global_batch=1, seq_len=s))
+    assert gpt.layer_activation_bytes == 34 * s * 12288  # Korthikanti Table 2 without 5as/h
 
 
 def test_labels_come_from_the_registries():
@@ -514,3 +542,22 @@ def test_labels_come_from_the_registries():
         "SHARD_GRAD_OP",
         "FULL_SHARD",
     ]
+
+
+def test_block_types_store_what_their_layers_keep():
+    """GPT keeps Korthikanti's 34 sbh + 5 a s^2 b; a Llama block is derived term by term."""
+    from core.memory import block_of, gpt_block
+
+    s, h, a = 2048, 8192, 64
+    gpt = activation_bytes_per_layer(s, 1, h, a, block=gpt_block(h))
+    assert gpt == activation_bytes_per_layer(s, 1, h, a) == 34 * s * h + 5 * a * s * s
+    llama = block_of(preset("Llama-2 70B"))  # GQA g = 8 of 64, SwiGLU f = 28672, no dropout
+    # whole 8h; Q + output input 4h; K + V 4h g/a = 0.5h; SwiGLU 6f = 21h; scores 2 a s^2.
+    assert activation_bytes_per_layer(s, 1, h, a, block=llama) == (33.5 * s * h + 2 * a * s * s)
+    # With TP 8 and no SP only the 8h stays whole; with SP everything is split.
+    assert activation_bytes_per_layer(s, 1, h, a, 8, flash_attention=True, block=llama) == (
+        (8 + 25.5 / 8) * s * h
+    )
+    assert activation_bytes_per_layer(s, 1, h, a, 8, True, "selective", block=llama) == (
+        33.5 / 8 * s * h
+    )

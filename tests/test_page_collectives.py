@@ -67,9 +67,9 @@ def test_back_at_zero_stays_at_zero_and_next_stops_at_the_last_step():
 def test_deep_linked_step_sets_the_per_step_readouts():
     at = run(step="3")
     assert metric(at, "Step") == "3 of 14"
-    assert metric(at, "Bytes sent per GPU") == "1.63 GiB"  # all 14 steps: 2·S·7/8 = 1.75e9 B
-    # 3 chunks of 1e9/8 B = 375e6 B = 357.6 MiB; 3·(3.4 µs + 125e6 B / 450e9 B/s) = 843.5 µs.
-    assert delta(at, "Bytes sent per GPU") == "358 MiB by step 3"
+    assert metric(at, "Bytes sent per GPU") == "1.75 GB"  # all 14 steps: 2·S·7/8 = 1.75e9 B
+    # 3 chunks of 1e9/8 B = 375e6 B = 375 MB; 3·(3.4 µs + 125e6 B / 450e9 B/s) = 843.5 µs.
+    assert delta(at, "Bytes sent per GPU") == "375 MB by step 3"
     assert delta(at, "Time on NVLink 4") == "844 µs by step 3"
     assert ring_spec(at)["layout"]["sliders"][0]["active"] == 3
     assert "RS 3" in ring_spec(at)["layout"]["title"]["text"]
@@ -153,6 +153,6 @@ def test_few_elements_on_many_gpus_still_time_a_whole_tensor():
     t = 2 * 31 * 3.4e-6 + 2 * 31 / 32 * 1e9 / 450e9
     assert metric(at, "Time on NVLink 4") == f"{t * 1e3:.3g} ms"
     assert delta(at, "Time on NVLink 4") == f"{t * 1e3:.3g} ms by step 62"  # the steps add up to it
-    assert metric(at, "Bytes sent per GPU") == f"{2 * 31 / 32 * 1e9 / 2**30:.3g} GiB"
+    assert metric(at, "Bytes sent per GPU") == f"{2 * 31 / 32 * 1e9 / 1e9:.3g} GB"
     ring = next(s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("ring N=32"))
     assert f"elapsed {t * 1e3:.3g} ms" in ring["layout"]["title"]["text"]

@@ -79,14 +79,14 @@ def test_defaults_draw_the_searchs_fastest_layout_and_the_ranked_table():
     assert sum(t["y"][0] for t in time_bars) == pytest.approx(best.step_time_s)
     memory = [t for t in overview["data"] if t.get("xaxis") == "x2" and t["name"] != "Reserve"]
     per_stage = [
-        sum(t["y"][i] for t in memory) * 2**30 for i in range(best.layout.pp)
-    ]  # GiB, the default
+        sum(t["y"][i] for t in memory) * 1e9 for i in range(best.layout.pp)
+    ]  # GB, the default
     assert per_stage == pytest.approx([st.total_bytes for st in best.memory.stages])
     table = at.dataframe[0].value
     assert len(table) == min(60, len(res.ranked) + len(res.rejected))
     ranked = table[table.status == "ok"]
-    assert len(ranked) == len(res.ranked)
-    assert list(ranked.step_time_s) == pytest.approx([e.step_time_s for e in res.ranked])
+    assert len(ranked) == min(60, len(res.ranked))  # the table shows at most 60 rows
+    assert list(ranked.step_time_s) == pytest.approx([e.step_time_s for e in res.ranked][:60])
     assert tuple(table.iloc[0][["dp", "tp", "pp", "zero_stage"]]) == (
         best.layout.dp,
         best.layout.tp,
@@ -94,9 +94,8 @@ def test_defaults_draw_the_searchs_fastest_layout_and_the_ranked_table():
         best.layout.zero_stage,
     )
     slower = res.boring.step_time_s / best.step_time_s - 1
-    assert any(
-        res.boring.layout.label in s.value and f"{slower:.0%} slower" in s.value for s in at.success
-    )
+    said = "also the fastest" if res.boring is res.fastest else f"{slower:.0%} slower"
+    assert any(res.boring.layout.label in s.value and said in s.value for s in at.success)
 
 
 def test_exercise_deep_link_shows_tp_inside_vs_tp_crossing(exercise):
@@ -120,11 +119,14 @@ def test_exercise_deep_link_shows_tp_inside_vs_tp_crossing(exercise):
     # (LM head) to the first (its embedding all-reduce now crosses nodes).
     assert compute["y"] == pytest.approx([good.breakdown.compute_s, bad.breakdown.compute_s])
     assert good.stages[7].matmul_s == bad.stages[7].matmul_s
-    # By hand (tests/test_planner.py): 64 micro-batches x 12 layers x 6 ring all-reduces of 48 MiB.
+    # By hand (tests/test_planner.py): 64 micro-batches x 12 layers x 6 ring all-reduces of 48 MiB,
+    # as NCCL's tuner picks them (ring/Simple; NVIDIA/nccl src/graph/tuning.cc): + 8.4 µs base,
+    # and across nodes 14 NET hops at 14 µs, x1.4; across, + the embedding's one per micro-batch.
     n = 2048 * 12288 * 2
-    assert tp["y"][0] == pytest.approx(64 * 12 * 6 * (14 * 3.4e-6 + 14 / 8 * n / (450e9 * 0.77)))
-    ib = 14 * 14e-6 + 14 / 8 * n / (50e9 * 0.94)
-    assert tp["y"][1] == pytest.approx((64 * 12 * 6 + 64) * ib)  # + the embedding's all-reduce
+    inside = (8.4 + 14 * 3.4) * 1e-6 + 14 / 8 * n / (450e9 * 0.77)
+    across = (8.4 + 14 * 14) * 1.4e-6 + 14 / 8 * n / (50e9 * 0.94)
+    assert tp["y"][0] == pytest.approx(64 * 12 * 6 * inside)
+    assert tp["y"][1] == pytest.approx((64 * 12 * 6 + 64) * across)
     text = next(m.value for m in at.markdown if "Same layout, TP across nodes" in m.value)
     assert format_seconds(good.step_time_s) in text and format_seconds(bad.step_time_s) in text
 
@@ -220,8 +222,10 @@ def test_calibration_table_and_self_checks():
 
 
 def test_gantt_on_request_is_the_simulated_pipeline_of_the_step():
-    best = search(preset("Llama-2 70B"), make_cluster(num_nodes=8), DEFAULT).fastest
-    at = run()
+    # A pipelined layout (the default search now picks PP = 1 on 81,559 MiB H100s).
+    lay = Layout(dp=4, tp=8, pp=2, zero_stage=1)
+    best = evaluate(preset("Llama-2 70B"), make_cluster(num_nodes=8), lay, DEFAULT)
+    at = run(pick="custom", dp="4", tp="8", pp="2", zero="ZeRO-1")
     at.toggle(key="gantt").set_value(True).run()
     gantt = specs(at)[-1]
     m = DEFAULT.global_batch // (best.layout.dp * best.layout.micro_batch)

@@ -62,7 +62,7 @@ def test_deep_link_shows_job_mtbf_interruptions_and_checkpoint_by_hand():
     assert metric(at, "Interruptions in 14 d").value == "138"
     # Weights + optimizer = 2 + 12 = 14 B/param (mixed-precision Adam, ZeRO paper) at 10 GB/s.
     size = 14 * LLAMA2_7B_PARAMS
-    assert metric(at, "Checkpoint size").value == f"{size / 2**30:.3g} GiB" == "87.9 GiB"
+    assert metric(at, "Checkpoint size").value == f"{size / 1e9:.3g} GB" == "94.3 GB"
     assert metric(at, "Write time δ").value == f"{size / 1e10:.3g} s" == "9.43 s"
     # Young: sqrt(2 x 9.434 s x 8,789 s) = 407.2 s = 6.79 min.
     young_s = math.sqrt(2 * size / 1e10 * 20_000 * 3600 / 8192)

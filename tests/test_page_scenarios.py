@@ -70,8 +70,8 @@ def test_defaults_show_the_70b_sizing_with_numbers_from_the_core():
         s.activations_bytes["full"],
         s.used_bytes("full"),
     ):
-        assert format_bytes(number, "binary") in body
-    assert "1.02 TiB" in body and "65.2 GiB per GPU" in body  # 1.12e12 B and 70e9 B, by hand in GiB
+        assert format_bytes(number, "decimal") in body
+    assert "1.12 TB" in body and "70 GB per GPU" in body  # 70e9 x 16 B and its 16th: GB default
     assert chart_specs(at) and at.slider(key="nd").value == 16
     assert links(at) == [("memory", dict(x.params)) for x in s.links]
 
@@ -100,15 +100,15 @@ def test_placement_knob_changes_the_network():
     assert "100 GbE" in text(at) and all(q["inter"] == "100 GbE" for _, q in links(at))
 
 
-def test_decimal_units_travel_with_the_links():
-    at = run_app(PAGE, {"mem": "GB"})
-    assert "70 GB per GPU" in text(at)
-    assert all(q.get("mem") == "GB" for _, q in links(at))
+def test_binary_units_travel_with_the_links():
+    at = run_app(PAGE, {"mem": "GiB"})
+    assert "65.2 GiB per GPU" in text(at)  # 70e9 B / 2^30
+    assert all(q.get("mem") == "GiB" for _, q in links(at))
 
 
 def test_self_check_scores_a_right_answer_and_explains_a_wrong_one():
     at = run_app(PAGE)
-    at.number_input(key="q_size").set_value(35.0 * 1e9 / 2**30).run()  # 16 × 70e9 / 32 B in GiB
+    at.number_input(key="q_size").set_value(35.0).run()  # 16 × 70e9 / 32 B = 35 GB
     assert any(s.value.startswith("Correct") for s in at.success)
     at.number_input(key="q_size").set_value(70.0).run()
     err = [e.value for e in at.error]
@@ -128,16 +128,17 @@ def test_hostile_scenario_value_falls_back_with_a_notice():
 def _expected_metric(kind: str, i: int) -> tuple[str, str]:
     r = RESULTS[kind]()
     if kind == "size":
-        return "ZeRO-3, per GPU", format_bytes(r.used_bytes(("full", "none")[i]), "binary")
+        return "ZeRO-3, per GPU", format_bytes(r.used_bytes(("full", "none")[i]), "decimal")
     if kind == "scale":
-        return "Step at N=64", format_seconds((r.run.large, r.run.fixes[-1].step)[i].step_s)
+        steps = (r.run.large, r.run.fixes[-1].step, r.run.dgx_large)  # thin, 8 NICs, DGX-class
+        return "Step at N=64", format_seconds(steps[i].step_s)
     if kind == "place":
         return "Step time", format_seconds((r.inside, r.across)[i].step_s)
     if kind == "pipe":
         return "A. bubble fraction", f"{r.rows['1f1b', (8, 64)[i]].simulated:.1%}"
     if kind == "fsdp":
         return ("DDP", "ZeRO-3")[i] + ", per GPU", format_bytes(
-            (r.ddp, r.fsdp)[i].total_bytes + r.reserve_bytes, "binary"
+            r.budget((r.ddp, r.fsdp)[i]).used_bytes, "decimal"
         )
     return "Step time", format_seconds((r.inside, r.ddp, r.across)[i].step_s)
 

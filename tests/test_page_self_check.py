@@ -38,7 +38,7 @@ def test_right_answer_scores_and_wrong_answer_explains():
     assert [s.value for s in at.success if s.value == "Correct."] == ["Correct."]
     assert qs["steps"].explanation in prompts(at)
     at.number_input(key="sent").set_value(qs["sent"].answer * 1.5).run()
-    assert any(f"the answer is {qs['sent'].answer:,.4g} GiB" in e.value for e in at.error)
+    assert any(f"the answer is {qs['sent'].answer:,.4g} GB" in e.value for e in at.error)
     assert qs["sent"].explanation in prompts(at)
     assert board_title(at) == "Set 4: 1 right of 8 (2 answered)"
     assert at.session_state["_quiz_first_tries"] == {"4:steps": True, "4:sent": False}

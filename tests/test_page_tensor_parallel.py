@@ -67,7 +67,7 @@ def test_tp_that_does_not_divide_the_heads_names_the_rule_and_keeps_the_sweep():
     assert any("TP=5 does not divide 24 heads" in e for e in errors)  # the toy layer
     assert any("TP=5 does not divide 96 attention heads" in e for e in errors)  # GPT-3 175B
     assert all("use TP in" in e for e in errors)
-    assert "TP sweep · 8 GPUs per node" in specs(at)
+    assert "TP sweep · 8 GPUs per node · DGX-class: 8× InfiniBand NDR per node" in specs(at)
 
 
 def test_model_rule_with_a_valid_toy():
@@ -79,19 +79,21 @@ def test_model_rule_with_a_valid_toy():
 
 def test_deep_link_llama2_7b_tp8_bytes_and_times_by_hand():
     at = run(tp="8", model="Llama-2 7B", seq="4096", mb="1")
-    m = 1 * 4096 * 4096 * 2  # b·s·h·2 = 32 MiB
-    assert metric(at, "Collectives per layer per step") == "4"
-    assert metric(at, "Bytes per all-reduce") == "32 MiB"
-    per_layer = 4 * 2 * 7 / 8 * m  # 224 MiB
-    assert metric(at, "Sent per GPU per layer") == f"{per_layer / MIB:.3g} MiB"
-    assert metric(at, "Per step (32 layers)") == f"{32 * per_layer / 2**30:.3g} GiB"
+    m = 1 * 4096 * 4096 * 2  # b·s·h·2 = 33,554,432 B = 33.6 MB (32 MiB)
+    assert metric(at, "Collectives per layer per micro-batch") == "4"
+    assert metric(at, "Bytes per all-reduce") == "33.6 MB"  # label: b·s·h · 2 B bf16
+    per_layer = 4 * 2 * 7 / 8 * m  # 235 MB
+    assert metric(at, "Sent per GPU per layer") == f"{per_layer / 1e6:.3g} MB"
+    assert metric(at, "Per micro-batch (32 layers)") == f"{32 * per_layer / 1e9:.3g} GB"
     rows = table(at)
     assert [r["mode"] for r in rows] == ["plain TP", "sequence parallel"]
     assert rows[1]["forward, per layer"] == "2 all-gather + 2 reduce-scatter"
     assert rows[0]["sent per GPU per layer"] == rows[1]["sent per GPU per layer"]  # same bytes
-    assert rows[1]["layer input held per GPU"] == "4 MiB"  # 32 MiB / 8
-    # NVLink 4 ring: 2·7·3.4 µs + 2·7/8 · M / 450 GB/s per all-reduce, 4 per layer.
-    nvlink_ms = 4 * (14 * 3.4e-6 + 1.75 * m / 450e9) * 1e3
+    assert rows[1]["layer input held per GPU"] == "4.19 MB"  # 33.6 MB / 8
+    # NVLink 4 as NCCL runs it (NVIDIA/nccl src/graph/tuning.cc): ring/LL128, 14 + 14 × 1.9 µs
+    # + 1.75 M at 450 GB/s × 0.77 (the planner's efficiency) × 0.92 (LL128), 4 per layer per
+    # micro-batch.
+    nvlink_ms = 4 * (40.6e-6 + 1.75 * m / (450e9 * 0.77 * 0.92)) * 1e3
     # Layer FLOPs per token: 2·(2·4096² + 2·4096² + 3·4096·11008) + 4·4096·4096; × s × 3 / t at 50%
     # MFU.
     flops = 2 * (4 * 4096**2 + 3 * 4096 * 11008) + 4 * 4096 * 4096
@@ -107,25 +109,34 @@ def test_deep_link_llama2_7b_tp8_bytes_and_times_by_hand():
 
 def test_sequence_parallel_toggle_swaps_the_collectives():
     at = run(sp="true")
-    assert metric(at, "Collectives per layer per step") == "8"  # 4 all-gather + 4 reduce-scatter
+    assert (
+        metric(at, "Collectives per layer per micro-batch") == "8"
+    )  # 4 all-gather + 4 reduce-scatter
     assert (
         "Tensor parallel · TP=2 · who holds what (MLP above, attention below, sequence parallel)"
         in specs(at)
     )
 
 
-def test_one_nic_per_node_in_the_sweep():
-    at = run(nics="1")
-    note = next(md.value for md in at.markdown if md.value.startswith("With 8 GPUs per node"))
-    assert "1× InfiniBand NDR per node" in note
-    sweep = specs(at)["TP sweep · 8 GPUs per node"]
-    hover = sweep["data"][0]["customdata"]
-    assert hover[3] == "NVLink 4" and hover[4].startswith("1× InfiniBand NDR per node (2 nodes)")
+def test_sweep_shows_a_dgx_class_and_a_thin_network_one_nic_count_each():
+    at = run()
+    sp = specs(at)
+    dgx = sp["TP sweep · 8 GPUs per node · DGX-class: 8× InfiniBand NDR per node"]
+    thin = sp["TP sweep · 8 GPUs per node · thin network: 1× InfiniBand NDR per node"]
+    assert dgx["data"][0]["customdata"][4].startswith("8× InfiniBand NDR per node (2 nodes)")
+    assert thin["data"][0]["customdata"][4].startswith("1× InfiniBand NDR per node (2 nodes)")
+    notes = [md.value for md in at.markdown if md.value.startswith("With 8 GPUs per node")]
+    assert len(notes) == 2 and "DGX-class, one NIC per GPU" in notes[0]
+    assert "thin network" in notes[1]
+    lessons = next(md.value for md in at.markdown if "What keeps TP inside a node" in md.value)
+    assert "4 per layer per micro-batch, 6 with full recompute" in lessons
+    assert "DP gradient all-reduce" in lessons
 
 
-@pytest.mark.parametrize("key, right, wrong", [("q1", 32, 64), ("q2", 4, 2)])
+@pytest.mark.parametrize("key, right, wrong", [("q1", 33.554432, 64), ("q2", 4, 2)])
 def test_self_checks(key, right, wrong):
-    # q1: 1 · 4096 · 4096 elements × 2 bytes = 33,554,432 B = 32 MiB. q2: 2 forward + 2 backward.
+    # q1: 1 · 4096 · 4096 elements × 2 bytes = 33,554,432 B = 33.55 MB. q2: 2 forward + 2 backward
+    # per micro-batch.
     assert_self_check(run(), key, right, wrong)
 
 
@@ -144,7 +155,7 @@ def test_sequence_parallel_needs_tp_to_divide_the_sequence():
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "TP=3 does not divide 2048 tokens of seq_len" in errors[0]
     assert float(metric(at, "Forward")) < 1e-10  # the toy proof (24 tokens) still runs
-    assert "TP sweep · 8 GPUs per node" in specs(at)
+    assert "TP sweep · 8 GPUs per node · DGX-class: 8× InfiniBand NDR per node" in specs(at)
     at = run(tp="3", seq="2304")  # 2304 = 3 × 768: no rule broken
     assert len(table(at)) == 2 and not at.error
 

@@ -54,7 +54,10 @@ def test_small_case_breakdown_by_hand(small):
     mem_f0, mem_b0 = (2 * 134 + 4) * MiB / hbm, (2 * 186 + 10) * MiB / hbm
     mem_f1 = ((2 * 134 + 4) * MiB + 10 * s * V / t) / hbm
     mem_b1 = ((2 * 186 + 6) * MiB + 6 * s * V / t) / hbm
-    ar = 2 * lat + (2 * s * h) / bw  # ring of 2: 2(t-1) alpha + 2(t-1)/t n / B
+    # NCCL's ring/Simple inside a node (NVIDIA/nccl src/graph/tuning.cc): baseLat 8.4 µs + the
+    # textbook ring, 2(t-1) alpha + 2(t-1)/t n / B
+    base = 8.4e-6
+    ar = base + 2 * lat + (2 * s * h) / bw
     send = lat + 2 * s * h / t / bw  # b s h / t bytes each way
     # Stage 0: 2 layers' 2 fwd all-reduces + the vocab-parallel embedding's one; stage 1 the head.
     f0 = 2 * layer_mm + mem_f0 + 5 * ar + send
@@ -74,8 +77,8 @@ def test_small_case_breakdown_by_hand(small):
     psi = 2 * p_layer + V * h / 2 + s * h
     assert psi == 30_034_944
     # DDP without overlap, bucket per layer: each all-reduce of 2-byte grads over 2 ranks costs
-    # 2 alpha + bytes / B; stage 0 (2 layers + embedding bucket) finishes its backward last.
-    dp = 2 * (2 * lat + p_layer * 2 / bw) + 2 * lat + (V * h / 2 + s * h) * 2 / bw
+    # NCCL's base + 2 alpha + bytes / B; stage 0 (2 layers + the embedding's bucket) ends last.
+    dp = 2 * (base + 2 * lat + p_layer * 2 / bw) + base + 2 * lat + (V * h / 2 + s * h) * 2 / bw
     opt = psi * (2 * 12 + 2 + 2) / hbm
     bd = small.breakdown
     assert bd.compute_s == pytest.approx(m * 3 * (2 * layer_mm + head))
@@ -174,10 +177,13 @@ def test_exercise_8x8_tp_in_nvlink_vs_tp_across_nodes():
     bad = evaluate(model, c, Layout(dp=1, tp=8, pp=8, order="pp-tp-dp"), tr)
     assert good.spans["tp"].link == "NVLink 4" and bad.spans["tp"].link == "InfiniBand NDR"
     assert not good.warnings and "cross the node boundary" in bad.warnings[0]
-    # Ring all-reduce of b s h x 2 B = 50,331,648 B over 8 ranks: 14 alpha + (14/8) n / B.
+    # NCCL ring/Simple all-reduce of b s h x 2 B = 50,331,648 B over 8 ranks (NVIDIA/nccl
+    # src/graph/tuning.cc): inside
+    # a node 8.4 µs + 14 NVLink hops of 3.4 µs; across 8 nodes, one member per node, 14 NET hops
+    # of 14 µs, x1.4, at each GPU's 1/8 of the node's 8 NICs.
     n = 2048 * 12288 * 2
-    nvlink = 14 * 3.4e-6 + 14 / 8 * n / (450e9 * 0.77)
-    ib = 14 * 14e-6 + 14 / 8 * n / (8 * 50e9 / 8 * 0.94)  # each GPU's 1/8 of the node's 8 NICs
+    nvlink = (8.4 + 14 * 3.4) * 1e-6 + 14 / 8 * n / (450e9 * 0.77)
+    ib = (8.4 + 14 * 14) * 1.4e-6 + 14 / 8 * n / (8 * 50e9 / 8 * 0.94)
     count = 64 * 12 * 6  # micro-batches x layers per stage x (2 fwd + 2 bwd + 2 recomputed fwd)
     # Inside NVLink the last stage (LM head) is the busiest; across nodes the first is, because its
     # vocab-parallel embedding adds one more all-reduce per micro-batch on the slow link.
@@ -262,17 +268,17 @@ def test_collectives_on_a_group_spanning_two_nodes_by_hand():
     c = make_cluster(num_nodes=2, gpus_per_node=8)  # H100: NVLink 4 450 GB/s, 8 x NDR 50 GB/s
     span = group_span(ParallelDims(dp=16), "dp", c)  # 8 members on each of 2 nodes
     n, eff = 1e9, Efficiency()
-    a_in, a_net, b_in, b_net = 3.4e-6, 14e-6, 450e9 * 0.77, 50e9 * 0.94
-    rs_in = 7 * a_in + 7 / 8 * n / b_in
-    # Two-level all-reduce (docs/notes/collectives.md §3): intra RS, inter AR of n/8, intra AG.
-    ar = 2 * rs_in + 2 * a_net + 2 * (1 / 2) * (n / 8) / b_net
+    b_in, b_net = 450e9 * 0.77, 50e9 * 0.94
+    # NCCL's pick (NVIDIA/nccl src/graph/tuning.cc), ring/Simple: busbw min(NVLink, 8 NICs) =
+    # NVLink; 30 steps, 2 of them NET hops (14 µs), the rest NVLink (3.4 µs), + 8.4 µs, x1.4.
+    ar = (8.4 + 28 * 3.4 + 2 * 14) * 1.4e-6 + 30 / 16 * n / b_in
     assert group_collective_s("all_reduce", span, n, c, eff) == pytest.approx(ar)
-    # Reduce-scatter: intra RS, then inter RS of the shard (1 step of (m-1)/m).
-    rs = rs_in + a_net + (1 / 2) * (n / 8) / b_net
+    # Reduce-scatter: ring of 15 steps, 1 across nodes, no plateau factor.
+    rs = (8.4 + 14 * 3.4 + 14) * 1e-6 + 15 / 16 * n / b_in
     assert group_collective_s("reduce_scatter", span, n, c, eff) == pytest.approx(rs)
     one_per_node = group_span(ParallelDims(dp=2, tp=8), "dp", c)  # ring over the NICs only
     assert group_collective_s("all_reduce", one_per_node, n, c, eff) == pytest.approx(
-        2 * a_net + n / b_net
+        (8.4 + 2 * 14) * 1.4e-6 + n / b_net
     )
 
 
@@ -286,7 +292,8 @@ def test_zero3_gathers_exposed_when_compute_is_short():
     b_in, a_in = 450e9 * 0.77, 3.4e-6
     peak, hbm = 989.4e12 * 0.7, 3.35e12 * 0.85  # H100 SXM dense BF16, HBM3
     layer = 12 * h * h + 13 * h  # one GPT layer's weights, biases and LayerNorms
-    ag = 7 * a_in + 7 / 8 * layer * 2 / b_in  # ring all-gather of 2-byte weights over 8 GPUs
+    # NCCL ring/Simple all-gather of 2-byte weights over 8 GPUs: 8.4 µs + the textbook ring
+    ag = 8.4e-6 + 7 * a_in + 7 / 8 * layer * 2 / b_in
     rs = ag  # ring reduce-scatter of 2-byte grads: same time
     # One layer's compute by hand: 4 GEMMs of 128 tokens (the QKV and MLP ones memory-bound at
     # this size), FlashAttention's core, elementwise bytes 46 b s h forward / 62 backward.

@@ -247,6 +247,19 @@ def test_layer_compute_by_hand():
     ) == pytest.approx(expected / 2)
 
 
+# NCCL's tuner by hand (NVIDIA/nccl src/graph/tuning.cc), links at the app's efficiencies (NVLink
+# 0.77, NIC 0.94). One node of 8 H100s, M = 32 MiB: ring/Simple = 8.4 + 14 × 3.4 µs + 1.75 M / B;
+# ring/LL128 = 14 + 14 × 1.9 µs + 1.75 M / (0.92 B). Trees and LL lose by > 30 % (checked by hand).
+B_NVL = 450e9 * 0.77
+
+
+def _ring_8(b, simple_hop, ll128_hop=None):
+    simple = (8.4 + 14 * simple_hop) * 1e-6 + 1.75 * M / b
+    if ll128_hop is None:
+        return simple
+    return min(simple, (14 + 14 * ll128_hop) * 1e-6 + 1.75 * M / (0.92 * b))
+
+
 def test_link_comparison_by_hand():
     times = {
         t.link.name: t
@@ -255,12 +268,15 @@ def test_link_comparison_by_hand():
         )
     }
     assert tuple(times) == LINKS_COMPARED
-    for name, bw, alpha in [
-        ("NVLink 4", 450e9, 3.4e-6),
-        ("PCIe 5 x16", 64e9, 5.7e-6),
-        ("InfiniBand NDR", 50e9, 14e-6),
-    ]:
-        assert times[name].comm_s == pytest.approx(4 * (14 * alpha + 2 * 7 / 8 * M / bw), rel=1e-12)
+    nvlink = _ring_8(B_NVL, 3.4, 1.9)  # LL128 wins by 0.7 µs: 224.8 vs 225.5 µs
+    assert times["NVLink 4"].comm_s == pytest.approx(4 * nvlink, rel=1e-9)
+    assert times["NVLink 4"].algorithms == "Ring / LL128"
+    pcie = _ring_8(64e9 * 0.77, 5.7)  # no LL128 without NVLink
+    assert times["PCIe 5 x16"].comm_s == pytest.approx(4 * pcie, rel=1e-9)
+    # InfiniBand NDR: 8 nodes of one GPU, one NIC each (busbw 50 × 0.94); every hop is a NET hop
+    # at the tree's NET latency (one GPU per node): LL128 14 + 14 × 8.5 µs at 0.92 B
+    ib = 133e-6 + 1.75 * M / (0.92 * 47e9)
+    assert times["InfiniBand NDR"].comm_s == pytest.approx(4 * ib, rel=1e-9)
     assert times["NVLink 4"].comm_to_compute < 1 < times["PCIe 5 x16"].comm_to_compute
     sp = {
         t.link.name: t
@@ -268,26 +284,41 @@ def test_link_comparison_by_hand():
             LLAMA7, gpu("H100 SXM"), tp=8, micro_batch=1, seq_len=4096, sequence_parallel=True
         )
     }
-    for name in LINKS_COMPARED:  # ring RS + AG costs exactly one ring all-reduce
-        assert sp[name].comm_s == pytest.approx(times[name].comm_s, rel=1e-12)
+    # SP: 4 reduce-scatters + 4 all-gathers, each a 7-step ring (8.4 + 7 × 3.4 µs + 7/8 M / B):
+    # the same bytes as the all-reduces, one more base latency each
+    rs = (8.4 + 7 * 3.4) * 1e-6 + 7 / 8 * M / B_NVL
+    assert sp["NVLink 4"].comm_s == pytest.approx(8 * rs, rel=1e-9)
 
 
 def test_tp_sweep_jumps_at_the_node_boundary():
     cluster = make_cluster(num_nodes=4)  # 4 x 8 H100, NVLink 4, 8 x NDR per node
     pts = {p.tp: p for p in tp_sweep(LLAMA7, cluster, micro_batch=1, seq_len=4096)}
     assert pts[1].comm_s == 0.0
-    assert pts[8].comm_s == pytest.approx(4 * (14 * 3.4e-6 + 2 * 7 / 8 * M / 450e9), rel=1e-12)
-    # TP=16 spans 2 nodes: flat ring at min(450, 8 x 50 = 400) GB/s; NCCL's ring tuner charges
-    # 2(m-1) = 2 of the 30 steps the 14 µs network latency and 28 the 3.4 µs NVLink one
-    assert pts[16].comm_s == pytest.approx(
-        4 * (28 * 3.4e-6 + 2 * 14e-6 + 2 * 15 / 16 * M / 400e9), rel=1e-12
-    )
+    assert pts[8].comm_s == pytest.approx(4 * _ring_8(B_NVL, 3.4, 1.9), rel=1e-9)
+    # TP=16 spans 2 nodes with all 8 NICs each: busbw min(NVLink, 8 × 47) = NVLink. Ring/LL128:
+    # 14 µs + 28 NVLink hops (1.9 µs) + 2 NET hops (4.0 µs), at 0.92 × 16/30 of B
+    ring16 = (14 + 28 * 1.9 + 2 * 4.0) * 1e-6 + 30 / 16 * M / (0.92 * B_NVL)
+    assert pts[16].comm_s == pytest.approx(4 * ring16, rel=1e-9)
+    assert pts[16].algorithms == "Ring / LL128"
+    assert pts[16].latency_s == pytest.approx(4 * 75.2e-6)
     assert (
         not pts[8].crosses_node and pts[16].crosses_node and "InfiniBand NDR" in pts[16].link_label
     )
-    assert pts[16].comm_s > 1.5 * pts[8].comm_s  # more comm on half the compute per GPU
+    # DGX-class: the bandwidth barely drops, comm ×1.2 while compute halves
+    assert 1.1 < pts[16].comm_s / pts[8].comm_s < 1.3
     assert pts[16].compute_s == pytest.approx(pts[8].compute_s / 2)
     assert pts[8].comm_to_compute < 1 < pts[16].comm_to_compute
+    # thin network (1 NIC per node): the tree, busbw min(NVLink, 2 × 47) on exactly 2 nodes,
+    # LL128: 14 + 2 (7 × 1.25 + 8.5) µs, × 0.92 × 120/128 × ½ × treeCorrectionFactor 0.9
+    thin = {
+        p.tp: p
+        for p in tp_sweep(
+            LLAMA7, make_cluster(num_nodes=4, nics_per_node=1), micro_batch=1, seq_len=4096
+        )
+    }
+    tree = 48.5e-6 + M / (94e9 * 0.92 * 120 / 128 * 0.5 * 0.9)
+    assert thin[16].comm_s == pytest.approx(4 * tree, rel=1e-9)
+    assert thin[16].comm_s > 3 * pts[16].comm_s
 
 
 def test_tp_sweep_marks_invalid_degrees_with_reasons():

@@ -37,3 +37,24 @@ def test_unknown_byte_system_names_the_choices():
     with pytest.raises(ValueError, match="decimal.*binary"):
         units.byte_system("metric")
     assert units.gib_or_gb("binary") == ("GiB", 2**30)
+
+
+def test_pages_speak_decimal_gb_at_the_defaults():
+    """Issue 13, units: at the defaults a learner sees the course's numbers in the course's unit
+    (ring 2·S·(N−1)/N = 1.75 GB for 1 GB on 8 GPUs; 70B × 16 B = 1.12 TB) and no binary unit
+    beside them. (The DP page's "25 MiB" is PyTorch's bucket constant, a name, not a size shown in
+    another unit.)"""
+    import re
+
+    from tests.test_pages import run_app
+
+    shown = {}
+    for page in ("collectives", "memory", "scenarios", "planner", "self_check", "reliability"):
+        at = run_app(f"app_pages/{page}.py", {})
+        texts = [m.value for m in (*at.markdown, *at.caption, *at.success, *at.info)]
+        texts += [f"{m.value} {m.proto.delta}" for m in at.metric]
+        texts += [c.proto.spec for c in at.get("plotly_chart")]
+        shown[page] = "\n".join(texts)
+        assert not re.findall(r"\d\s?(?:KiB|MiB|GiB|TiB)\b", shown[page]), page
+    assert "1.75 GB" in shown["collectives"]
+    assert "1.12 TB" in shown["scenarios"] and "70 GB per GPU" in shown["scenarios"]

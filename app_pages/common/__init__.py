@@ -38,7 +38,10 @@ SETTINGS_KEY = "_settings"  # the one session-state key holding the sidebar's Se
 class Settings:
     """The sidebar's global display conventions, which every page obeys."""
 
-    memory_units: ByteSystem = ByteSystem.BINARY  # GiB = 2^30 B, what nvidia-smi reports
+    # GB = 10^9 B by default, the course's unit (1 GB ring → 1.75 GB sent; 70B × 16 B ≈ 1.1 TB);
+    # GiB = 2^30 B (what nvidia-smi and PyTorch report) one click away. Every page formats
+    # memory through this one setting (common.memory_units()).
+    memory_units: ByteSystem = ByteSystem.DECIMAL
     bandwidth_units: ByteSystem = ByteSystem.DECIMAL  # GB/s, the nccl-tests convention
     presenter: bool = False
     image_format: str = "png"  # what a chart's camera button saves: a key of IMAGE_FORMATS
@@ -69,12 +72,12 @@ def sidebar_settings() -> Settings:
         mem = select(
             "Memory",
             MEMORY_UNITS,
-            "binary",
+            Settings().memory_units.value,
             key="mem",
             radio=True,
             horizontal=True,
-            help="GiB = 2^30 bytes (what nvidia-smi and PyTorch report); "
-            "GB = 10^9 bytes (datasheets).",
+            help="GB = 10^9 bytes (the default: the course's numbers and datasheets); "
+            "GiB = 2^30 bytes (what nvidia-smi and PyTorch report).",
         )
         bw = select(
             "Bandwidth",
@@ -167,7 +170,7 @@ def attempt(
 
 
 def memory_units() -> ByteSystem:
-    """The global memory-unit choice (GiB by default)."""
+    """The global memory-unit choice (GB by default, the course's unit)."""
     return settings().memory_units
 
 

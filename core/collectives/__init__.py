@@ -37,7 +37,17 @@ from core.collectives.cost import (
     step_times_s,
 )
 from core.collectives.hierarchical import hierarchical_all_reduce
-from core.collectives.picks import cluster_of
+from core.collectives.nccl import (
+    ALGORITHMS_BY_OP,
+    PROTOCOLS,
+    Choice,
+    Option,
+    bus_bandwidths_bytes_per_s,
+    nccl_choice,
+    nccl_options,
+    nccl_time_s,
+)
+from core.collectives.picks import cluster_of, nccl_cluster
 from core.collectives.ring import (
     RING_INDEXING,
     example_inputs,
@@ -71,17 +81,21 @@ from core.collectives.two_tier import (
 
 __all__ = [
     "ALGORITHMS",
+    "ALGORITHMS_BY_OP",
     "ALL_REDUCE_MODELS",
     "AlgorithmRun",
     "AllReduceAlgorithm",
     "BUS_BANDWIDTH_FACTORS",
     "BytesScan",
+    "Choice",
     "CollectiveTrace",
     "CostBreakdown",
     "Executor",
     "HierarchicalCost",
     "MAX_STATE_ELEMENTS",
     "MAX_TRACKED_RANKS",
+    "Option",
+    "PROTOCOLS",
     "RING_INDEXING",
     "Step",
     "Transfer",
@@ -92,6 +106,7 @@ __all__ = [
     "all_reduce_time_s",
     "as_rank_inputs",
     "bus_bandwidth_factor",
+    "bus_bandwidths_bytes_per_s",
     "busbw_bytes_per_s",
     "check_nonnegative",
     "check_positive",
@@ -112,6 +127,10 @@ __all__ = [
     "make_step",
     "make_trace",
     "naive_all_reduce",
+    "nccl_choice",
+    "nccl_cluster",
+    "nccl_options",
+    "nccl_time_s",
     "recursive_doubling_all_reduce",
     "reduce_scatter_time_s",
     "ring_all_gather",

@@ -72,9 +72,17 @@ ALL_REDUCE_MODELS = {
         _recursive_doubling,
     ),
     "tree": (
-        "Binomial tree reduce + broadcast",
+        "Binomial tree reduce + broadcast (MPICH)",
         "2⌈lg p⌉·α + 2⌈lg p⌉·n·β + ⌈lg p⌉·n·γ",
         lambda p: (2 * _lg_ceil(p), 2 * _lg_ceil(p), _lg_ceil(p)),
+    ),
+    # NCCL's tree: two complementary binary trees each carry half the data, reduce up then
+    # broadcast down, pipelined in chunks; per rank ~n up and ~n down whatever p, and a chunk
+    # crosses ⌈lg p⌉ levels each way (NVIDIA/nccl src/graph/trees.cc; docs/notes/collectives.md §6).
+    "double_binary_tree": (
+        "Double binary tree, pipelined (NCCL)",
+        "2⌈lg p⌉·α + 2·n·β + n·γ (pipelined; fill ignored)",
+        lambda p: (2 * _lg_ceil(p), 2.0, 1.0),
     ),
     "naive": (
         "Naive (gather to root, broadcast)",

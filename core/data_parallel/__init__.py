@@ -3,6 +3,13 @@
 scenario.
 """
 
+from core.data_parallel.allreduce import (
+    AllReduceKind,
+    Pick,
+    all_reduce_pick,
+    all_reduce_s,
+    bottleneck,
+)
 from core.data_parallel.gradients import (
     DpProof,
     Problem,
@@ -18,13 +25,10 @@ from core.data_parallel.gradients import (
 from core.data_parallel.scaling import (
     DEFAULT_BUCKET_BYTES,
     FIRST_BUCKET_BYTES,
-    AllReduceKind,
     DpJob,
     DpStep,
     Scaling,
     ScalingCurve,
-    all_reduce_s,
-    bottleneck,
     bucket_sizes,
     cluster_for,
     dp_step,
@@ -35,6 +39,7 @@ from core.data_parallel.scenario import (
     Fix,
     FixEffect,
     SlowerAtScale,
+    dgx_cluster,
     fix_effects,
     scenario_cluster,
     scenario_job,
@@ -62,6 +67,8 @@ __all__ = [
     "SgdCurves",
     "SlowerAtScale",
     "StragglerCurve",
+    "Pick",
+    "all_reduce_pick",
     "all_reduce_s",
     "bottleneck",
     "bucket_sizes",
@@ -69,6 +76,7 @@ __all__ = [
     "dp_step",
     "equal_shards",
     "expected_max_std_normal",
+    "dgx_cluster",
     "fix_effects",
     "loss_and_grad",
     "make_problem",

@@ -10,25 +10,15 @@ from enum import Enum
 import numpy as np
 
 from core.checks import positive, whole_number
-from core.collectives import (
-    all_reduce_coefficients,
-    flat_ring_all_reduce_time_s,
-    flat_ring_bottleneck_bytes_per_s,
-    hierarchical_all_reduce_time_s,
-)
+from core.collectives import all_reduce_coefficients
+from core.data_parallel.allreduce import AllReduceKind, all_reduce_pick, bottleneck
 from core.hardware import Cluster
+from core.training import Efficiency
 
 # PyTorch DDP: kDefaultBucketBytesCap = 25 MiB and kDefaultFirstBucketBytes = 1 MiB
 # (pytorch/pytorch torch/csrc/distributed/c10d/reducer.hpp).
 DEFAULT_BUCKET_BYTES = 25 * 2**20
 FIRST_BUCKET_BYTES = 2**20
-
-
-class AllReduceKind(str, Enum):
-    """How the gradient all-reduce crosses nodes."""
-
-    FLAT_RING = "flat ring"  # one ring over all GPUs (NCCL's rings, one channel per NIC)
-    HIERARCHICAL = "hierarchical"  # intra RS -> inter AR of 1/g shard -> intra AG (Horovod)
 
 
 class Scaling(str, Enum):
@@ -44,12 +34,19 @@ class DpJob:
 
     num_params: float
     tokens_per_gpu: float
-    grad_bytes_per_param: float = 4.0  # fp32 grads (DDP + AMP keeps fp32 params); 2 for bf16
+    # bf16 gradients, the app's one traffic convention: the default recipe's 2-byte gradients
+    # (core.training RECIPES["mixed_adam"], as the memory page and planner count them). PyTorch
+    # DDP under autocast keeps fp32 gradients and all-reduces 4 B each: twice the bytes.
+    grad_bytes_per_param: float = 2.0
     mfu: float = 0.4  # achieved fraction of dense peak FLOP/s
     flops_per_param_token: float = 6.0  # 6N rule: 2N forward + 4N backward (Kaplan et al. 2020)
     bucket_bytes: float | None = DEFAULT_BUCKET_BYTES  # None: one all-reduce after backward
     first_bucket_bytes: float = FIRST_BUCKET_BYTES
+    # The textbook ring by default (what a fitted gloo trace replays, core.traces); the pages,
+    # scenarios and planner ask for AllReduceKind.NCCL, NCCL's tuned pick.
     all_reduce: AllReduceKind = AllReduceKind.FLAT_RING
+    # Achievable link shares; None: NCCL at the defaults, the textbook kinds at line rate.
+    efficiency: Efficiency | None = None
 
     def __post_init__(self) -> None:
         for f, fix in (
@@ -119,40 +116,6 @@ def cluster_for(base: Cluster, num_gpus: int) -> Cluster:
     return replace(base, num_nodes=int(num_gpus) // g)
 
 
-def all_reduce_s(
-    cluster: Cluster, message_bytes: float, kind: AllReduceKind, *, with_latency: bool = True
-) -> float:
-    """One gradient all-reduce over every GPU of the cluster, by the collectives cost model.
-
-    with_latency=False sets every link's α to 0: what is left is the bytes-over-bandwidth part.
-    """
-    if cluster.num_gpus == 1:
-        return 0.0
-    alphas = {} if with_latency else {"intra_latency_s": 0.0, "inter_latency_s": 0.0}
-    if AllReduceKind(kind) is AllReduceKind.HIERARCHICAL:
-        return hierarchical_all_reduce_time_s(cluster, message_bytes, **alphas)
-    return flat_ring_all_reduce_time_s(cluster, message_bytes, **alphas)
-
-
-def bottleneck(cluster: Cluster, kind: AllReduceKind) -> tuple[str, float]:
-    """Name and per-direction bandwidth of the link that paces the all-reduce's network phase."""
-    intra = cluster.intra_link
-    if cluster.num_gpus == 1:
-        return "none (1 GPU, no all-reduce)", float("inf")
-    if cluster.num_nodes == 1:
-        return f"{intra.name} (inside the node)", intra.bandwidth_bytes_per_s
-    nic = f"{cluster.nics_per_node}× {cluster.inter_link.name}"
-    if AllReduceKind(kind) is AllReduceKind.HIERARCHICAL:
-        return (
-            f"{nic} per node, shared by {cluster.gpus_per_node} GPUs",
-            cluster.inter_bandwidth_per_gpu_bytes_per_s,
-        )
-    bw = flat_ring_bottleneck_bytes_per_s(cluster)
-    if bw < intra.bandwidth_bytes_per_s:
-        return f"{nic} per node (node's NICs)", bw
-    return f"{intra.name} (NICs are faster)", bw
-
-
 @dataclass(frozen=True, kw_only=True)
 class DpStep:
     """One data-parallel step on num_gpus GPUs: compute, gradient all-reduce, what stays exposed."""
@@ -173,6 +136,15 @@ class DpStep:
     bucket_ready_s: np.ndarray  # from the start of forward
     bucket_start_s: np.ndarray
     bucket_finish_s: np.ndarray
+    bucket_algorithm: tuple[str, ...] = ()  # what ran for each bucket (NCCL: algorithm / protocol)
+
+    @property
+    def algorithms(self) -> str:
+        """What ran, with how many buckets each: 'Tree (double binary) / LL128 ×1067; …'."""
+        names = list(dict.fromkeys(self.bucket_algorithm))
+        if len(names) == 1:
+            return names[0]
+        return "; ".join(f"{a} ×{self.bucket_algorithm.count(a)}" for a in names)
 
     @property
     def compute_s(self) -> float:
@@ -207,10 +179,10 @@ def dp_step(job: DpJob, cluster: Cluster, *, tokens_per_gpu: float | None = None
     sizes = bucket_sizes(job.grad_bytes, job.bucket_bytes, job.first_bucket_bytes)
     # Buckets come in at most three sizes (first, full, tail): price each size once.
     unique, inverse = np.unique(sizes, return_inverse=True)
-    comm = np.array([all_reduce_s(cluster, float(b), job.all_reduce) for b in unique])[inverse]
-    no_alpha = np.array(
-        [all_reduce_s(cluster, float(b), job.all_reduce, with_latency=False) for b in unique]
-    )[inverse]
+    eff = job.efficiency
+    picks = [all_reduce_pick(cluster, float(b), job.all_reduce, efficiency=eff) for b in unique]
+    comm = np.array([pk.time_s for pk in picks])[inverse]
+    latency = np.array([pk.latency_s for pk in picks])[inverse]
     if job.bucket_bytes is None:
         ready = np.array([fwd + bwd])  # one all-reduce after loss.backward()
     else:
@@ -219,7 +191,7 @@ def dp_step(job: DpJob, cluster: Cluster, *, tokens_per_gpu: float | None = None
         ready = fwd + bwd * np.cumsum(sizes) / job.grad_bytes
     start, finish = overlap_schedule(ready, comm)
     exposed = max(0.0, float(finish[-1]) - (fwd + bwd))
-    name, bw = bottleneck(cluster, job.all_reduce)
+    name, bw = bottleneck(cluster, job.all_reduce, job.efficiency)
     return DpStep(
         num_gpus=p,
         num_nodes=cluster.num_nodes,
@@ -231,7 +203,8 @@ def dp_step(job: DpJob, cluster: Cluster, *, tokens_per_gpu: float | None = None
         bottleneck_link=name,
         bottleneck_bytes_per_s=bw,
         comm_s=float(comm.sum()),
-        comm_latency_s=float((comm - no_alpha).sum()),
+        comm_latency_s=float(latency.sum()),
+        bucket_algorithm=tuple(picks[i].label for i in inverse),
         exposed_comm_s=exposed,
         bucket_bytes=sizes,
         bucket_ready_s=ready,

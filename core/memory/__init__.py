@@ -2,13 +2,16 @@
 
 from core.memory.activations import (
     SIZED_SCHEDULES,
+    Block,
     RecomputeOption,
     activation_bytes_per_layer,
+    block_of,
     edge_activation_bytes,
+    gpt_block,
     layers_in_flight,
     stage_activations,
 )
-from core.memory.fit import FitRow, fits, what_fits
+from core.memory.fit import Budget, FitRow, budget, fits, what_fits
 from core.memory.per_gpu import (
     MemoryResult,
     StageMemory,
@@ -21,12 +24,15 @@ from core.memory.zero import (
     ModelStates,
     ZeroComm,
     fsdp_to_zero,
+    gathered_unit_bytes,
     layer_allgather_bytes,
     model_state_bytes_per_gpu,
     zero_comm_bytes_per_gpu,
 )
 
 __all__ = [
+    "Block",
+    "Budget",
     "FSDP_STRATEGIES",
     "FitRow",
     "MemoryResult",
@@ -36,9 +42,13 @@ __all__ = [
     "StageMemory",
     "ZeroComm",
     "activation_bytes_per_layer",
+    "block_of",
+    "budget",
     "edge_activation_bytes",
     "fits",
     "fsdp_to_zero",
+    "gathered_unit_bytes",
+    "gpt_block",
     "layer_allgather_bytes",
     "layers_in_flight",
     "memory_by_zero_stage",

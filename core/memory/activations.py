@@ -16,6 +16,44 @@ from core.training import RECOMPUTE_MODES, Training
 SIZED_SCHEDULES = ("1f1b", "gpipe", "interleaved_1f1b")
 
 
+@dataclass(frozen=True, kw_only=True)
+class Block:
+    """What a transformer block's stored activations depend on: its widths in elements per token
+    (query heads a·d_head, KV heads g·d_head, MLP f), a gated (SwiGLU) MLP, and dropout.
+    """
+
+    q_width: int
+    kv_width: int
+    ffn_width: int
+    gated: bool
+    dropout: bool
+
+    def coefficients(self, hidden: int) -> tuple[int, int, int]:
+        """(bytes per token kept whole on every TP rank, bytes per token split over TP, bytes per
+        a·s²·b of attention scores) — docs/notes/memory.md §3 derives each term.
+        """
+        whole = (8 + 2 * self.dropout) * hidden  # 2 norm inputs, QKV and MLP inputs (+ 2 masks)
+        mlp = (6 if self.gated else 4) * self.ffn_width  # SwiGLU: gate|up input + down input
+        split = 4 * self.q_width + 4 * self.kv_width + mlp  # Q, K, V, output-projection input
+        return whole, split, 2 + 3 * self.dropout  # softmax output (+ dropout mask and output)
+
+
+def gpt_block(hidden: int) -> Block:
+    """Korthikanti et al. 2022's block: MHA, 4h GELU MLP, dropout — 34 sbh + 5 a s² b."""
+    return Block(q_width=hidden, kv_width=hidden, ffn_width=4 * hidden, gated=False, dropout=True)
+
+
+def block_of(model: ModelSpec) -> Block:
+    """The block a model's layers use (GQA, SwiGLU and dropout as its config says)."""
+    return Block(
+        q_width=model.q_width,
+        kv_width=model.num_kv_heads * model.d_head,
+        ffn_width=model.ffn_hidden_size,
+        gated=model.gated_mlp,
+        dropout=model.dropout,
+    )
+
+
 def activation_bytes_per_layer(
     seq_len,
     micro_batch,
@@ -25,10 +63,12 @@ def activation_bytes_per_layer(
     sequence_parallel=False,
     recompute="none",
     flash_attention=False,
+    block: Block | None = None,
 ) -> float:
-    """Stored activation bytes of one layer and micro-batch on one TP rank (Korthikanti Table 2)."""
-    # 2-byte activations, 1-byte dropout masks; flash attention stores none of the s^2 tensors
-    # (5as/h).
+    """Stored activation bytes of one layer and micro-batch on one TP rank: Korthikanti et al.
+    2022 Table 2 for the GPT block (the default), the same accounting for any other `block`.
+    """
+    # 2-byte activations, 1-byte dropout masks; flash attention stores none of the s^2 tensors.
     # Full recompute keeps the 2sbh layer input: the table does not shard it, but under SP it is
     # already split over TP ranks (2sbh/t), as Megatron checkpoints it.
     s, b, h, a, t = (
@@ -43,12 +83,13 @@ def activation_bytes_per_layer(
     )
     check_divides("TP", t, a, "attention heads", "each TP rank must own whole heads")
     check_choice("recompute", recompute, RECOMPUTE_MODES)
-    sbh = s * b * h
+    sbh, sb = s * b * h, s * b
     if recompute == "full":
         return float(2 * sbh / t if sequence_parallel else 2 * sbh)
-    stored = 34 * sbh / t if sequence_parallel else 10 * sbh + 24 * sbh / t
+    whole, split, score = (block or gpt_block(h)).coefficients(h)  # GPT: 10h, 24h, 5
+    stored = sb * (whole + split) / t if sequence_parallel else sb * whole + sb * split / t
     if recompute == "none" and not flash_attention:
-        stored += 5 * a * s * s * b / t  # softmax output 2, its dropout mask 1, dropout output 2
+        stored += score * a * s * s * b / t  # softmax output 2 (+ dropout mask 1, its output 2)
     return float(stored)
 
 
@@ -80,13 +121,14 @@ def edge_activation_bytes(
     vocab: int,
     tp: int = 1,
     sequence_parallel: bool = False,
+    dropout: bool = True,
 ) -> float:
     """Embedding / logits activation bytes of one micro-batch on a stage's GPU (Korthikanti et
     al. 2022, Sec. 4; docs/notes/memory.md §2).
     """
     s, b, t = seq_len, micro_batch, tp
     sbh = s * b * hidden / (t if sequence_parallel else 1)
-    extras = sbh if stage == 0 else 0.0  # embedding dropout mask, 1 B
+    extras = sbh if stage == 0 and dropout else 0.0  # embedding dropout mask, 1 B
     if stage == pp - 1:  # final-norm input 2sbh, LM-head input 2sbh, fp32 logits 4sbV/t
         extras += 4 * sbh + 4 * s * b * vocab / t
     return extras
@@ -103,12 +145,14 @@ def stage_activations(
     lay, tr, h = layout, training, model.hidden_size
     tp, pp, sp, b = lay.tp, lay.pp, lay.sequence_parallel, lay.micro_batch
     layer = activation_bytes_per_layer(
-        tr.seq_len, b, h, model.num_heads, tp, sp, tr.recompute, tr.flash_attention
+        tr.seq_len, b, h, model.num_heads, tp, sp, tr.recompute, tr.flash_attention, block_of(model)
     )
     flight = layers_in_flight(
         stage, model.num_layers, pp, num_microbatches, lay.schedule, lay.num_chunks
     )
-    extras = edge_activation_bytes(stage, pp, tr.seq_len, b, h, model.vocab_size, tp, sp)
+    extras = edge_activation_bytes(
+        stage, pp, tr.seq_len, b, h, model.vocab_size, tp, sp, model.dropout
+    )
     return layer, flight, extras * flight * pp / model.num_layers  # x micro-batches in flight
 
 

@@ -17,6 +17,49 @@ def fits(total_bytes: float, capacity_bytes: float, reserve_bytes: float = 0.0) 
     return total_bytes + reserve_bytes <= capacity_bytes
 
 
+@dataclass(frozen=True, kw_only=True)
+class Budget:
+    """One GPU's memory against its HBM: what training holds, the reserve, what is left. The one
+    source of every "per GPU" metric, bar top, verdict and warning (memory page, planner,
+    scenarios): used_bytes is always training + reserve.
+    """
+
+    capacity_bytes: float  # what the device reports (core.hardware)
+    reserve_bytes: float  # RESERVE_PARTS (core.training), reserve_fraction of the capacity
+    reserve_fraction: float
+    training_bytes: float  # model states + activations + ZeRO-3 gathered units
+
+    @property
+    def used_bytes(self) -> float:
+        return self.training_bytes + self.reserve_bytes
+
+    @property
+    def usable_bytes(self) -> float:
+        """What training may hold: capacity minus the reserve."""
+        return self.capacity_bytes - self.reserve_bytes
+
+    @property
+    def fits(self) -> bool:
+        return fits(self.training_bytes, self.capacity_bytes, self.reserve_bytes)
+
+    @property
+    def margin_bytes(self) -> float:
+        """Left over when it fits (> 0), missing when it does not (< 0)."""
+        return self.capacity_bytes - self.used_bytes
+
+
+def budget(training_bytes: float, capacity_bytes: float, reserve_fraction: float) -> Budget:
+    """Budget of one GPU: training_bytes (e.g. MemoryResult.total_bytes) on capacity_bytes of
+    HBM with reserve_fraction of it kept free (Training.memory_headroom).
+    """
+    return Budget(
+        capacity_bytes=capacity_bytes,
+        reserve_bytes=reserve_fraction * capacity_bytes,
+        reserve_fraction=reserve_fraction,
+        training_bytes=training_bytes,
+    )
+
+
 def _first_true(pred, lo: int, hi: int) -> int | None:
     """Smallest k in [lo, hi] with pred(k), for a predicate monotone in k (binary search)."""
     if not pred(hi):

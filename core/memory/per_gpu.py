@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from core.memory.activations import RecomputeOption, stage_activations
-from core.memory.zero import model_state_bytes_per_gpu
+from core.memory.zero import gathered_unit_bytes, model_state_bytes_per_gpu
 from core.model import ModelSpec
 from core.parallel import Layout
 from core.training import RECOMPUTE_MODES, Training
@@ -26,6 +26,7 @@ class StageMemory:
     layer_activation_bytes: float
     layers_in_flight: float
     extra_activation_bytes: float  # embedding / logits terms, all micro-batches in flight
+    gathered_bytes: int = 0  # ZeRO-3 / FULL_SHARD: gathered + prefetched unit and its gradients
 
     @property
     def states_bytes(self) -> int:
@@ -34,7 +35,8 @@ class StageMemory:
 
     @property
     def total_bytes(self) -> float:
-        return self.states_bytes + self.activations_bytes
+        """Everything this GPU's training holds at its peak (the reserve comes on top)."""
+        return self.states_bytes + self.activations_bytes + self.gathered_bytes
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,9 +51,10 @@ class MemoryResult(StageMemory):
 
 
 def _stage(model, lay: Layout, tr: Training, m: int, r: int) -> StageMemory:
-    psi = model.params_per_gpu(lay.tp, lay.pp, r)
-    states = model_state_bytes_per_gpu(psi, lay.shard_degree or lay.dp, lay.zero_stage, tr.recipe)
+    psi, nd = model.params_per_gpu(lay.tp, lay.pp, r), lay.shard_degree or lay.dp
+    states = model_state_bytes_per_gpu(psi, nd, lay.zero_stage, tr.recipe)
     layer, flight, extras = stage_activations(model, r, lay, tr, m)
+    sharded = lay.zero_stage == 3 and nd > 1  # weights sharded: each unit is gathered to use it
     return StageMemory(
         stage=r,
         params_on_gpu=psi,
@@ -62,6 +65,7 @@ def _stage(model, lay: Layout, tr: Training, m: int, r: int) -> StageMemory:
         layer_activation_bytes=layer,
         layers_in_flight=flight,
         extra_activation_bytes=extras,
+        gathered_bytes=gathered_unit_bytes(model, lay.tp, r, lay.pp, tr.recipe) if sharded else 0,
     )
 
 

@@ -88,3 +88,21 @@ def layer_allgather_bytes(model: ModelSpec, tp: int = 1, recipe: str = "mixed_ad
     backward.
     """
     return model.layer_params_per_gpu(whole_number("tp", tp)) * get_recipe(recipe).param_bytes
+
+
+def gathered_unit_bytes(model, tp: int, stage: int, pp: int, recipe: str = "mixed_adam") -> int:
+    """ZeRO-3 / FULL_SHARD's working set on one GPU: the largest unit of the stage gathered whole
+    (the current one) and the next one prefetched, each at the weights' dtype, plus the current
+    unit's unsharded gradients before their reduce-scatter (docs/notes/memory.md §6).
+    """
+    # PyTorch FSDP with BACKWARD_PRE prefetch holds current params, next params and current
+    # grads (pytorch/pytorch torch/distributed/fsdp/api.py, BackwardPrefetch); DeepSpeed's
+    # estimator adds 4 x the largest layer for the same
+    # (deepspeedai/DeepSpeed deepspeed/runtime/zero/stage3.py).
+    if not isinstance(model, ModelSpec):
+        return 0  # a bare parameter count has no layers to gather
+    unit = model.layer_params_per_gpu(tp)
+    if stage == 0 or stage == pp - 1:  # the vocab-parallel embedding / head is a unit too
+        unit = max(unit, -(-model.word_embedding_params // tp))
+    r = get_recipe(recipe)
+    return unit * (2 * r.param_bytes + r.grad_bytes)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.hardware import Cluster
-from core.memory import MemoryResult, fits
+from core.memory import MemoryResult, budget
 from core.model import ModelSpec
 from core.parallel import GroupSpan, Layout, Placement, group_span, place
 from core.pipeline import PipelineResult, simulate
@@ -15,6 +15,7 @@ from core.planner.stage_memory import layout_memory
 from core.planner.stage_work import StageTimes, all_stage_times
 from core.planner.step_time import Breakdown, step_breakdown
 from core.training import Training
+from core.units import format_bytes
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -86,13 +87,18 @@ def check_model_shape(model) -> None:
         )
 
 
+def _gb(num_bytes: float) -> str:
+    """Warnings in the app's default unit, GB, the same number the metric and the bar show."""
+    return format_bytes(num_bytes, "decimal")
+
+
 def usable_bytes(cluster: Cluster, training: Training) -> float:
-    return cluster.gpu.hbm_bytes * (1 - training.memory_headroom)
+    return budget(0.0, cluster.gpu.hbm_bytes, training.memory_headroom).usable_bytes
 
 
 def capacity_fits(cluster: Cluster, training: Training, mem: MemoryResult) -> bool:
-    cap = cluster.gpu.hbm_bytes
-    return fits(mem.total_bytes, cap, training.memory_headroom * cap)
+    """The one reserve and verdict of every page (core.memory.budget)."""
+    return budget(mem.total_bytes, cluster.gpu.hbm_bytes, training.memory_headroom).fits
 
 
 def evaluate(model, cluster: Cluster, layout: Layout, training: Training) -> Evaluation:
@@ -157,10 +163,11 @@ def _warnings(cluster, lay, spans, mem, ok, m, training) -> tuple[str, ...]:
             f"so every layer's all-reduces run on {tp.link}; keep TP ≤ {gpn} and innermost"
         )
     if not ok:
+        used = budget(mem.total_bytes, cluster.gpu.hbm_bytes, training.memory_headroom).used_bytes
         out.append(
-            f"does not fit: {mem.total_bytes / 1e9:.1f} GB per GPU (stage {mem.stage}) > "
-            f"{usable_bytes(cluster, training) / 1e9:.1f} GB usable "
-            f"({training.memory_headroom:.0%} headroom); raise TP, PP or the ZeRO stage, lower the "
+            f"does not fit: {_gb(used)} "
+            f"per GPU (stage {mem.stage}, with the {training.memory_headroom:.0%} reserve) > "
+            f"{_gb(cluster.gpu.hbm_bytes)} of HBM; raise TP, PP or the ZeRO stage, lower the "
             "micro-batch, or recompute"
         )
     if lay.pp > 1 and m < lay.pp:

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from core.memory import MemoryResult, memory_per_gpu
 from core.model import preset
 from core.parallel import Layout
-from core.training import Training
+from core.training import RESERVE_FRACTION, Training
 
 GPU = "H100 SXM"
-RESERVE = 0.05  # the memory page's default reserve: 5 % of HBM for temporaries and fragmentation
+RESERVE = RESERVE_FRACTION  # the one reserve of every page (core.training)
 SEQ = 4096  # the memory page's default sequence length (micro-batch 1, flash attention on)
 
 

@@ -26,7 +26,7 @@ def scale_out(large_gpus: int = 64, nics_fix: int = 8) -> ScaleOut:
     bandwidth.
     """
     run = dsc.slower_at_scale(large_gpus=large_gpus)
-    base, job = dsc.scenario_cluster(), run.job
+    base, job, dgx = dsc.scenario_cluster(), run.job, dsc.dgx_cluster()
     nic_fix = dsc.Fix(
         label=f"{nics_fix}× {base.inter_link.name} per node (one NIC per GPU)",
         step=dp_step(job, cluster_for(replace(base, nics_per_node=nics_fix), large_gpus)),
@@ -61,6 +61,12 @@ def scale_out(large_gpus: int = 64, nics_fix: int = 8) -> ScaleOut:
                 nics=base.nics_per_node,
             ),
             link("data_parallel", f"… with {nics_fix} NICs per node", **common, nics=nics_fix),
+            link(
+                "data_parallel",
+                f"… on a DGX-class network ({dgx.nics_per_node}× {dgx.inter_link.name} per node)",
+                **{**common, "nic": dgx.inter_link.name},
+                nics=dgx.nics_per_node,
+            ),
         ),
     )
 

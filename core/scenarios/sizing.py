@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from core.hardware import GPU_PRESETS
 from core.memory import (
+    Budget,
     MemoryResult,
     ZeroComm,
+    budget,
     layer_allgather_bytes,
     model_state_bytes_per_gpu,
     zero_comm_bytes_per_gpu,
@@ -29,17 +31,27 @@ class Sizing:
     model: str  # the preset whose layer shape sizes the activations
     model_params: int
     model_states_per_gpu_bytes: int
+    gathered_bytes: int  # ZeRO-3: the gathered + prefetched layer and its gradients
     activations_bytes: dict[str, float]  # per recompute mode
     extra_compute: dict[str, float]  # recompute FLOPs / model FLOPs
     capacity_bytes: float
     reserve_bytes: float
+    doubled: Budget  # full recompute, ZeRO-3 over twice the GPUs: the way off the border
     links: tuple[Link, ...]
 
+    def budget(self, mode: str) -> Budget:
+        held = self.model_states_per_gpu_bytes + self.gathered_bytes + self.activations_bytes[mode]
+        return budget(held, self.capacity_bytes, self.reserve_bytes / self.capacity_bytes)
+
     def used_bytes(self, mode: str) -> float:
-        return self.model_states_per_gpu_bytes + self.activations_bytes[mode] + self.reserve_bytes
+        return self.budget(mode).used_bytes
 
     def fits(self, mode: str) -> bool:
-        return self.used_bytes(mode) <= self.capacity_bytes
+        return self.budget(mode).fits
+
+    def largest_reserve(self, mode: str) -> float:
+        """The largest reserve (share of HBM) with which `mode` still fits: the margin."""
+        return 1 - self.budget(mode).training_bytes / self.capacity_bytes
 
 
 def size_70b(
@@ -59,11 +71,13 @@ def size_70b(
         states_per_gpu_bytes=model_state_bytes_per_gpu(num_params, shard_degree, 3).total_bytes,
         model=model,
         model_params=spec.num_params,
-        model_states_per_gpu_bytes=round(runs["none"].total_bytes - runs["none"].activations_bytes),
+        model_states_per_gpu_bytes=runs["none"].states_bytes,
+        gathered_bytes=runs["none"].gathered_bytes,
         activations_bytes={m: r.activations_bytes for m, r in runs.items()},
         extra_compute={m: spec.recompute_flops_fraction(SEQ, m) for m in modes},
         capacity_bytes=cap,
         reserve_bytes=RESERVE * cap,
+        doubled=budget(page_memory(model, 2 * shard_degree, 3, "full").total_bytes, cap, RESERVE),
         links=tuple(
             link(
                 "memory",
@@ -95,8 +109,13 @@ class Sharding:
     fsdp_comm: ZeroComm
     links: tuple[Link, ...]
 
+    def budget(self, row: MemoryResult) -> Budget:
+        return budget(
+            row.total_bytes, self.capacity_bytes, self.reserve_bytes / self.capacity_bytes
+        )
+
     def fits(self, row: MemoryResult) -> bool:
-        return row.total_bytes + self.reserve_bytes <= self.capacity_bytes
+        return self.budget(row).fits
 
 
 def ddp_vs_fsdp(dp: int = 8, model: str = "Llama-2 13B") -> Sharding:

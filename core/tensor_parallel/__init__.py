@@ -9,17 +9,11 @@ from core.tensor_parallel.attention import (
     prove_tp_attention,
 )
 from core.tensor_parallel.comm import (
-    LINKS_COMPARED,
-    TP_DEGREES,
-    LinkTime,
     TpCommPlan,
-    TpPoint,
     check_model_tp,
     layer_compute_s,
-    link_comparison,
     plans_by_mode,
     tp_comm_plan,
-    tp_sweep,
 )
 from core.tensor_parallel.mlp import (
     gelu,
@@ -30,10 +24,21 @@ from core.tensor_parallel.mlp import (
     prove_sequence_parallel_mlp,
     prove_tp_mlp,
 )
+from core.tensor_parallel.network import (
+    LINKS_COMPARED,
+    TP_DEGREES,
+    LayerComm,
+    LinkTime,
+    TpPoint,
+    layer_comm,
+    link_comparison,
+    tp_sweep,
+)
 from core.tensor_parallel.proof import REPLICATED, TpProof, check_tp
 
 __all__ = [
     "LINKS_COMPARED",
+    "LayerComm",
     "LinkTime",
     "REPLICATED",
     "TP_DEGREES",
@@ -47,6 +52,7 @@ __all__ = [
     "check_tp",
     "gelu",
     "gelu_grad",
+    "layer_comm",
     "layer_compute_s",
     "link_comparison",
     "mlp_backward",

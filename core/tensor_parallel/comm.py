@@ -4,23 +4,13 @@ sweep.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from core.checks import positive, whole_number
-from core.collectives import (
-    all_gather_time_s,
-    all_reduce_coefficients,
-    all_reduce_time_s,
-    reduce_scatter_time_s,
-)
-from core.data_parallel import AllReduceKind, all_reduce_s, cluster_for
-from core.hardware import Cluster, GpuSpec, LinkSpec, link
+from core.collectives import all_reduce_coefficients
+from core.hardware import GpuSpec
 from core.model import ModelSpec
 from core.tensor_parallel.proof import check_tp
-
-LINKS_COMPARED = ("NVLink 4", "PCIe 5 x16", "InfiniBand NDR")
-TP_DEGREES = (1, 2, 4, 8, 16, 32)
 
 
 def check_model_tp(model: ModelSpec, tp: int, seq_len: int | None = None) -> None:
@@ -141,149 +131,3 @@ def layer_compute_s(
     positive("mfu", mfu, fix="it is a fraction of peak FLOP/s; use e.g. 0.5", hi=1.0)
     fwd = model.layer_forward_flops_per_token(seq_len) / model.num_layers * micro_batch * seq_len
     return fwd * (4 if full_recompute else 3) / tp / (gpu.bf16_flops_per_s * mfu)
-
-
-def _layer_comm_s(plan: TpCommPlan, bandwidth: float, latency: float) -> float:
-    t, m = plan.tp, plan.message_bytes
-    if t == 1:
-        return 0.0
-    one = {
-        "all_reduce": all_reduce_time_s("ring", t, m, bandwidth, latency),
-        "reduce_scatter": reduce_scatter_time_s(t, m, bandwidth, latency),
-        "all_gather": all_gather_time_s(t, m, bandwidth, latency),
-    }
-    return sum(one[k] * n for d in (plan.forward, plan.backward) for k, n in d.items())
-
-
-@dataclass(frozen=True, kw_only=True)
-class LinkTime:
-    """TP communication of one layer on one link type, beside the layer's compute."""
-
-    link: LinkSpec
-    comm_s: float
-    compute_s: float
-
-    @property
-    def comm_to_compute(self) -> float:
-        return self.comm_s / self.compute_s
-
-
-def link_comparison(
-    model: ModelSpec,
-    gpu: GpuSpec,
-    *,
-    tp: int,
-    micro_batch: int,
-    seq_len: int,
-    mfu: float = 0.5,
-    links: tuple[str, ...] = LINKS_COMPARED,
-    sequence_parallel: bool = False,
-    full_recompute: bool = False,
-) -> tuple[LinkTime, ...]:
-    """Per-layer TP comm time if the TP ring ran over each link type (one port/NIC per GPU)."""
-    plan = tp_comm_plan(
-        model,
-        tp=tp,
-        micro_batch=micro_batch,
-        seq_len=seq_len,
-        sequence_parallel=sequence_parallel,
-        full_recompute=full_recompute,
-    )
-    compute = layer_compute_s(
-        model,
-        gpu,
-        tp=tp,
-        micro_batch=micro_batch,
-        seq_len=seq_len,
-        mfu=mfu,
-        full_recompute=full_recompute,
-    )
-    return tuple(
-        LinkTime(
-            link=spec,
-            compute_s=compute,
-            comm_s=_layer_comm_s(plan, spec.bandwidth_bytes_per_s, spec.latency_s),
-        )
-        for spec in (link(name) for name in links)
-    )
-
-
-@dataclass(frozen=True, kw_only=True)
-class TpPoint:
-    """One TP degree on a cluster: valid or why not, which link, comm vs compute per layer."""
-
-    tp: int
-    valid: bool
-    reason: str  # "" when valid
-    crosses_node: bool
-    link_label: str
-    comm_s: float  # NaN when invalid
-    compute_s: float
-
-    @property
-    def comm_to_compute(self) -> float:
-        return self.comm_s / self.compute_s if self.valid else math.nan
-
-
-def tp_sweep(
-    model: ModelSpec,
-    cluster: Cluster,
-    *,
-    micro_batch: int,
-    seq_len: int,
-    mfu: float = 0.5,
-    degrees: tuple[int, ...] = TP_DEGREES,
-    all_reduce: AllReduceKind = AllReduceKind.FLAT_RING,
-) -> tuple[TpPoint, ...]:
-    """Per-layer comm and compute for each TP degree; a group larger than a node rides the NICs."""
-    g = cluster.gpus_per_node
-    out = []
-    for t in degrees:
-        try:
-            plan = tp_comm_plan(model, tp=t, micro_batch=micro_batch, seq_len=seq_len)
-            if t > cluster.num_gpus:
-                raise ValueError(
-                    f"TP={t} needs {t} GPUs but the cluster has {cluster.num_gpus}: a "
-                    f"TP group cannot exceed the cluster; add nodes or use TP ≤ "
-                    f"{cluster.num_gpus}"
-                )
-            if t > g and t % g:
-                raise ValueError(
-                    f"TP={t} spans a partial node of {g} GPUs: a TP group must fill whole "
-                    f"nodes once it leaves one; use a multiple of {g}"
-                )
-        except ValueError as err:
-            out.append(
-                TpPoint(
-                    tp=t,
-                    valid=False,
-                    reason=str(err),
-                    crosses_node=t > g,
-                    link_label="",
-                    comm_s=math.nan,
-                    compute_s=math.nan,
-                )
-            )
-            continue
-        group = cluster_for(cluster, t)
-        per_collective = all_reduce_s(group, plan.message_bytes, all_reduce)
-        n_ar = sum(plan.forward.values()) + sum(plan.backward.values())
-        label = (
-            cluster.intra_link.name
-            if t <= g
-            else f"{cluster.nics_per_node}× {cluster.inter_link.name} per node ({t // g} nodes)"
-        )
-        out.append(
-            TpPoint(
-                tp=t,
-                valid=True,
-                reason="",
-                crosses_node=t > g,
-                link_label=label,
-                comm_s=n_ar * per_collective,
-                compute_s=layer_compute_s(
-                    model, cluster.gpu, tp=t, micro_batch=micro_batch, seq_len=seq_len, mfu=mfu
-                ),
-            )
-        )
-    return tuple(out)

@@ -3,6 +3,7 @@
 from figures.collectives.cost import time_vs_ranks_figure, time_vs_size_figure
 from figures.collectives.formulas import how_computed_markdown
 from figures.collectives.frames import open_at_step
+from figures.collectives.nccl import nccl_pick_markdown
 from figures.collectives.ring import (
     EXTENT,
     HEIGHT,
@@ -25,6 +26,7 @@ __all__ = [
     "bandwidth_figure",
     "bytes_per_rank_figure",
     "how_computed_markdown",
+    "nccl_pick_markdown",
     "open_at_step",
     "ring_animation_figure",
     "step_labels",

@@ -10,7 +10,14 @@ from figures.data_parallel.proof import (
     gradient_proof_figure,
     loss_curves_figure,
 )
-from figures.data_parallel.scaling import efficiency_figure, step_time_figure, straggler_figure
+from figures.data_parallel.scaling import (
+    SCALING_EFFICIENCY,
+    dtype_name,
+    efficiency_figure,
+    percent,
+    step_time_figure,
+    straggler_figure,
+)
 from figures.data_parallel.scenario import (
     fix_notes,
     scenario_figure,
@@ -19,16 +26,19 @@ from figures.data_parallel.scenario import (
 )
 
 __all__ = [
+    "SCALING_EFFICIENCY",
     "FULL",
     "MAX_PARAMS_SHOWN",
     "RING",
     "WEIGHTED",
     "bucket_timeline_figure",
+    "dtype_name",
     "efficiency_figure",
     "fix_notes",
     "gradient_proof_figure",
     "how_computed_lines",
     "loss_curves_figure",
+    "percent",
     "scenario_figure",
     "scenario_markdown",
     "scenario_rows",

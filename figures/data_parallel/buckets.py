@@ -81,8 +81,8 @@ def bucket_timeline_figure(step: DpStep, *, max_bars: int = 400) -> dict:
                 "text": f"Bucket timeline · N={step.num_gpus} · {nb} bucket{'s' if nb > 1 else ''}",
                 "subtitle": {
                     "text": f"all-reduce {step.comm_s * 1e3:.4g} ms, of which "
-                    f"{step.exposed_comm_s * 1e3:.4g} ms exposed after backward "
-                    f"(finish_i = max(ready_i, finish_i−1) + c_i)"
+                    f"{step.exposed_comm_s * 1e3:.4g} ms exposed after backward · "
+                    f"ran: {step.algorithms}"
                 },
             },
             "barmode": "overlay",
@@ -102,5 +102,18 @@ def bucket_timeline_figure(step: DpStep, *, max_bars: int = 400) -> dict:
             "legend": bottom_legend(-0.3),
             "height": 300,
             "margin": margin(l=90, t=80, b=60),
+            "annotations": [
+                {
+                    "text": "finish_i = max(ready_i, finish_i−1) + c_i",
+                    "xref": "paper",
+                    "yref": "paper",
+                    "x": 1,
+                    "y": 1.02,
+                    "showarrow": False,
+                    "xanchor": "right",
+                    "yanchor": "bottom",
+                    "font": {"size": 11},
+                }
+            ],
         },
     }

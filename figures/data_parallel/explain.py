@@ -30,8 +30,14 @@ def how_computed_lines(
     if job is not None and step is not None:
         p, nb = step.num_gpus, len(step.bucket_bytes)
         ring = (
-            r"$t_i = 2(p-1)\,\alpha + 2\frac{p-1}{p}\frac{n_i}{B}$ "
-            "(flat ring, B = the slowest link per rank)"
+            r"$t_i = \min_{a,\pi}\,[\ell_{a,\pi}(p) + n_i / \text{algbw}_{a,\pi}]$ over NCCL's "
+            r"algorithms $a$ (ring; double binary tree, latency $\propto \lg$ nodes) and "
+            r"protocols $\pi$ (LL, LL128, Simple), constants from NVIDIA/nccl "
+            f"src/graph/tuning.cc; links at the achievable efficiency. Here: {step.algorithms}"
+            if job.all_reduce is AllReduceKind.NCCL
+            else r"$t_i = 2(p-1)\,\alpha + 2\frac{p-1}{p}\frac{n_i}{B}$ "
+            "(textbook flat ring, B = the slowest link per rank"
+            + (" at line rate)" if job.efficiency is None else " at its achievable share)")
             if job.all_reduce is AllReduceKind.FLAT_RING
             else r"$t_i = \text{RS}_\text{node}(n_i) + \text{AR}_\text{nodes}(n_i/g) + "
             r"\text{AG}_\text{node}(n_i)$ (hierarchical: only $1/g$ of each bucket crosses "
@@ -41,8 +47,8 @@ def how_computed_lines(
             rf"**Bytes.** Each rank of a ring sends $2\frac{{p-1}}{{p}}\,n$: at p = {p}, n = "
             f"{format_bytes(step.grad_bytes, units)} → "
             f"{format_bytes(step.bytes_sent_per_rank, units)}.",
-            f"**All-reduce time**, per bucket: {ring}, α the latency charged per step by the "
-            f"cost model. Measured at p = {p}: {nb} bucket{'s' * (nb > 1)}, "
+            f"**All-reduce time**, per bucket ({job.grad_bytes_per_param:g}-byte gradients): "
+            f"{ring}. Measured at p = {p}: {nb} bucket{'s' * (nb > 1)}, "
             f"{format_seconds(step.comm_s)} in all = {format_seconds(step.comm_latency_s)} "
             f"latency + {format_seconds(step.comm_s - step.comm_latency_s)} bytes over "
             f"{format_bandwidth(step.bottleneck_bytes_per_s, bw_units)} ({step.bottleneck_link}).",

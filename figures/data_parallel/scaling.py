@@ -8,6 +8,23 @@ from core.data_parallel import ScalingCurve, StragglerCurve
 from core.units import format_count
 from figures.style import COLOURS, SERIES_COLOURS, bottom_legend, margin, ticks_125
 
+SCALING_EFFICIENCY = (
+    "scaling efficiency = tokens/s on N GPUs ÷ (N × one GPU's tokens/s without communication) "
+    "= compute / step"
+)
+
+
+def dtype_name(bytes_per_element: float) -> str:
+    """The usual name of a 2- or 4-byte training dtype, so every message states its dtype."""
+    return {2: "bf16", 4: "fp32", 1: "fp8"}.get(
+        int(bytes_per_element), f"{bytes_per_element:g}-byte"
+    )
+
+
+def percent(x: float) -> str:
+    """A share with 2 significant digits, so a small one never rounds to '0%'."""
+    return f"{100 * x:.2g}%" if x < 0.1 else f"{x:.0%}"
+
 
 def straggler_figure(curve: StragglerCurve) -> dict:
     """Expected step (ms) vs ranks: closed form line, Monte Carlo points, P(step slow) on the
@@ -120,8 +137,8 @@ def step_time_figure(curve: ScalingCurve, *, title: str | None = None) -> dict:
                 "text": title
                 or f"Data parallel · N={last.num_gpus} · {curve.scaling.value} scaling",
                 "subtitle": {
-                    "text": f"at N={last.num_gpus}: step {last.step_s * 1e3:.4g} ms, efficiency "
-                    f"{last.efficiency:.0%}, {last.tokens_per_s:,.0f} tokens/s"
+                    "text": f"at N={last.num_gpus}: step {last.step_s * 1e3:.4g} ms, scaling "
+                    f"efficiency {percent(last.efficiency)}, {last.tokens_per_s:,.0f} tokens/s"
                 },
             },
             "barmode": "stack",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from core import data_parallel as dp
 from core.collectives import scan_bytes_per_rank
 from core.units import format_bandwidth, format_bytes, format_count, format_seconds, gib_or_gb
-from figures.data_parallel import how_computed_lines
+from figures.data_parallel import SCALING_EFFICIENCY, dtype_name, how_computed_lines, percent
 
 PROOF_CAPTION = (
     "A 2-layer tanh MLP, gradient written out by hand. N × samples rows split over N ranks; each "
@@ -19,8 +19,10 @@ TAKEAWAY = (
     "Averaging per-rank mean gradients is the full-batch gradient exactly (to float rounding) when "
     "shards are equal; otherwise weight by sample count. Scaling stops when the all-reduce — about "
     "2× the gradient per rank, whatever N — outgrows the backward it can hide behind: once the "
-    "ring leaves the node the NIC, not NVLink, sets the pace. More tokens per GPU is the fix that "
-    "always works."
+    "ring leaves the node the NIC, not NVLink, sets the pace. Bucketing + overlap hides the "
+    "all-reduce while it is shorter than backward (NCCL's tree keeps each bucket's latency "
+    "logarithmic in nodes); on a thin network, where it lasts many backward passes, it cannot. "
+    "More tokens per GPU is the fix that always works."
 )
 
 
@@ -60,7 +62,7 @@ def scaling_metrics(s: dp.DpStep, at_n: int, bw_units: str) -> list[dict]:
     return [
         dict(label=f"Step at N={at_n}", value=format_seconds(s.step_s), border=True),
         dict(label="Exposed all-reduce", value=format_seconds(s.exposed_comm_s), help=exposed),
-        dict(label="Efficiency", value=f"{s.efficiency:.0%}", help="compute / step"),
+        dict(label="Scaling efficiency", value=percent(s.efficiency), help=SCALING_EFFICIENCY),
         dict(
             label="Bottleneck",
             value=format_bandwidth(s.bottleneck_bytes_per_s, bw_units),
@@ -69,12 +71,34 @@ def scaling_metrics(s: dp.DpStep, at_n: int, bw_units: str) -> list[dict]:
     ]
 
 
-def scaling_caption(job: dp.DpJob, s: dp.DpStep, at_n: int, units: str) -> str:
-    """The gradient bytes all-reduced per step, and what bottlenecks them at N = at_n."""
+def overlap_verdict(s: dp.DpStep, other: dp.DpStep) -> str:
+    """Does bucketing + overlap help here? `s` and `other` differ only in bucketing."""
+    bucketed, single = (s, other) if len(s.bucket_bytes) > 1 else (other, s)
+    gain = single.step_s / bucketed.step_s
+    if gain >= 1:
+        return (
+            f"Bucketing + overlap helps here: step ×{1 / gain:.3g} ({single.step_s * 1e3:.4g} → "
+            f"{bucketed.step_s * 1e3:.4g} ms), the all-reduce hides behind backward."
+        )
     return (
-        f"{format_count(job.num_params)} parameters × {job.grad_bytes_per_param:g} B (fp32 "
-        f"gradients) = {format_bytes(job.grad_bytes, units)} all-reduced per step; at N={at_n}: "
-        f"{s.bottleneck_link}."
+        f"**Bucketing + overlap does not help here** (step {single.step_s * 1e3:.4g} → "
+        f"{bucketed.step_s * 1e3:.4g} ms): the bucketed all-reduce lasts "
+        f"{bucketed.comm_s * 1e3:.4g} ms against a {bucketed.backward_s * 1e3:.4g} ms backward, so "
+        "overlap hides at most one backward, and each bucket pays the latency again."
+    )
+
+
+def scaling_caption(
+    job: dp.DpJob, s: dp.DpStep, at_n: int, units: str, other: dp.DpStep | None = None
+) -> str:
+    """The gradient bytes all-reduced per step, what bottlenecks them at N = at_n, what ran, and
+    whether bucketing + overlap helps (`other`: the same run with bucketing toggled)."""
+    return (
+        f"{format_count(job.num_params)} parameters × {job.grad_bytes_per_param:g} B "
+        f"({dtype_name(job.grad_bytes_per_param)} gradients) = "
+        f"{format_bytes(job.grad_bytes, units)} all-reduced per step; at N={at_n}: "
+        f"{s.bottleneck_link}; {len(s.bucket_bytes):,} all-reduce(s), ran: {s.algorithms}."
+        + ("" if other is None else " " + overlap_verdict(s, other))
     )
 
 

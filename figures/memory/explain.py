@@ -6,7 +6,8 @@ from core.hardware import GPU_PRESETS
 from core.memory import (
     MemoryResult,
     ZeroComm,
-    fits,
+    block_of,
+    budget,
     layer_allgather_bytes,
     memory_per_gpu,
     model_state_bytes_per_gpu,
@@ -14,7 +15,7 @@ from core.memory import (
 )
 from core.model import preset
 from core.parallel import ZERO_STAGES, Layout
-from core.training import Training, get_recipe
+from core.training import RESERVE_FRACTION, Training, get_recipe
 from core.units import format_bytes
 from figures.memory.labels import activation_formula, pytorch_name
 from figures.memory.stacks import exact_bytes
@@ -82,12 +83,26 @@ def how_computed_blocks(
     blocks = ["\n".join(text)]
     if chosen.layers_in_flight:
         tr, par = chosen.training, chosen.layout
-        form = activation_formula(tr.recompute, tr.flash_attention, par.sequence_parallel)
+        block = block_of(model) if model is not None and not model.dropout else None
+        form = activation_formula(
+            tr.recompute,
+            tr.flash_attention,
+            par.sequence_parallel,
+            block,
+            block and model.hidden_size,
+        )
+        source = (
+            "Korthikanti et al. 2022, Table 2: 2-byte values, 1-byte dropout masks"
+            if block is None
+            else "a dropout-free block with its own widths — GQA K, V and SwiGLU's 6f: "
+            "docs/notes/memory.md §3"
+        )
         blocks += [
-            "**Activations** per layer and micro-batch (Korthikanti et al. 2022, Table 2: 2-byte "
-            f"values, 1-byte dropout masks; s = {tr.seq_len:,}, b = {par.micro_batch}, "
+            f"**Activations** per layer and micro-batch ({source}; s = {tr.seq_len:,}, "
+            f"b = {par.micro_batch}, "
             + (f"h = {model.hidden_size:,}, a = {model.num_heads}, " if model is not None else "")
-            + f"t = {par.tp}{', flash attention drops 5as/ht' if tr.flash_attention else ''}):",
+            + f"t = {par.tp}"
+            + (", flash attention drops the s² term):" if tr.flash_attention else "):"),
             f"$$ {form} = {f'{chosen.layer_activation_bytes:,.0f}'.replace(',', '{,}')}\\ "
             f"\\text{{B}} $$",
             f"× {chosen.layers_in_flight:g} layers in flight on stage {chosen.stage} (1F1B: (PP "
@@ -113,7 +128,7 @@ def how_computed_blocks(
 def sizing_questions(
     units: str = "binary",
     gpu: str = "H100 SXM",
-    reserve_fraction: float = 0.05,
+    reserve_fraction: float = RESERVE_FRACTION,
     seq_len: int = 4096,
 ) -> list[tuple[str, str]]:
     """(question, answer computed by the core) for the seeds' three sizing questions."""
@@ -121,17 +136,14 @@ def sizing_questions(
     def b(x):
         return format_bytes(x, units)
 
-    def both(x):  # the seed's question is asked in TB; show the other convention beside it
-        return f"{b(x)} ({format_bytes(x, 'binary' if units == 'decimal' else 'decimal')})"
-
     cap = GPU_PRESETS[gpu].hbm_bytes
-    reserve, card = reserve_fraction * cap, f"{gpu} ({format_bytes(cap, 'decimal')})"
+    reserve, card = reserve_fraction * cap, f"{gpu} ({format_bytes(cap, units)})"
 
     def verdict(r):
-        used, ok = r.total_bytes + reserve, fits(r.total_bytes, cap, reserve)
+        bud = budget(r.total_bytes, cap, reserve_fraction)
         return (
-            f"{b(used)} of {b(cap)}: **{'fits' if ok else 'OOM'}** "
-            f"({b(abs(cap - used))} {'to spare' if ok else 'over'})"
+            f"{b(bud.used_bytes)} of {b(cap)}: **{'fits' if bud.fits else 'OOM'}** "
+            f"({b(abs(bud.margin_bytes))} {'to spare' if bud.fits else 'over'})"
         )
 
     m70, m13 = preset("Llama-2 70B"), preset("Llama-2 13B")
@@ -144,17 +156,21 @@ def sizing_questions(
     return [
         (
             "How much memory do a 70B model's states need at 16 bytes/param?",
-            f"70e9 × 16 B = **{both(model_state_bytes_per_gpu(70e9, 1, 0).total_bytes)}**; "
+            f"70e9 × 16 B = **{b(model_state_bytes_per_gpu(70e9, 1, 0).total_bytes)}**; "
             f"Llama-2 70B's exact {m70.num_params:,} parameters × 16 B = "
-            f"**{both(model_state_bytes_per_gpu(m70.num_params, 1, 0).total_bytes)}**, before "
+            f"**{b(model_state_bytes_per_gpu(m70.num_params, 1, 0).total_bytes)}**, before "
             "activations, buffers and fragmentation.",
         ),
         (
             f"Does ZeRO-3 over 16 × {card} fit Llama-2 70B?",
-            f"16 Ψ / 16 = Ψ bytes = **{b(r70.states_bytes)}** of model states per GPU. Full "
-            f"recompute at {seq_len:,} tokens adds {b(r70.activations_bytes)} of activations, "
-            f"the reserve {b(reserve)}: {verdict(r70)}. Without recompute (flash attention still "
-            f"on): {verdict(r70_none)}.",
+            f"16 Ψ / 16 = Ψ bytes = **{b(r70.states_bytes)}** of model states per GPU, "
+            f"{r70.states_bytes / cap:.0%} of the card. FULL_SHARD also holds the gathered and "
+            f"prefetched layer with its gradients ({b(r70.gathered_bytes)}); full recompute at "
+            f"{seq_len:,} tokens adds {b(r70.activations_bytes)} of activations; the "
+            f"{reserve_fraction:.0%} reserve {b(reserve)}: {verdict(r70)}. **Borderline**: it "
+            f"fits only with a reserve under {1 - r70.total_bytes / cap:.1%} of the card — the "
+            f'seed\'s "just barely". Without recompute (flash attention still on): '
+            f"{verdict(r70_none)}.",
         ),
         (
             f"Does a 13B model train on {card} cards under DDP, and under FULL_SHARD?",

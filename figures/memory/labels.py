@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.memory import FitRow, MemoryResult, fits, model_state_bytes_per_gpu
+from core.memory import FitRow, MemoryResult, budget, model_state_bytes_per_gpu
 from core.model import MODEL_PRESETS
 from core.parallel import ZERO_STAGES
-from core.training import RECIPES
+from core.training import RECIPES, RESERVE_PARTS
 from core.units import format_bytes, format_count
 
 # --- Labels, tables and formula text for the memory page (strings and rows; no Streamlit here) ---
@@ -44,10 +44,8 @@ def headline_metrics(
     def b(x):
         return format_bytes(x, units)
 
-    used, ok = (
-        chosen.total_bytes + reserve_bytes,
-        fits(chosen.total_bytes, capacity_bytes, reserve_bytes),
-    )
+    bud = budget(chosen.total_bytes, capacity_bytes, reserve_bytes / capacity_bytes)
+    used, ok = bud.used_bytes, bud.fits
     whole = model_state_bytes_per_gpu(num_params, 1, 0, recipe).total_bytes
     states = chosen.states_bytes
     return [
@@ -58,7 +56,8 @@ def headline_metrics(
             "delta": f"{b(capacity_bytes - used)} free"
             if ok
             else f"-{b(used - capacity_bytes)} over",
-            "help": "The fullest GPU: model states + activations + reserve.",
+            "help": "The fullest GPU: model states + activations (+ ZeRO-3's gathered layers) + "
+            f"the reserve ({RESERVE_PARTS}); the top of its bar.",
         },
         {
             "label": "Verdict",
@@ -129,15 +128,22 @@ def fits_rows(
     return out
 
 
-def activation_formula(recompute: str, flash_attention: bool, sequence_parallel: bool) -> str:
-    """LaTeX of the Korthikanti et al. (2022) Table 2 row that the core applies to these
-    settings.
+def activation_formula(
+    recompute: str, flash_attention: bool, sequence_parallel: bool, block=None, hidden=None
+) -> str:
+    """LaTeX of the stored bytes per layer the core applies: Korthikanti et al. (2022) Table 2
+    for the GPT block (block None), the same terms with the block's own widths otherwise.
     """
     if recompute == "full":
         return r"2\,sbh/t" if sequence_parallel else r"2\,sbh"
-    score = r" + \frac{5as}{ht}" if recompute == "none" and not flash_attention else ""
+    whole, split, score = (10, 24, 5) if block is None else block.coefficients(hidden)
+    if block is not None:
+        whole, split = whole / hidden, split / hidden
+    score_tex = (
+        rf" + \frac{{{score:g}as}}{{ht}}" if recompute == "none" and not flash_attention else ""
+    )
     return (
-        rf"sbh\left(\frac{{34}}{{t}}{score}\right)"
+        rf"sbh\left(\frac{{{whole + split:g}}}{{t}}{score_tex}\right)"
         if sequence_parallel
-        else rf"sbh\left(10 + \frac{{24}}{{t}}{score}\right)"
+        else rf"sbh\left({whole:g} + \frac{{{split:g}}}{{t}}{score_tex}\right)"
     )

@@ -8,6 +8,13 @@ from core.units import format_bytes, gib_or_gb
 from figures.memory.stacks import AXIS_FONT, TICK_FONT, exact_bytes
 from figures.style import COLOURS
 
+# Why selective recompute can save nothing: it drops exactly the s² attention tensors (softmax
+# output, dropout mask and output; Korthikanti et al. 2022 Sec. 5), which flash attention never
+# writes to memory in the first place (docs/notes/memory.md §3).
+ZERO_SAVING_REASON = (
+    "saves 0: it drops only the s² attention<br>scores, which flash attention never stores"
+)
+
 
 def recompute_tradeoff_figure(options: list[RecomputeOption], units: str = "binary") -> dict:
     """Activation memory (left) next to the extra compute it costs (right), per recompute mode."""
@@ -53,8 +60,25 @@ def recompute_tradeoff_figure(options: list[RecomputeOption], units: str = "bina
             "yaxis": "y2",
         },
     ]
+    notes = [
+        {
+            "x": label,
+            "y": o.activations_bytes / unit,
+            "yanchor": "bottom",
+            "yshift": 22,  # above the bar's own value label
+            "xref": "x",
+            "yref": "y",
+            "showarrow": False,
+            "text": ZERO_SAVING_REASON,
+            "font": {"size": 12, "color": COLOURS["ink"]},
+            "bgcolor": COLOURS["label_background"],
+        }
+        for label, o in zip(x, options)
+        if o.recompute == "selective" and o.saved_bytes == 0
+    ]
     layout = {
         "title": {"text": "Activation recompute: memory saved vs extra compute"},
+        "annotations": notes,
         "showlegend": False,
         "grid": {"rows": 1, "columns": 2, "pattern": "independent"},
         "xaxis": {"domain": [0, 0.45], "tickfont": TICK_FONT},

@@ -93,9 +93,9 @@ def configs(run: Run, lay: Split):
 
 
 def _capacity(run: Run, tr: Training) -> tuple[float, float]:
-    """HBM of one GPU and the part of it the run keeps free (its Training's headroom)."""
-    cap = GPU_PRESETS[run.gpu].hbm_bytes
-    return cap, cap * tr.memory_headroom
+    """HBM of one GPU and the part of it the run keeps free: core.memory.budget's reserve."""
+    b = cm.budget(0.0, GPU_PRESETS[run.gpu].hbm_bytes, tr.memory_headroom)
+    return b.capacity_bytes, b.reserve_bytes
 
 
 def compare(run: Run, a: Split, b: Split) -> dict:
@@ -125,7 +125,7 @@ def compute(run: Run, lay: Split) -> dict:
             ch, cap, reserve, NAMES[zero], model.num_params, recipe, run.gpu, units
         ),
         states=[r.states_bytes for r in res],
-        bars=fm.zero_stages_figure(res, cap, reserve, units, run.gpu),
+        bars=fm.zero_stages_figure(res, cap, reserve, units, run.gpu, selected=z),
         stages=pp > 1 and fm.pipeline_stages_figure(ch, cap, reserve, units, run.gpu),
         fits=fm.fits_rows(cm.what_fits(model, par, tr, cap, reserve), dp, tp, pp),
         trade=shaped and fm.recompute_tradeoff_figure(cm.recompute_tradeoff(model, par, tr), units),

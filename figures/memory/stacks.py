@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from core.memory import MemoryResult, StageMemory, fits
 from core.parallel import ZERO_STAGES
-from core.training import get_recipe
+from core.training import RESERVE_PARTS, get_recipe
 from core.units import format_bytes, gib_or_gb
+from figures.memory.savings import savings_notes
 from figures.style import COLOURS, bottom_legend
 
 # (field, legend name, colour, ZeRO stage from which this state is sharded)
@@ -16,10 +17,12 @@ SEGMENTS = (
     ("gradients_bytes", "Gradients", COLOURS["gradients"], 2),
     ("optimizer_bytes", "Optimizer states", COLOURS["optimizer"], 1),
     ("activations_bytes", "Activations", COLOURS["activations"], None),
+    ("gathered_bytes", "ZeRO-3 gathered layers", COLOURS["zero_gather"], None),
 )
 
 
 TICK_FONT, AXIS_FONT = {"size": 13}, {"size": 14}  # legible at 1400 px (Streamlit's theme uses ~11)
+LABEL_CLEARANCE = 0.07  # of the y range: a verdict label's height at the page's 520 px
 
 
 def exact_bytes(num_bytes: float, units: str) -> str:
@@ -28,6 +31,13 @@ def exact_bytes(num_bytes: float, units: str) -> str:
 
 def _formula(field: str, sharded_from: int | None, st: StageMemory, result: MemoryResult) -> str:
     """The formula behind one segment, with this GPU's numbers substituted."""
+    if field == "gathered_bytes":
+        return (
+            "the largest layer gathered whole, the next one prefetched, and the current one's "
+            "gradients before their reduce-scatter (FSDP FULL_SHARD / ZeRO-3)"
+            if st.gathered_bytes
+            else "none: weights are not sharded below ZeRO-3"
+        )
     if field == "activations_bytes" and not st.layers_in_flight:
         return "not modelled: a bare parameter count has no layer shape"
     if field == "activations_bytes":
@@ -55,13 +65,23 @@ def _stacked(
     units: str,
     title: str,
     capacity_label: str,
+    selected: int | None = None,
+    between: list[dict] | None = None,
 ) -> dict:
     """Stacked bars (one per column), a capacity line and a fits / OOM verdict above each bar."""
     unit_name, unit = gib_or_gb(units)
     x = [label for label, _, _ in columns]
+    # The chosen column drawn solid and outlined, the others faded: the control visibly acts.
+    fade = [1.0 if selected is None or i == selected else 0.45 for i in range(len(x))]
+    edge = {
+        "color": COLOURS["ink"],
+        "width": [1.5 if f == 1.0 and selected is not None else 0 for f in fade],
+    }
     data = []
     for field, name, colour, sharded_from in SEGMENTS:
         values = [getattr(st, field) for _, st, _ in columns]
+        if field == "gathered_bytes" and not any(values):
+            continue
         hover = [
             f"<b>{name}</b><br>{_formula(field, sharded_from, st, res)}"
             f"<br>= {exact_bytes(v, units)}"
@@ -73,7 +93,8 @@ def _stacked(
                 "name": name,
                 "x": x,
                 "y": [v / unit for v in values],
-                "marker": {"color": colour},
+                "marker": {"color": colour, "opacity": fade, "line": edge}
+                | ({"pattern": {"shape": "x"}} if field == "gathered_bytes" else {}),
                 "customdata": hover,
                 "hovertemplate": "%{customdata}<extra></extra>",
             }
@@ -85,20 +106,29 @@ def _stacked(
                 "name": "Reserve",
                 "x": x,
                 "y": [reserve_bytes / unit] * len(x),
-                "marker": {"color": COLOURS["reserve"], "pattern": {"shape": "/"}},
-                "hovertemplate": f"<b>Reserve</b> for temporaries and fragmentation (user-set)"
+                "marker": {
+                    "color": COLOURS["reserve"],
+                    "pattern": {"shape": "/"},
+                    "opacity": fade,
+                    "line": edge,
+                },
+                "hovertemplate": f"<b>Reserve</b>: {RESERVE_PARTS}"
                 f"<br>= {exact_bytes(reserve_bytes, units)}<extra></extra>",
             }
         )
     notes = []
+    top = max([capacity_bytes] + [st.total_bytes + reserve_bytes for _, st, _ in columns])
     for label, st, _ in columns:
         ok = fits(st.total_bytes, capacity_bytes, reserve_bytes)
         used = st.total_bytes + reserve_bytes
-        # One line, so the verdict still clears the title at presenter size.
+        # One line, so the verdict still clears the title at presenter size. A bar ending just
+        # under the capacity line would put its label on the line: lift it above the line.
+        y = capacity_bytes if 0 <= capacity_bytes - used < LABEL_CLEARANCE * top else used
         notes.append(
             {
                 "x": label,
-                "y": used / unit,
+                "y": y / unit,
+                "yshift": 3,
                 "yanchor": "bottom",
                 "showarrow": False,
                 "text": f"{'fits' if ok else 'OOM'} · {format_bytes(used, units)}",
@@ -106,6 +136,7 @@ def _stacked(
                 "bgcolor": COLOURS["label_background"],
             }
         )
+    notes += between or []
     notes.append(
         {
             "xref": "paper",
@@ -119,7 +150,6 @@ def _stacked(
             "text": f"{capacity_label}<br>{format_bytes(capacity_bytes, units)}".strip(),
         }
     )
-    top = max([capacity_bytes] + [st.total_bytes + reserve_bytes for _, st, _ in columns])
     layout = {
         "title": {"text": title},
         "barmode": "stack",
@@ -130,6 +160,7 @@ def _stacked(
             "tickfont": TICK_FONT,
         },
         "xaxis": {"tickfont": {"size": 15}},
+        "bargap": 0.5 if between else 0.2,  # room between the bars for the savings
         "legend": bottom_legend(-0.12, font=TICK_FONT),
         "annotations": notes,
         "shapes": [
@@ -155,11 +186,18 @@ def zero_stages_figure(
     reserve_bytes: float = 0.0,
     units: str = "binary",
     capacity_label: str = "capacity",
+    selected: int | None = None,
 ) -> dict:
-    """Per-GPU memory of the fullest stage for DDP / ZeRO-1 / ZeRO-2 / ZeRO-3 side by side."""
+    """Per-GPU memory of the fullest stage for DDP / ZeRO-1 / ZeRO-2 / ZeRO-3 side by side; the
+    selected stage drawn solid, what each stage saves over the one before written between them.
+    """
     cols = [(ZERO_STAGES[r.layout.zero_stage].label, r, r) for r in results]
+    title = "Memory per GPU by ZeRO stage" + (
+        f" · {ZERO_STAGES[selected].label} selected" if selected is not None else ""
+    )
+    between = savings_notes(results, units, capacity_bytes, reserve_bytes)
     return _stacked(
-        cols, capacity_bytes, reserve_bytes, units, "Memory per GPU by ZeRO stage", capacity_label
+        cols, capacity_bytes, reserve_bytes, units, title, capacity_label, selected, between
     )
 
 

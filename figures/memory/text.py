@@ -9,7 +9,7 @@ from urllib.parse import quote, urlencode
 from core import memory as cm
 from core.model import preset
 from core.parallel import ZERO_STAGES
-from core.training import RECOMPUTE_MODES
+from core.training import RECOMPUTE_MODES, RESERVE_FRACTION, RESERVE_PARTS
 from core.units import bytes_in, format_bytes, gib_or_gb
 
 QUESTION = (
@@ -18,9 +18,11 @@ QUESTION = (
 )
 ZERO = {"0": "0", "1": "1", "2": "2", "3": "3", "hsdp": "HSDP"}  # URL value zero=3 etc.
 RC = {m: m for m in RECOMPUTE_MODES}
+RESERVE_PCT = round(100 * RESERVE_FRACTION)  # the one reserve of every page (core.training)
 HELP = {
     "zero": "HSDP = HYBRID_SHARD: ZeRO-3 inside an 8-GPU node (8/TP ranks), replicated across.",
-    "reserve": "Temporaries, CUDA context, communication buffers, allocator fragmentation.",
+    "reserve": f"{RESERVE_PARTS}. {RESERVE_PCT} % is the app's one default: the planner and the "
+    "scenarios keep the same.",
     "flash": "Never stores the s² scores.",
     "cmp": "A second layout of the same run, side by side.",
 }
@@ -43,9 +45,28 @@ SEEDS = [
     {"model": "Llama-2 13B", "dp": 8, "zero": 3},
 ]
 STAGES_CAPTION = (
-    "1F1B: stage r holds PP − r micro-batches in flight, so the first stage stores the most "
-    "activations; the last also holds the output head and the logits."
+    "1F1B: stage r holds PP − r micro-batches in flight, each of L/PP layers, so the first stage "
+    "stores PP × L/PP = L layers' worth of activations — as many as with no pipeline at all. PP "
+    "divides the weights, not the first stage's activations; the interleaved schedule holds "
+    "more, L (1 + (PP − 1)/(PP·v)). The last stage also holds the output head and the logits."
 )
+
+
+def pipeline_activations(ch, units: str) -> str:
+    """The first and last stage's activations in numbers: the proof that PP does not cut the
+    first stage's (ch: the page's MemoryResult).
+    """
+    first, last = ch.stages[0], ch.stages[-1]
+    lay, b = ch.layout, (lambda x: format_bytes(x, units))
+    return (
+        f"Here (PP = {lay.pp}, {lay.schedule}): stage 0 holds {first.layers_in_flight:g} layers' "
+        f"worth of activations, **{b(first.activations_bytes)}**; stage {last.stage} holds "
+        f"{last.layers_in_flight:g}, {b(last.activations_bytes)} (with the logits). PP = 1 "
+        "would hold all L layers of one micro-batch: the same as stage 0 here. Interleaved 1F1B "
+        f"with v = 2 chunks (and ≥ 2·PP micro-batches) holds L (1 + (PP − 1)/(2·PP)) = "
+        f"{first.layers_in_flight * (1 + (lay.pp - 1) / (2 * lay.pp)):g} layers' worth on stage 0:"
+        " worse."
+    )
 
 
 def compare_caption(query: dict[str, str]) -> str:
@@ -84,11 +105,16 @@ def takeaway(out: dict, units: str) -> str:
     def b(x):
         return format_bytes(x, units)
 
+    ch = out["ch"]
+    first = ch.stages[0]
     return (
         f"Sharding cuts the model states per GPU from {b(out['states'][0])} (DDP) to "
         f"{b(out['states'][3])} (ZeRO-3 over {out['nd']:,}), and TP × PP divide them too. The "
-        f"{b(out['ch'].activations_bytes)} of activations do not shrink with DP at all: only TP "
-        "+ sequence parallel, PP, recompute, flash attention and a smaller micro-batch cut them."
+        f"{b(ch.activations_bytes)} of activations do not shrink with DP at all: TP + sequence "
+        "parallel, recompute, flash attention and a smaller micro-batch cut them. PP does not cut "
+        "them on the first stage: under 1F1B it holds PP micro-batches × L/PP layers = L layers' "
+        f"worth (here stage 0: {first.layers_in_flight:g} layers, "
+        f"{b(first.activations_bytes)}), and interleaving holds more."
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from core.memory import budget
 from core.planner import Evaluation, SearchResult
 from core.units import format_bytes, format_count, format_flops, format_seconds
 
@@ -155,10 +156,14 @@ def headline_metrics(
         ("GPUs", f"{ev.cluster.num_gpus:,}", f"DP {lay.dp} × TP {lay.tp} × PP {lay.pp}", None),
         (
             "Memory per GPU (fullest)",
-            b(ev.memory.total_bytes),
+            b(
+                budget(
+                    ev.memory.total_bytes, ev.capacity_bytes, ev.training.memory_headroom
+                ).used_bytes
+            ),
             f"{'fits' if ev.fits else 'OVER'} {b(ev.capacity_bytes)}",
-            f"{ev.training.memory_headroom:.0%} of HBM kept free for CUDA context, NCCL buffers "
-            "and fragmentation",
+            f"Training + the {ev.training.memory_headroom:.0%} reserve of HBM kept free for CUDA "
+            "context, NCCL buffers and fragmentation (the bar's top)",
         ),
     ]
 

@@ -87,7 +87,7 @@ def calibration_rows(rows: Sequence[CalibrationRow] | None = None) -> list[dict]
             "schedule": SCHEDULES[r.schedule].label
             + (f" v={r.num_chunks}" if r.num_chunks > 1 else ""),
             "published TFLOP/s": r.run.tflops_per_gpu,
-            "predicted": round(r.predicted_tflops_per_gpu, 1),
+            "model (fit)": round(r.predicted_tflops_per_gpu, 1),
             "error": r.error,
         }
         for r in rows

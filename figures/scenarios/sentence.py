@@ -5,14 +5,14 @@ from __future__ import annotations
 from core.scenarios import Sentence
 from core.units import format_bytes, gib_or_gb
 from figures.scenarios.common import BAD, FONT, OK, Walkthrough, sec, verdict
-from figures.scenarios.placement import setting
+from figures.scenarios.placement import pp_bytes_per_gpu, setting
 from figures.style import COLOURS, PART_COLOURS
 
 
 # ---------- 6 · The sentence ----------
 def sentence_text(s: Sentence, units: str) -> Walkthrough:
     b, i, a, d = (lambda x: format_bytes(x, units)), s.inside, s.across, s.ddp
-    ratio = s.tp_bytes_per_microbatch / s.pp_hop_bytes
+    ratio = s.tp_bytes_per_microbatch / pp_bytes_per_gpu(s.pp_hop_bytes)  # like with like
     zero = f"ZeRO-{s.zero_stage}"
     faster = 1 - s.fastest_step_s / i.step_s
     return Walkthrough(
@@ -29,9 +29,10 @@ def sentence_text(s: Sentence, units: str) -> Walkthrough:
             f"that TP groups span nodes ({a.order}, {a.tp_link}) it is "
             f"**{sec(a.breakdown.tp_s)}** ({a.breakdown.tp_s / i.breakdown.tp_s:.3g}×) and the "
             f"step {sec(i.step_s)} → {sec(a.step_s)}.",
-            "**PP across nodes, because activations tolerate InfiniBand.** A pipeline hop "
-            f"carries {b(s.pp_hop_bytes)} per micro-batch while each GPU sends "
-            f"{b(s.tp_bytes_per_microbatch)} of TP traffic ({ratio:.3g}× more); the pipeline's "
+            "**PP across nodes, because activations tolerate InfiniBand.** Per micro-batch a GPU "
+            f"sends {b(pp_bytes_per_gpu(s.pp_hop_bytes))} to its pipeline neighbours (activation "
+            f"out, gradient back) and {b(s.tp_bytes_per_microbatch)} of TP traffic ({ratio:.3g}× "
+            "more, both forward + backward); the pipeline's "
             f"sends over {i.pp_link} cost {sec(i.breakdown.pp_p2p_s)}, "
             f"{i.breakdown.pp_p2p_s / i.step_s:.2%} of the step.",
             "**ZeRO on top, because the optimizer state won't fit.** Without it each GPU holds "
@@ -56,12 +57,12 @@ def sentence_text(s: Sentence, units: str) -> Walkthrough:
             "`core.tensor_parallel.tp_comm_plan` for bytes per micro-batch; the last step is "
             "`core.planner.search` over every DP × TP × PP × ZeRO × micro-batch × schedule."
         ),
-        question="How many times more bytes per micro-batch does a GPU send for TP than one "
-        "pipeline hop carries?",
+        question="Per micro-batch, forward + backward: how many times more bytes does a GPU send "
+        "for TP than to its pipeline neighbours?",
         answer=ratio,
         unit="×",
-        explanation=f"{ratio:.4g} = layers per stage × all-reduces per layer × 2(t−1)/t: each "
-        "all-reduce and each hop moves b·s·h·2 bytes.",
+        explanation=f"{ratio:.4g} = layers per stage × all-reduces per layer × 2(t−1)/t ÷ 2: each "
+        "all-reduce and each pipeline send moves b·s·h·2 bytes, and a pipeline GPU sends two.",
     )
 
 

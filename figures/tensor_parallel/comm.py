@@ -19,10 +19,12 @@ def comm_vs_compute_figure(times: tuple[LinkTime, ...], *, tp: int) -> dict:
             "marker": {"color": COLOURS["exposed"]},
             "text": [f"{t.comm_to_compute:.2g}× compute" for t in times],
             "textposition": "outside",
-            "customdata": [t.link.bandwidth_bytes_per_s / 1e9 for t in times],
-            "hovertemplate": (
-                "%{x} (%{customdata:g} GB/s per direction): %{y:.3g} ms<extra></extra>"
-            ),
+            "customdata": [
+                f"{t.link.bandwidth_bytes_per_s / 1e9:g} GB/s per direction × {t.efficiency:.0%}, "
+                f"{t.algorithms}"
+                for t in times
+            ],
+            "hovertemplate": "%{x} (%{customdata}): %{y:.3g} ms<extra></extra>",
         },
         {
             "type": "bar",
@@ -38,8 +40,8 @@ def comm_vs_compute_figure(times: tuple[LinkTime, ...], *, tp: int) -> dict:
             "title": {
                 "text": f"Tensor parallel · TP={tp} · comm vs compute per layer",
                 "subtitle": {
-                    "text": f"compute {compute_ms:.3g} ms per layer on each rank; "
-                    "ring all-reduce time from the α-β cost model"
+                    "text": f"compute {compute_ms:.3g} ms per layer on each rank; collectives as "
+                    "NCCL's tuner picks them, links at the achievable efficiency"
                 },
             },
             "barmode": "group",
@@ -51,7 +53,7 @@ def comm_vs_compute_figure(times: tuple[LinkTime, ...], *, tp: int) -> dict:
     }
 
 
-def tp_sweep_figure(points: tuple[TpPoint, ...], *, gpus_per_node: int) -> dict:
+def tp_sweep_figure(points: tuple[TpPoint, ...], *, gpus_per_node: int, view: str = "") -> dict:
     """Comm and compute per layer vs TP degree (log y), comm/compute on the right, node boundary
     marked.
     """
@@ -68,7 +70,11 @@ def tp_sweep_figure(points: tuple[TpPoint, ...], *, gpus_per_node: int) -> dict:
             "x": x,
             "y": [ms(p.comm_s, v) for p, v in zip(points, ok)],
             "marker": {"color": COLOURS["exposed"]},
-            "customdata": [p.link_label or p.reason for p in points],
+            "customdata": [
+                (p.link_label or p.reason)
+                + (f" · {p.algorithms}, latency {p.latency_s * 1e3:.3g} ms" if p.valid else "")
+                for p in points
+            ],
             "hovertemplate": "%{x}: %{y:.3g} ms over %{customdata}<extra></extra>",
         },
         {
@@ -141,7 +147,8 @@ def tp_sweep_figure(points: tuple[TpPoint, ...], *, gpus_per_node: int) -> dict:
         "data": traces,
         "layout": {
             "title": {
-                "text": f"TP sweep · {gpus_per_node} GPUs per node",
+                "text": f"TP sweep · {gpus_per_node} GPUs per node"
+                + (f" · {view}" if view else ""),
                 "subtitle": {"text": sub},
             },
             "barmode": "group",

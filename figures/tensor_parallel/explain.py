@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from core.hardware import LinkSpec
 from core.tensor_parallel import LinkTime, TpCommPlan, TpPoint
-from core.units import format_bytes, format_seconds
+from core.units import format_bandwidth, format_bytes, format_seconds
 
 
 def _counts(d: dict[str, int]) -> str:
@@ -18,7 +19,7 @@ def comm_plan_rows(plans: list[TpCommPlan], units: str) -> list[dict]:
             "forward, per layer": _counts(p.forward),
             "backward, per layer": _counts(p.backward),
             "sent per GPU per layer": format_bytes(p.bytes_sent_per_gpu_per_layer, units),
-            "per step": format_bytes(p.bytes_sent_per_gpu_per_step, units),
+            "per micro-batch, all layers": format_bytes(p.bytes_sent_per_gpu_per_step, units),
             "layer input held per GPU": format_bytes(p.layer_input_bytes_per_gpu, units),
         }
         for p in plans
@@ -78,9 +79,11 @@ def how_computed_lines(
         kinds = f"forward {_counts(plan.forward)}, backward {_counts(plan.backward)}"
         pairs.append(
             (
-                r"**Bytes.** $M = b\,s\,h \times 2$ B per collective; a ring all-reduce sends "
-                r"$2\frac{t-1}{t}M$ per GPU (a reduce-scatter or an all-gather half of that).",
-                f"This run: M = {format_bytes(plan.message_bytes, units)}; per layer per step "
+                r"**Bytes.** $M = b\,s\,h \times 2$ B (bf16) per collective; a ring all-reduce "
+                r"sends $2\frac{t-1}{t}M$ per GPU (a reduce-scatter or an all-gather half of "
+                r"that).",
+                f"This run: M = {format_bytes(plan.message_bytes, units)} (bf16 activations, 2 B "
+                f"each); per layer per micro-batch "
                 f"({kinds}): {format_bytes(plan.bytes_sent_per_gpu_per_layer, units)}; × "
                 f"{plan.num_layers} layers = "
                 f"{format_bytes(plan.bytes_sent_per_gpu_per_step, units)}.",
@@ -89,17 +92,59 @@ def how_computed_lines(
     if times:
         pairs.append(
             (
-                r"**Time.** $t_{AR} = 2(t-1)\,\alpha + 2\frac{t-1}{t}\frac{M}{B}$ per all-reduce "
-                r"($B$, $\alpha$ of the link); compute $= 3 \times$ one layer's forward FLOPs "
-                r"$/\,t$ "
-                r"at the assumed MFU.",
+                r"**Time.** Each collective as NCCL's tuner runs it: $t = \min_{a,\pi}"
+                r"[\ell_{a,\pi} + M/\text{algbw}_{a,\pi}]$ over ring / double binary tree and "
+                r"LL / LL128 / Simple "
+                r"(ring/Simple: $\ell = 8.4\,\mu s + 2(t-1)\,\alpha$, $\text{algbw} = "
+                r"B\,\tfrac{t}{2(t-1)}$), $B$ = the link × the app's achievable efficiency (the "
+                r"planner's); compute $= 3 \times$ one layer's forward FLOPs $/\,t$ at the assumed "
+                r"MFU.",
                 f"This run: compute at an assumed {mfu:.0%} MFU = "
                 f"{format_seconds(times[0].compute_s)}; communication per layer: "
                 + ", ".join(
-                    f"{x.link.name} {format_seconds(x.comm_s)} ({x.comm_to_compute:.2g}× compute)"
+                    f"{x.link.name} at {x.efficiency:.0%}: {format_seconds(x.comm_s)} "
+                    f"({x.comm_to_compute:.2g}× compute; {x.algorithms})"
                     for x in times
                 )
                 + ".",
             )
         )
     return pairs
+
+
+def boundary_lessons(
+    dgx: tuple[TpPoint, ...],
+    thin: tuple[TpPoint, ...],
+    gpus_per_node: int,
+    scale_up: LinkSpec,
+    nic: LinkSpec,
+) -> str:
+    """What really keeps TP inside a node, in this run's numbers: the DGX-class view (one NIC per
+    GPU) and the thin one (one NIC per node), one NIC count each."""
+    pick = {p.tp: p for p in dgx if p.valid}
+    thin_pick = {p.tp: p for p in thin if p.valid}
+    g = gpus_per_node
+    if g not in pick or 2 * g not in pick or 2 * g not in thin_pick:
+        return ""
+    a, b, t = pick[g], pick[2 * g], thin_pick[2 * g]
+    return (
+        f"**What keeps TP inside a node.** On a DGX-class node (one NIC per GPU) a TP group that "
+        f"fills two nodes spreads its node-crossing traffic over all {g} NICs (NCCL runs a channel "
+        f"per NIC), so bytes over the wire barely slow: TP={g} → {2 * g} per-layer comm "
+        f"{format_seconds(a.comm_s)} → {format_seconds(b.comm_s)} (×{b.comm_s / a.comm_s:.2g}) "
+        f"while compute halves; its latency part {format_seconds(a.latency_s)} → "
+        f"{format_seconds(b.latency_s)}. What the per-collective model cannot show is what decides "
+        "it in practice: (1) a TP layer is many medium messages (4 per layer per micro-batch, 6 "
+        "with full recompute) on the critical path, nothing overlaps them, and each now pays "
+        "network hops (NCCL's model, Simple: 14 µs per NET hop against 3.4 µs on NVLink); (2) the "
+        "NICs "
+        "are not free — in a real layout they carry the DP gradient all-reduce and the pipeline "
+        f"sends too; (3) per GPU, {scale_up.name} carries "
+        f"{scale_up.bandwidth_bytes_per_s / nic.bandwidth_bytes_per_s:.2g}× one {nic.name} NIC's "
+        f"bandwidth ({format_bandwidth(scale_up.bandwidth_bytes_per_s, 'decimal')} vs "
+        f"{format_bandwidth(nic.bandwidth_bytes_per_s, 'decimal')} per direction), so any "
+        "pattern that is not a perfect all-node ring (uneven groups, a busy rail) drops to NIC "
+        f"speed. On a thin network (1 NIC per node) the same TP={2 * g} takes "
+        f"{format_seconds(t.comm_s)} per layer, ×{t.comm_s / a.comm_s:.2g} the in-node time "
+        f"({t.algorithms})."
+    )

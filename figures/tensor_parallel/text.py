@@ -32,9 +32,11 @@ OPERATORS = (
 
 TAKEAWAY = (
     "Column-then-row splitting makes each GPU's slice independent until one sum: the sharded "
-    "layer equals the unsharded one to float rounding. The price is 4 all-reduces of b·s·h "
-    "activations per layer per step, on the critical path and growing relative to compute as TP "
-    "rises — affordable on NVLink, not over PCIe or the network. So TP stays inside the node."
+    "layer equals the unsharded one to float rounding. The price is 4 all-reduces of b·s·h bf16 "
+    "activations per layer per micro-batch (6 with full recompute), on the critical path and "
+    "growing relative to compute as TP rises — affordable on NVLink, not over PCIe or a thin "
+    "network. On a DGX-class node the NICs together nearly match NVLink, so what keeps TP inside "
+    "is per-message network latency on the critical path and NICs needed by DP and PP."
 )
 
 
@@ -57,15 +59,16 @@ def proof_metrics(fwd: float, bwd: float, tp: int) -> list[dict]:
 
 
 def comm_metrics(plan: tc.TpCommPlan, sp: bool, units: str) -> list[dict]:
-    """Collectives per layer, bytes per collective, and bytes sent per GPU per layer and step."""
+    """Collectives per layer, bytes per collective, and bytes sent per GPU per layer and per
+    micro-batch."""
     return [
         dict(
-            label="Collectives per layer per step",
+            label="Collectives per layer per micro-batch",
             value=plan.collectives_per_layer,
-            help="forward + backward",
+            help="forward + backward; 6 all-reduces with full recompute (the forward's again)",
         ),
         dict(
-            label=f"Bytes per {'RS / AG' if sp else 'all-reduce'} (b·s·h·2)",
+            label=f"Bytes per {'RS / AG' if sp else 'all-reduce'} (b·s·h · 2 B bf16)",
             value=format_bytes(plan.message_bytes, units),
             border=True,
         ),
@@ -74,14 +77,15 @@ def comm_metrics(plan: tc.TpCommPlan, sp: bool, units: str) -> list[dict]:
             value=format_bytes(plan.bytes_sent_per_gpu_per_layer, units),
         ),
         dict(
-            label=f"Per step ({plan.num_layers} layers)",
+            label=f"Per micro-batch ({plan.num_layers} layers)",
             value=format_bytes(plan.bytes_sent_per_gpu_per_step, units),
         ),
     ]
 
 
 def sweep_note(gpus_per_node: int, nics: int, nic: str, note: str) -> str:
-    return f"With {gpus_per_node} GPUs per node and {nics}× {nic} per node: {note}"
+    view = "DGX-class, one NIC per GPU" if nics == gpus_per_node else "thin network"
+    return f"With {gpus_per_node} GPUs per node and {nics}× {nic} per node ({view}): {note}"
 
 
 def how_computed(proof, plan, times, mfu: float, units: str) -> list[tuple[str, str]]:
@@ -91,7 +95,8 @@ def how_computed(proof, plan, times, mfu: float, units: str) -> list[tuple[str, 
 
 
 def self_checks(units: str) -> list[dict]:
-    """Bytes per TP all-reduce for Llama-2 7B at s = 4096, and all-reduces per layer per step."""
+    """Bytes per TP all-reduce for Llama-2 7B at s = 4096, and all-reduces per layer per
+    micro-batch."""
     unit = "MiB" if units == "binary" else "MB"
     llama = preset("Llama-2 7B")
     msg = tc.tp_comm_plan(llama, tp=1, micro_batch=1, seq_len=4096).message_bytes
@@ -105,7 +110,7 @@ def self_checks(units: str) -> list[dict]:
             explanation="b·s·h elements × 2 bytes.",
         ),
         dict(
-            question="How many TP all-reduces does one layer run per training step (no recompute)?",
+            question="How many TP all-reduces does one layer run per micro-batch (no recompute)?",
             answer=per_layer,
             key="q2",
             rel_tol=0.0,

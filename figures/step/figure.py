@@ -1,0 +1,193 @@
+"""One training step, drawn: the GPU grid with what every GPU holds, the traffic of each phase on
+the links it uses, waiting GPUs greyed, and a timeline strip; one animation frame per phase.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from core.stepplan import StepPlan, drawn_ranks
+from core.units import ByteSystem, format_bytes
+from figures.step import grid, text, timeline
+from figures.step.traffic import KINDS, traffic_traces
+from figures.style import COLOURS, margin
+
+FRAME_MS = 1800  # Play: time on each phase
+ROW_PX = 66  # height of one unit (a GPU cell) of the grid
+TOP, BOTTOM = 120, 95  # margins: the caption and Play above, the legend below
+STRIP = (0.0, 0.09)  # the timeline strip's share of the height (bottom)
+
+
+def _span(values) -> str:
+    v = sorted(set(values))
+    return str(v[0]) if len(v) == 1 else f"{v[0]}–{v[-1]}"
+
+
+def _node_labels(plan: StepPlan, geo) -> dict[int, str]:
+    pl, gpn = plan.placement, plan.placement.cluster.gpus_per_node
+    by_node: dict[int, list[int]] = {}
+    for r in geo.centres:
+        by_node.setdefault(r // gpn, []).append(r)
+    out = {}
+    for node, *_ in geo.boxes:
+        ranks = by_node.get(node, [])
+        stages = _span(int(pl.coord("pp")[r]) for r in ranks) if ranks else "–"
+        reps = _span(int(pl.coord("dp")[r]) for r in ranks) if ranks else "–"
+        out[node] = f"node {node} · stage s{stages} · DP replica {reps}"
+    return out
+
+
+def _hover(plan: StepPlan, geo, units: ByteSystem) -> tuple[dict, list[dict]]:
+    """(rank -> what never changes, [rank -> what phase i changes]) of every drawn GPU's hover."""
+    pl, gpn = plan.placement, plan.placement.cluster.gpus_per_node
+    fixed, per_phase = {}, [{} for _ in plan.phases]
+    for r in geo.centres:
+        c = {d: int(pl.coord(d)[r]) for d in ("dp", "pp", "tp")}
+        h = plan.phases[0].holdings[c["pp"]]
+        rows = [f"rank {r} · node {r // gpn}, GPU {r % gpn}"]
+        rows.append(f"DP replica {c['dp']} · PP stage {c['pp']} · TP rank {c['tp']}")
+        for part in grid.PARTS:
+            held, full = getattr(h, f"{part}_bytes"), getattr(h, f"full_{part}_bytes")
+            how = "shard" if held < full else "replicated"
+            rows.append(f"{text.PARTS[part]}: {format_bytes(held, units)} ({how})")
+        fixed[r] = "<br>".join(rows)
+        for i, ph in enumerate(plan.phases):
+            h = ph.holdings[c["pp"]]
+            rows = [f"activations: {format_bytes(h.activations_bytes, units)}"]
+            if not h.gradients_live:
+                rows.append("gradients: empty until the first backward")
+            if ph.busy and ph.duration_s > 0:
+                rows.append(f"computes {ph.busy[c['pp']]:.0%} of this phase")
+            per_phase[i][r] = "<br>".join(rows)
+    return fixed, per_phase
+
+
+def _title(plan: StepPlan, index: int) -> dict:
+    head, sub = text.caption(plan, index)
+    return {"text": head, "subtitle": {"text": sub}}
+
+
+def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:
+    ph, pl = plan.phases[index], plan.placement
+    return [
+        *grid.fills(geo, pl, ph, names),
+        *grid.idle(geo, pl, ph, "waits"),
+        *traffic_traces(geo, pl, drawn, ph, names),
+        grid.hover(geo, hover[0], hover[1][index]),
+    ]
+
+
+def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.BINARY) -> dict:
+    """The animated step, opened at phase `index` (Play runs on from there)."""
+    n = len(plan.phases)
+    if not 0 <= index < n:
+        raise ValueError(f"phase {index} is not a phase of this step: use 0 … {n - 1}")
+    drawn = drawn_ranks(plan.placement)
+    geo = grid.geometry(plan.placement, drawn)
+    names = {**text.PARTS, **{k: text.traffic_name(plan, k) for k in KINDS}}
+    static = [grid.tracks(geo), grid.placeholders(geo), grid.stage_labels(geo, plan.placement)]
+    strip = timeline.strip_traces(plan, text.SHORT)
+    hover = _hover(plan, geo, units)
+    every = [
+        [*_dynamic(plan, drawn, geo, i, names, hover), timeline.marker_trace(plan, i)]
+        for i in range(n)
+    ]
+    # Frames carry only the traces some phase changes (Plotly.animate merges them into the
+    # figure's traces); of the hover markers only the per-phase part (customdata).
+    changing = [j for j in range(len(every[0])) if any(e[j] != every[0][j] for e in every)]
+    first, hover_j, last = len(static), len(every[0]) - 2, len(every[0]) - 1
+    position = {j: first + j if j < last else first + last + len(strip) for j in changing}
+    labels = [f"{i + 1} {text.SHORT[p.key]}" for i, p in enumerate(plan.phases)]
+    frames = [
+        {
+            "name": labels[i],
+            "data": [
+                {"customdata": every[i][j]["customdata"]} if j == hover_j else every[i][j]
+                for j in changing
+            ],
+            "traces": [position[j] for j in changing],
+            "layout": {"title": _title(plan, i)},
+        }
+        for i in range(n)
+    ]
+    shapes, notes = grid.node_shapes(geo, _node_labels(plan, geo))
+    (x0, x1), (y0, y1) = geo.x_range, geo.y_range
+    # Cells stretch to the chart's width; their height is set here (about ROW_PX per cell row).
+    grid_px = (y1 - y0) * ROW_PX
+    height = int(min(1000, max(460, grid_px / (1 - STRIP[1] - 0.05) + TOP + BOTTOM)))
+    hidden = {"visible": False, "fixedrange": True}
+    anim = {"mode": "immediate", "transition": {"duration": 0}}
+    play = {**anim, "fromcurrent": True, "frame": {"duration": FRAME_MS, "redraw": True}}
+    layout = {
+        "title": {
+            **_title(plan, index),
+            "x": 0.01,
+            "xanchor": "left",
+            "y": 1 - 12 / height,
+            "yanchor": "top",
+        },
+        "height": height,
+        "margin": margin(10, 10, TOP, BOTTOM),
+        "plot_bgcolor": COLOURS["paper"],
+        "shapes": shapes,
+        "annotations": notes,
+        "xaxis": {**hidden, "range": [x0, x1]},
+        "yaxis": {**hidden, "range": [y0, y1], "domain": [STRIP[1] + 0.04, 1.0]},
+        "xaxis2": {**hidden, "range": [0, 1], "anchor": "y2"},
+        "yaxis2": {**hidden, "range": [0, 1], "domain": list(STRIP), "anchor": "x2"},
+        "legend": {"orientation": "h", "x": 0, "y": -0.01, "yanchor": "top"},
+        "hovermode": "closest",
+        "updatemenus": [
+            {
+                "type": "buttons",
+                "direction": "left",
+                "x": 1.0,
+                "y": 1.0,
+                "xanchor": "right",
+                "yanchor": "bottom",
+                "pad": {"b": 6},
+                "showactive": False,
+                "buttons": [
+                    {
+                        "label": "▶ Play phases",
+                        "method": "animate",
+                        "args": [labels[index:] if index else None, play],
+                    },
+                    {
+                        "label": "❚❚ Pause",
+                        "method": "animate",
+                        "args": [[None], {**anim, "frame": {"duration": 0, "redraw": False}}],
+                    },
+                ],
+            }
+        ],
+    }
+    # Copies: a trace shared by data and a frame would be recoloured twice in presenter mode.
+    opened = copy.deepcopy(every[index])
+    data = [*static, *opened[:-1], *strip, opened[-1]]
+    return {"data": data, "frames": frames, "layout": layout}
+
+
+def open_at(fig: dict, index: int) -> dict:
+    """A step figure opened at phase `index`: its frame merged into the traces (as Plotly.animate
+    does), its caption, Play running on from there. Frames and unchanged traces are shared.
+    """
+    frames = fig["frames"]
+    if not 0 <= index < len(frames):
+        raise ValueError(f"phase {index} is not a phase of this step: use 0 … {len(frames) - 1}")
+    frame, data = frames[index], list(fig["data"])
+    for i, update in zip(frame["traces"], frame["data"]):
+        data[i] = copy.deepcopy({**data[i], **update})  # own copies: presenter recolours them
+    layout = fig["layout"]
+    menu = layout["updatemenus"][0]
+    play, *rest = menu["buttons"]
+    play = {**play, "args": [[f["name"] for f in frames[index:]], play["args"][1]]}
+    return {
+        **fig,
+        "data": data,
+        "layout": {
+            **layout,
+            "title": {**layout["title"], **frame["layout"]["title"]},
+            "updatemenus": [{**menu, "buttons": [play, *rest]}],
+        },
+    }

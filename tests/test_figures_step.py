@@ -1,0 +1,150 @@
+"""The training-step drawing, read back from its figure data: a frame per phase, arrows on the links
+the layout implies (TP inside a node box, PP across boxes, DP between replicas), waiting GPUs
+greyed, sharded state hatched.
+"""
+
+import plotly.graph_objects as go
+import pytest
+
+from core.hardware import make_cluster
+from core.model import preset
+from core.parallel import Layout
+from core.planner import Training
+from core.stepplan import step_plan
+from figures.step import step_figure
+from figures.step import text as tx
+from figures.style import COLOURS
+from figures.theme import presenter
+
+MODEL, CLUSTER = preset("Llama-2 70B"), make_cluster(num_nodes=8)  # 8 nodes x 8 H100
+
+
+def _fig(lay: Layout, index: int = 0, batch: int = 64):
+    plan = step_plan(MODEL, CLUSTER, lay, Training(global_batch=batch, seq_len=4096))
+    return plan, step_figure(plan, index)
+
+
+def _frame(fig: dict, plan, key: str) -> list[dict]:
+    """The traces as Plotly shows them at a phase: the figure's, with that frame merged in."""
+    frame = fig["frames"][[p.key for p in plan.phases].index(key)]
+    data = list(fig["data"])
+    for i, update in zip(frame["traces"], frame["data"]):
+        data[i] = {**data[i], **update}
+    return data
+
+
+def _named(traces: list[dict], name: str) -> dict:
+    return next(t for t in traces if t.get("name") == name)
+
+
+def _segments(trace: dict) -> list[tuple[tuple, tuple]]:
+    xs, ys = trace["x"], trace["y"]
+    return [((xs[i], ys[i]), (xs[i + 1], ys[i + 1])) for i in range(0, len(xs), 3)]
+
+
+def _box(fig: dict, point: tuple) -> int:
+    """Index of the node box (layout shape) holding a point."""
+    x, y = point
+    hits = [
+        i
+        for i, s in enumerate(fig["layout"]["shapes"])
+        if s["x0"] <= x <= s["x1"] and s["y0"] <= y <= s["y1"]
+    ]
+    assert len(hits) == 1, point
+    return hits[0]
+
+
+def _polygons(trace: dict) -> int:
+    return trace["x"].count(None)
+
+
+def test_a_frame_per_phase_and_a_valid_spec():
+    plan, fig = _fig(Layout(dp=1, tp=8, pp=8))
+    assert len(fig["frames"]) == len(plan.phases) == 5  # rest, fill, steady, drain, optimizer
+    assert len({f["name"] for f in fig["frames"]}) == 5
+    for i, f in enumerate(fig["frames"]):
+        assert f["layout"]["title"]["text"].startswith(f"<b>Phase {i + 1} of 5")
+        assert len(f["data"]) == len(f["traces"])
+    go.Figure(fig)  # Plotly accepts the spec, frames included
+    # A frame opened directly shows what Play reaches: same traces, phase by phase.
+    for i, p in enumerate(plan.phases):
+        opened = step_figure(plan, i)
+        assert _frame(opened, plan, p.key) == _frame(fig, plan, p.key)
+
+
+def test_tp_arrows_stay_in_a_node_and_pp_arrows_cross():
+    plan, fig = _fig(Layout(dp=1, tp=8, pp=8))
+    data = _frame(fig, plan, "steady")
+    tp = _segments(_named(data, tx.TRAFFIC["tp"]))
+    pp = _segments(_named(data, tx.TRAFFIC["pp_forward"]))
+    assert len(tp) == 8 * 8  # a ring of 8 links in each of 8 nodes
+    assert all(_box(fig, a) == _box(fig, b) for a, b in tp)
+    assert len(pp) == 7 * 8  # 7 stage boundaries, one send per TP rank
+    assert all(_box(fig, a) != _box(fig, b) for a, b in pp)
+
+
+def test_tp_across_nodes_when_the_order_puts_it_there():
+    # order pp-tp-dp: TP ranks are 8 apart, one per node, so every TP link crosses a box.
+    plan, fig = _fig(Layout(dp=1, tp=8, pp=8, order="pp-tp-dp"))
+    tp = _segments(_named(_frame(fig, plan, "steady"), tx.TRAFFIC["tp"]))
+    assert tp and all(_box(fig, a) != _box(fig, b) for a, b in tp)
+
+
+def test_dp_arrows_only_in_the_gradient_sync():
+    plan, fig = _fig(Layout(dp=2, tp=8, pp=4), batch=128)
+    name = tx.TRAFFIC["dp_all_reduce"]
+    sync = _segments(_named(_frame(fig, plan, "grad_sync"), name))
+    assert len(sync) == 2 * 32  # 32 DP pairs (one per TP rank and stage), both directions
+    assert all(_box(fig, a) != _box(fig, b) for a, b in sync)  # replicas sit on other nodes
+    assert _named(_frame(fig, plan, "steady"), name)["x"] == []
+
+
+def test_waiting_gpus_are_greyed_in_the_fill():
+    plan, fig = _fig(Layout(dp=1, tp=8, pp=8))
+    veil = _named(_frame(fig, plan, "fill"), "waiting (greyed)")
+    # Stage r computes (8 - r)/8 of the fill: stages 5, 6, 7 wait more than half (8 GPUs each).
+    assert _polygons(veil) == 3 * 8
+    assert _polygons(_named(_frame(fig, plan, "steady"), "waiting (greyed)")) == 0
+
+
+def test_sharded_state_is_hatched_and_replicated_is_solid():
+    plan, fig = _fig(Layout(dp=8, tp=8, pp=1, zero_stage=3), batch=64)
+    rest = _frame(fig, plan, "rest")
+    hatched = _named(rest, f"{tx.PARTS['parameters']} (sharded: hatched)")
+    assert hatched["fillpattern"]["shape"] == "/" and _polygons(hatched) == 64
+    assert _polygons(_named(rest, f"{tx.PARTS['parameters']} (replicated)")) == 0
+    # Each bar is filled by held / unsharded bytes: 1/8 of the track (ceil of a shard aside).
+    xs = hatched["x"]
+    track = 0.84
+    assert xs[1] - xs[0] == pytest.approx(track / 8, abs=2e-3)
+    plan, ddp = _fig(Layout(dp=1, tp=8, pp=8))
+    rest = _frame(ddp, plan, "rest")
+    assert _polygons(_named(rest, f"{tx.PARTS['parameters']} (replicated)")) == 64
+
+
+def test_timeline_marks_the_phase_and_presenter_keeps_the_veil_grey():
+    plan, fig = _fig(Layout(dp=1, tp=8, pp=8), index=1)
+    marker = fig["data"][-1]
+    assert marker["xaxis"] == "x2" and max(x for x in marker["x"] if x is not None) > 0.0
+    assert fig["layout"]["title"]["text"].startswith("<b>Phase 2 of 5")
+    shown = presenter(fig)
+    veils = [t for t in _frame(shown, plan, "fill") if t.get("name") == "waiting (greyed)"]
+    assert veils[0]["fillcolor"] == COLOURS["idle_veil"]
+
+
+def test_a_phase_outside_the_step_is_refused():
+    plan = step_plan(MODEL, CLUSTER, Layout(dp=1, tp=8, pp=8), Training(global_batch=64))
+    with pytest.raises(ValueError, match="0 … 4"):
+        step_figure(plan, 5)
+
+
+def test_open_at_equals_building_at_that_phase():
+    from figures.step import open_at
+
+    plan, fig = _fig(Layout(dp=2, tp=8, pp=4), batch=128)
+    for i in range(len(plan.phases)):
+        built, opened = step_figure(plan, i), open_at(fig, i)
+        assert opened["data"] == built["data"]
+        assert opened["layout"]["title"] == built["layout"]["title"]
+        play = opened["layout"]["updatemenus"][0]["buttons"][0]["args"][0]
+        assert play == [f["name"] for f in fig["frames"][i:]]
