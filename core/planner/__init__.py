@@ -40,6 +40,7 @@ from core.planner.stage_work import (
 from core.planner.step_time import (
     Breakdown,
     chain_exposed_s,
+    clear_caches,
     dp_exposed_s,
     makespan_per_microbatch,
     pipeline_makespan_s,
@@ -72,6 +73,7 @@ __all__ = [
     "GEMM_OVERHEAD_S",
     "all_stage_times",
     "chain_exposed_s",
+    "clear_caches",
     "dp_exposed_s",
     "gemm_time_s",
     "layer_gemms",

@@ -117,9 +117,11 @@ def evaluate_placed(
     training: Training,
     spans: dict[str, GroupSpan],
     mem: MemoryResult,
+    stages: tuple[StageTimes, ...] | None = None,
 ) -> Evaluation:
+    """evaluate() with the placement, memory and (optionally) the stage times already known."""
     s, m = training.seq_len, training.num_microbatches(lay)
-    sts = all_stage_times(model, cluster, spans, lay, training)
+    sts = stages or all_stage_times(model, cluster, spans, lay, training)
     psi = tuple(x.params_on_gpu for x in mem.stages)
     bd, sync = step_breakdown(model, cluster, spans, lay, training, sts, psi)
     step, tokens = bd.total_s, training.global_batch * s

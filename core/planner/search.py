@@ -4,7 +4,7 @@ ranked by predicted step time, or rejected with the rule it breaks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.hardware import Cluster
 from core.memory import SIZED_SCHEDULES, MemoryResult
@@ -19,6 +19,7 @@ from core.planner.evaluate import (
 )
 from core.planner.splits import split_options
 from core.planner.stage_memory import layout_memory
+from core.planner.stage_work import all_stage_times
 from core.training import Training
 
 
@@ -140,6 +141,7 @@ def search(
     """Every (DP, TP, PP, ZeRO, micro-batch, schedule, v) of the cluster, ranked or rejected."""
     check_model_shape(model)
     N, B, ranked, rejected, least = cluster.num_gpus, training.global_batch, [], [], {}
+    stage_cache: dict[Layout, tuple] = {}
     sp, usable = sequence_parallel, usable_bytes(cluster, training)
     for tp in _divisors(N):
         for pp in _divisors(N // tp):
@@ -180,8 +182,16 @@ def search(
                         mem = None if z in too_big else layout_memory(model, lay, training)
                         if mem is not None and capacity_fits(cluster, training, mem):
                             try:
+                                # Stage times depend on ZeRO only through ZeRO-3's gathers.
+                                key = replace(lay, zero_stage=3 if z == 3 else 0)
+                                if key not in stage_cache:
+                                    stage_cache[key] = all_stage_times(
+                                        model, cluster, spans, lay, training
+                                    )
                                 ranked.append(
-                                    evaluate_placed(model, cluster, lay, training, spans, mem)
+                                    evaluate_placed(
+                                        model, cluster, lay, training, spans, mem, stage_cache[key]
+                                    )
                                 )
                             except ValueError as e:  # e.g. sequence parallelism: TP must divide s
                                 rejected.append(

@@ -201,3 +201,9 @@ def makespan_per_microbatch(
         return makespan_per_microbatch(schedule, p, m0, v) + (m - m0)
     third = 1.0 / 3.0  # F, and B split into two equal halves I + W
     return simulate(schedule, p, m, v, third, third, third).makespan_s
+
+
+def clear_caches() -> None:
+    """Forget every memoised pipeline makespan (for cold benchmarks)."""
+    makespan_per_microbatch.cache_clear()
+    _relative_makespan.cache_clear()
