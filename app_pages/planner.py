@@ -16,7 +16,7 @@ from figures import planner as fp
 from figures.pipeline import gantt_figure
 from figures.planner import text as pt
 from figures.planner.gantt import AGGREGATE_ABOVE, aggregated_gantt_figure
-from figures.planner.run import Run, answer_words, evaluate_run, search_run
+from figures.planner.run import Run, answer_words, caveat_words, evaluate_run, search_run
 
 SIZES, SEQ = common.same((1, 2, 4, 8, 16, 32, 72)), common.same(2**k for k in range(10, 16))
 ROWS, OWN, H, LINKS = 60, "GPU's own", pt.HELP, common.same(LINK_PRESETS)
@@ -42,9 +42,9 @@ def _gantt(run: Run, lay: Layout) -> dict:
 
 
 @st.cache_data(max_entries=16)
-def _words(run: Run, lay: Layout | None, units: str, why: bool) -> tuple[str, str]:
-    """(what the MFU was fitted on, why this layout or the closest fit when nothing fits)."""
-    return answer_words(run, _search(run), lay and _eval(run, lay), units, why)
+def _why(run: Run, units: str) -> str:
+    """Why the fastest layout, or the closest fit when nothing fits (not keyed on the drawn one)."""
+    return answer_words(run, _search(run), units)
 
 
 common.apply_row_click("table", pt.row_controls)  # before the layout widgets it writes into
@@ -103,11 +103,11 @@ custom = dict(dp=dp, tp=tp, pp=pp, zero=zero, sp=sp, mb=mb, sched=sched, v=v, or
 if lay := common.attempt(pt.drawn_layout, res, pick, gpus, model, custom):
     ev = common.attempt(_eval, run, lay)
 common.show_row_click_note("table")
-caveat, why = _words(run, ev and ev.layout, units, pick == "fastest")
 if ev:  # the answer first: layout, step, MFU (and what it was fitted on), memory, why
     common.metrics(pt.metric_kwargs(fp.headline_metrics(ev, units), ev.fits), [1.3, 1, 1, 1, 1.3])
-    st.caption(caveat)
-st.markdown(why)  # why this layout, or (nothing fits) the closest one and its fixes
+    st.caption(caveat_words(ev))
+if pick == "fastest" or res.fastest is None:  # why this layout, or the closest one and its fixes
+    st.markdown(_why(run, units))
 for w in ev.warnings if ev else ():
     st.warning(w, icon="⚠️")
 if ev is None:

@@ -191,7 +191,7 @@ def test_nothing_fits_names_the_closest_layout_and_the_fix():
     cl = closest_fit(model, cluster, DEFAULT, res)
     text = next(m.value for m in at.markdown if m.value.startswith("**Nothing fits.**"))
     assert cl.memory.layout.label in text
-    assert format_bytes(cl.memory.total_bytes, "binary") in text
+    assert format_bytes(cl.memory.total_bytes, "decimal") in text  # the default unit, GB
     grow = cl.fixes[-1]  # more nodes: the first doubling that fits, with its fastest layout
     k = int(grow.change.split("×")[0])
     assert grow.fits and grow.change == f"{k}× the nodes"

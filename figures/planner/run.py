@@ -47,20 +47,19 @@ def evaluate_run(run: Run, lay: Layout) -> Evaluation:
     return evaluate(preset(run.model), run.cluster, lay, run.training)
 
 
-def answer_words(
-    run: Run, result: SearchResult, ev: Evaluation | None, units: str, why: bool
-) -> tuple[str, str]:
-    """(what the MFU was fitted on and its error, why the fastest layout — or, when nothing fits,
-    the closest layout and its fixes; empty when a layout other than the fastest is drawn)."""
+def answer_words(run: Run, result: SearchResult, units: str) -> str:
+    """Why the search's fastest layout — or, when nothing fits, the closest layout and its fixes."""
     model, kw = preset(run.model), dict(sequence_parallel=run.sequence_parallel)
-    caveat = "" if ev is None else mfu_caveat(ev, *_fit_errors(), list(_validation()))
     if result.fastest is None:
         cl = closest_fit(model, run.cluster, run.training, result, **kw)
-        return caveat, cl and closest_markdown(cl, units) or ""
-    if not why:
-        return caveat, ""
+        return cl and closest_markdown(cl, units) or ""
     w = explain(model, run.cluster, run.training, result, **kw)
-    return caveat, f"**Recommended: {short_label(w.best)}. Why:** " + why_markdown(w, units)
+    return f"**Recommended: {short_label(w.best)}. Why:** " + why_markdown(w, units)
+
+
+def caveat_words(ev: Evaluation) -> str:
+    """What the MFU was fitted on, its error there, and the caveat for other hardware."""
+    return mfu_caveat(ev, *_fit_errors(), list(_validation()))
 
 
 @cache
