@@ -1,5 +1,6 @@
 """Why the search picked its layout: the wall that decided it, each with its computed number, and
-the changes that would flip the choice (a smaller batch, more GPUs, a slower network).
+the changes that would flip the choice (a smaller batch, more GPUs, a slower network), found by
+re-ranking today's fastest layouts under each change.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from core.hardware import Cluster
 from core.memory import MemoryResult
 from core.model import ModelSpec
 from core.planner.comm import group_collective_s
-from core.planner.evaluate import Evaluation, usable_bytes
-from core.planner.search import SearchResult, search
+from core.planner.evaluate import Evaluation, evaluate, usable_bytes
+from core.planner.search import SearchResult
 from core.training import Training, get_recipe
 
 
@@ -57,7 +58,6 @@ def explain(
     result: SearchResult,
     *,
     what_ifs: bool = True,
-    **search_kw,
 ) -> Why | None:
     """Reasons for result.fastest (None when nothing fits: see core.planner.closest)."""
     best = result.fastest
@@ -82,36 +82,49 @@ def explain(
         sequences_per_gpu=training.global_batch / lay.dp,
         zero3_layer_gather_s=gather,
         other_tp=next((e for e in result.ranked if want(e.layout.tp)), None),
-        flips=flips(model, cluster, training, best, **search_kw) if what_ifs else (),
+        flips=flips(model, cluster, training, result) if what_ifs else (),
     )
 
 
+RERANK_TOP = 40  # what-ifs re-rank this many of today's fastest layouts, not a whole new search
+
+
+def _rerank(
+    model: ModelSpec, cluster: Cluster, training: Training, ranked, dp_scale: int = 1
+) -> Evaluation | None:
+    """The fastest of today's top layouts under a change (DP scaled with the GPUs; micro-batch 1
+    where the old one no longer divides the batch), among those that still fit."""
+    best = None
+    for e in ranked[:RERANK_TOP]:
+        lay = replace(e.layout, dp=e.layout.dp * dp_scale)
+        for cand in (lay, replace(lay, micro_batch=1)):
+            try:
+                ev = evaluate(model, cluster, cand, training)
+            except ValueError:  # the batch no longer splits this way
+                continue
+            if ev.fits and (best is None or ev.step_time_s < best.step_time_s):
+                best = ev
+            break
+    return best
+
+
 def flips(
-    model: ModelSpec, cluster: Cluster, training: Training, best: Evaluation, **search_kw
+    model: ModelSpec, cluster: Cluster, training: Training, result: SearchResult
 ) -> tuple[Flip, ...]:
-    """Re-run the search under three changes and name the winner each gives."""
-    B, eff = training.global_batch, training.efficiency
+    """Re-rank today's top layouts under three changes and name the winner each gives."""
+    B, eff, best = training.global_batch, training.efficiency, result.fastest
     cases = []
     if B % 4 == 0:
-        cases.append(
-            (
-                "batch",
-                f"global batch {B // 4:,} (÷ 4)",
-                cluster,
-                replace(training, global_batch=B // 4),
-            )
-        )
+        quarter = replace(training, global_batch=B // 4)
+        cases.append(("batch", f"global batch {B // 4:,} (÷ 4)", cluster, quarter, 1))
     nodes = replace(cluster, num_nodes=2 * cluster.num_nodes)
-    cases.append(("gpus", f"{nodes.num_gpus:,} GPUs (× 2)", nodes, training))
+    cases.append(("gpus", f"{nodes.num_gpus:,} GPUs (× 2, DP × 2)", nodes, training, 2))
     if cluster.num_nodes > 1:
         slow = replace(training, efficiency=replace(eff, inter_link=eff.inter_link / 4))
-        cases.append(("network", "a 4× slower network between nodes", cluster, slow))
+        cases.append(("network", "a 4× slower network between nodes", cluster, slow, 1))
     out = []
-    for change, detail, c, t in cases:
-        try:
-            win = search(model, c, t, **search_kw).fastest
-        except ValueError:
-            win = None
+    for change, detail, c, t, scale in cases:
+        win = _rerank(model, c, t, result.ranked, scale)
         moved = win is None or signature(win)[1:] != signature(best)[1:]
         out.append(Flip(change=change, detail=detail, winner=win, flips=moved))
     return tuple(out)

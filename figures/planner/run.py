@@ -53,7 +53,7 @@ def answer_words(run: Run, result: SearchResult, units: str) -> str:
     if result.fastest is None:
         cl = closest_fit(model, run.cluster, run.training, result, **kw)
         return cl and closest_markdown(cl, units) or ""
-    w = explain(model, run.cluster, run.training, result, **kw)
+    w = explain(model, run.cluster, run.training, result)
     return f"**Recommended: {short_label(w.best)}. Why:** " + why_markdown(w, units)
 
 
