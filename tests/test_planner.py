@@ -76,9 +76,10 @@ def test_small_case_breakdown_by_hand(small):
     p_layer = 6 * h * h + 9.5 * h
     psi = 2 * p_layer + V * h / 2 + s * h
     assert psi == 30_034_944
-    # DDP without overlap, bucket per layer: each all-reduce of 2-byte grads over 2 ranks costs
-    # NCCL's base + 2 alpha + bytes / B; stage 0 (2 layers + the embedding's bucket) ends last.
-    dp = 2 * (base + 2 * lat + p_layer * 2 / bw) + base + 2 * lat + (V * h / 2 + s * h) * 2 / bw
+    # DDP without overlap_grad_reduce: Megatron sends the whole buffer as one all-reduce after the
+    # backward; 2-byte grads over 2 ranks, NCCL's base + 2 alpha + bytes / B. Stage 0 holds the
+    # most parameters and ends its backward last.
+    dp = base + 2 * lat + psi * 2 / bw
     opt = psi * (2 * 12 + 2 + 2) / hbm
     bd = small.breakdown
     assert bd.compute_s == pytest.approx(m * 3 * (2 * layer_mm + head))

@@ -58,7 +58,7 @@ def chain_exposed_s(comm_s: float, compute_s: float, n: int) -> float:
     return 0.0 if n <= 0 or comm_s <= 0 else comm_s + (n - 1) * max(0.0, comm_s - compute_s)
 
 
-def dp_exposed_s(
+def dp_sync_parts(
     model: ModelSpec,
     cluster: Cluster,
     span: GroupSpan,
@@ -66,55 +66,59 @@ def dp_exposed_s(
     training: Training,
     stages: tuple[StageTimes, ...],
     stage_params: tuple[int, ...],
-) -> tuple[float, float]:
-    """(exposed, total) seconds of the once-per-step DP communication: gradients after the last
-    backward (DDP all-reduce; ZeRO-1/2 reduce-scatter), parameters before the next forward
-    (ZeRO-1/2 all-gather), bucketed per layer as Megatron-Core's overlap_grad_reduce and
-    overlap_param_gather run them (NVIDIA/Megatron-LM megatron/core/distributed/
-    param_and_grad_buffer.py). Stage r finishes its last backward Σ_{j<r} B_j before stage 0
-    (the drain) and starts its first forward Σ_{j<r} F_j after it (the fill): that slack hides
-    some of its syncs; the step waits for the latest."""
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """((gradient sync, parameter gather) before overlap, (the same) exposed) seconds of the
+    once-per-step DP communication: gradients after the last backward (DDP all-reduce; ZeRO-1/2
+    reduce-scatter), parameters before the next forward (ZeRO-1/2 all-gather).
+
+    As Megatron-Core runs them (NVIDIA/Megatron-LM megatron/core/distributed/
+    distributed_data_parallel.py, param_and_grad_buffer.py): without overlap_grad_reduce /
+    overlap_param_gather the buffer goes as one collective after the backward (before the
+    forward); with them it is bucketed, here one bucket per layer, each issued as its layer is
+    done. Stage r finishes its last backward Σ_{j<r} B_j before stage 0 (the drain) and starts its
+    first forward Σ_{j<r} F_j after it (the fill): that slack hides some of its syncs; the step
+    waits for the latest stage."""
     if lay.zero_stage == 3 or span.size == 1:
-        return 0.0, 0.0  # ZeRO-3 syncs layer by layer inside every micro-batch (stage_work)
+        return (0.0, 0.0), (0.0, 0.0)  # ZeRO-3 syncs layer by layer in every micro-batch
     eff, recipe, tp = training.efficiency, get_recipe(training.recipe), lay.tp
     grad_kind = "all_reduce" if lay.zero_stage == 0 else "reduce_scatter"
+    gather = lay.zero_stage in (1, 2)  # distributed optimizer: gather the updated parameters
     p_layer = model.layer_params_per_gpu(tp)
 
     def coll(kind: str, params: float, nbytes: int) -> float:
         return group_collective_s(kind, span, params * nbytes, cluster, eff)
 
-    exposed_g = exposed_p = total = 0.0
-    drain = fill = 0.0
+    total_g = total_p = exposed_g = exposed_p = drain = fill = 0.0
     for st, psi in zip(stages, stage_params):
         n, edge = st.layers, max(0, psi - st.layers * p_layer)  # embedding / head / final norm
-        c, c_edge = (
-            coll(grad_kind, p_layer, recipe.grad_bytes),
-            coll(grad_kind, edge, recipe.grad_bytes),
-        )
-        a = a_edge = 0.0
-        if lay.zero_stage in (1, 2):  # distributed optimizer: gather the updated parameters
-            a, a_edge = (
-                coll("all_gather", p_layer, recipe.param_bytes),
-                coll("all_gather", edge, recipe.param_bytes),
-            )
-        total = max(total, n * (c + a) + c_edge + a_edge)
+        whole_g = coll(grad_kind, psi, recipe.grad_bytes)
+        whole_p = coll("all_gather", psi, recipe.param_bytes) if gather else 0.0
+        total_g, total_p = max(total_g, whole_g), max(total_p, whole_p)
         if training.overlap_dp:
+            c = coll(grad_kind, p_layer, recipe.grad_bytes)
+            c_edge = coll(grad_kind, edge, recipe.grad_bytes)
             g = chain_exposed_s(c, st.layer_backward_s, n)
             # Stage 0's embedding gradient is the last one computed: its bucket always shows. The
             # LM head's is the first: idle gaps in the chain absorb it.
             idle = n * max(0.0, st.layer_backward_s - c)
             g += c_edge if st.stage == 0 else max(0.0, c_edge - idle)
         else:
-            g = n * c + c_edge
-        p = (
-            a_edge + chain_exposed_s(a, st.layer_forward_s, n)
-            if training.overlap_param_gather
-            else n * a + a_edge
-        )
+            g = whole_g
+        if gather and training.overlap_param_gather:
+            a = coll("all_gather", p_layer, recipe.param_bytes)
+            a_edge = coll("all_gather", edge, recipe.param_bytes)
+            exposed_p = max(exposed_p, a_edge + chain_exposed_s(a, st.layer_forward_s, n) - fill)
+        else:
+            exposed_p = max(exposed_p, whole_p)
         exposed_g = max(exposed_g, g - drain)
-        exposed_p = max(exposed_p, p - fill if training.overlap_param_gather else p)
         drain, fill = drain + st.backward_s, fill + st.forward_s
-    return exposed_g + exposed_p, total
+    return (total_g, total_p), (exposed_g, exposed_p)
+
+
+def dp_exposed_s(*args) -> tuple[float, float]:
+    """(exposed, before overlap) seconds of the step's DP sync: dp_sync_parts, summed."""
+    total, exposed = dp_sync_parts(*args)
+    return sum(exposed), sum(total)
 
 
 def step_breakdown(
