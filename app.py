@@ -5,6 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
+from app_pages.common import home
+from app_pages.common.presenter_css import PRESENTER_CSS
 
 _PRESENTING = str(st.query_params.get("present", "")).lower() == "true"
 st.set_page_config(
@@ -13,15 +15,6 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="collapsed" if _PRESENTING else "auto",
 )
-
-# Presenter mode: type readable from the back of a lecture hall (our own CSS, no outside assets).
-PRESENTER_CSS = """<style>
-  [data-testid="stMain"] { font-size: 1.3rem; }
-  [data-testid="stMain"] h1 { font-size: 3.2rem; }
-  [data-testid="stMain"] h2, [data-testid="stMain"] h3 { font-size: 2.1rem; }
-  [data-testid="stMetricValue"] { font-size: 2.6rem; }
-  [data-testid="stWidgetLabel"] p { font-size: 1.15rem; }
-</style>"""
 
 # (file, title, icon, the question the page answers). Order = the course order.
 PAGES = [
@@ -105,41 +98,8 @@ def _available() -> list[tuple[str, str, str, str]]:
 
 
 def landing() -> None:
-    """What SplitLab answers, the concept map, and a card per page."""
-    st.title("SplitLab")
-    st.session_state["_notice_slot"] = st.empty()
-    st.markdown(
-        "#### See how a training run is cut across a cluster — and what every cut costs "
-        "in memory, communication and idle time."
-    )
-    st.markdown(
-        "Every chart here is computed live: the ring animation replays a real numpy all-reduce, "
-        "the Gantt charts come from a dependency-respecting schedule simulator, and the memory "
-        "bars add up exact parameter counts. Move a slider, copy the URL, and anyone who opens "
-        "it sees the same view."
-    )
-    st.subheader("The map")
-    st.code(
-        "  one GPU can't hold it (≈16 bytes per parameter to train)  →  split it\n"
-        "     │ split the DATA   │ split a LAYER     │ split the LAYERS   │ shard the STATE\n"
-        "     ▼                  ▼                   ▼                    ▼\n"
-        "  data parallel     tensor parallel    pipeline parallel     ZeRO / FSDP\n"
-        "  all-reduce grads  all-reduce inside  bubble while the      all-gather params,\n"
-        "                    every block        pipe fills & drains   reduce-scatter grads\n"
-        "     └──────────────┴─── glued by collectives ─────────────────┘\n"
-        "                          (all-reduce = reduce-scatter + all-gather)\n"
-        "                                      ▼\n"
-        "        3D parallelism on a topology: TP inside a node (NVLink), PP across nodes,\n"
-        "        DP outermost — the planner maps it and proves it fits",
-        language=None,
-    )
-    st.subheader("Pages")
-    cols = st.columns(3)
-    for i, (path, title, icon, question) in enumerate(_available()):
-        with cols[i % 3].container(border=True):
-            st.page_link(path, label=f"**{title}**", icon=icon)
-            st.caption(question)
-    common.show_url_notices()
+    """Home: a real ring all-reduce still, a 30-minute path, the map (app_pages/common/home.py)."""
+    home.landing(_available())
 
 
 pages = [st.Page(landing, title="Home", icon="🏠", default=True)]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.ring_view import TwoTier, ring_section, run, shown
 from core import collectives as coll
 from core.hardware import LINK_PRESETS, SCALE_OUT_LINKS, make_cluster
 from figures import collectives as figs
@@ -17,40 +18,6 @@ from figures.collectives.text import SIZES
 LINKS = {name: name for name in LINK_PRESETS}
 NETWORKS = common.same(SCALE_OUT_LINKS)
 ALGS = {name: a.label for name, a in coll.ALGORITHMS.items()}
-
-
-@dataclass(frozen=True, kw_only=True)
-class TwoTier:
-    """A two-tier cluster as `make_cluster` takes it: part of the algorithms' cache key."""
-
-    num_nodes: int
-    gpus_per_node: int
-    intra_link_name: str
-    inter_link_name: str
-    nics_per_node: int
-
-
-@st.cache_data(max_entries=64)
-def run(name, n, size, bw, alpha, tiers: TwoTier | None = None):
-    """One algorithm on N × timing_elements(N) small integers: every chunk split evenly, so the
-    bytes and times scale exactly to S. Hierarchical: the cluster's node size, else 8 per node."""
-    cluster = make_cluster(**asdict(tiers)) if tiers else None
-    inputs = coll.example_inputs(n, coll.timing_elements(n))
-    kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha, gpus_per_node=None if cluster else 8)
-    return coll.run_algorithm(name, inputs, message_bytes=size, cluster=cluster, **kw)
-
-
-@st.cache_data(max_entries=64)
-def shown(n, elems):
-    """The ring drawn and checked by eye: the learner's few elements per GPU."""
-    return coll.ring_all_reduce(coll.example_inputs(n, elems))
-
-
-@st.cache_data(max_entries=64)
-def animation(n, elems, bw, alpha, link_name, size, units):
-    kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha, link_name=link_name, message_bytes=size)
-    timing = run("ring", n, size, bw, alpha).trace
-    return figs.ring_animation_figure(shown(n, elems), byte_system=units, timing=timing, **kw)
 
 
 @st.cache_data(max_entries=16)
@@ -75,6 +42,7 @@ def comparison(n, size, bw, alpha, tiers: TwoTier | None, units, bw_units, link_
 common.start_page(
     "Collectives: the ring all-reduce", "How do N GPUs sum one tensor, and why does the ring scale?"
 )
+common.walk("collectives")
 mem, bwu = common.settings().memory_units.value, common.settings().bandwidth_units.value
 c1, c2, c3, c4 = st.columns(4)
 n = common.slider("GPUs in the ring (N)", 2, 32, 8, key="n", where=c1)
@@ -87,15 +55,14 @@ alpha_label = "Latency α per step (µs; empty = the link's NCCL default)"
 alpha_us = common.number(alpha_label, 0.0, 1000.0, None, key="alpha", step=1.0)
 alpha = link.latency_s if alpha_us is None else alpha_us * 1e-6
 
-ring_slot, last = st.container(), 2 * (n - 1)
-step = common.stepper("Step (0 = inputs)", last, key="step")
-with common.explain_errors(), ring_slot:
-    ring = run("ring", n, size, bw, alpha)
-    fig = figs.open_at_step(animation(n, elems, bw, alpha, link_name, size, mem), step)
-    common.chart(fig, key="ring", height=720)
-    t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
-st.caption(text.ring_caption(n, last))
-common.metrics(text.ring_metrics(ring, step, time_s=t, link_name=link_name, mem=mem, bwu=bwu))
+if elems < n:  # a ring cuts each tensor into N chunks: at least one element each
+    st.caption(
+        f"Simulating {n} elements per GPU, one per chunk: a ring of {n} cuts each tensor "
+        f"into {n} chunks."
+    )
+    elems = n
+ring = ring_section(n, elems, bw, alpha, link_name, size, mem, bwu)
+st.caption(text.ring_caption(n, 2 * (n - 1)))
 trace = shown(n, elems)
 if trace.states is not None and n * elems <= 128:
     with st.expander("Check a sum by eye: the inputs and what every GPU ends with"):

@@ -12,6 +12,7 @@ from core.hardware import GPU_PRESETS, SCALE_OUT_LINKS, make_cluster
 from core.training import Efficiency
 from figures import data_parallel as fd
 from figures.data_parallel import text as text
+from figures.data_parallel.drawing import dp_drawing
 
 COUNTS = (8, 16, 32, 64, 128, 256, 512)
 SIZES = {"0.125": "125M", "1.3": "1.3B", "7": "7B", "13": "13B", "70": "70B"}
@@ -79,11 +80,9 @@ def _stragglers(mu_ms: float, sigma_ms: float, q_pct: float) -> dict:
     return dict(c=c, fig=fd.straggler_figure(c))
 
 
-common.start_page(
-    "Data parallelism",
-    "Why is averaging gradients across GPUs the same as one big "
-    "batch, and when does it stop scaling?",
-)
+q = "Why is averaging gradients across GPUs the same as one big batch, and when does it stop?"
+common.start_page("Data parallelism", q)
+common.walk("data_parallel")
 units, bw_units = common.settings().memory_units.value, common.settings().bandwidth_units.value
 st.subheader("1 · The proof: N ranks, one gradient")
 c = st.columns([1, 1, 1.2])
@@ -97,6 +96,7 @@ if p := pr and pr["p"]:
     common.metrics(text.proof_metrics(p))
     if not p.equal_shards:
         st.warning(text.unequal_warning(p), icon="⚖️")
+    common.chart(dp_drawing(p), key="dp_draw")
     common.charts((pr["grad"], "grad"), (pr["loss"], "loss"))
 
 st.subheader("2 · Scaling: compute + exposed all-reduce, 8 → 512 GPUs")

@@ -17,6 +17,7 @@ _compare = st.cache_data(max_entries=64)(compare)
 _seeds = st.cache_data(max_entries=4)(fm.sizing_questions)
 
 common.start_page("Memory per GPU", mt.QUESTION)
+common.walk("memory")
 c = st.columns(4)
 dp = common.slider("DP (data-parallel ranks)", 1, 1024, 8, key="dp", where=c[0])
 tp = common.slider("TP (tensor-parallel ranks)", 1, 64, 1, key="tp", where=c[1])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.course_lab import RUN_COMMAND, ZIP_NAME, lab_zip_bytes
 from core import quiz
 from core.pipeline import simulate
 from figures import quiz_text as qt
@@ -40,6 +41,7 @@ def _clear_answers() -> None:
 
 
 common.start_page("Self-check", qt.QUESTION)
+st.markdown(qt.NO_STEPPERS, unsafe_allow_html=True)  # typed answers like 1.78: no ± buttons
 c = st.columns([2, 1.3, 2])
 seed = common.slider(
     "Question set (seed)", 1, MAX_SEED, 1, key="seed", where=c[0], help=qt.SEED_HELP
@@ -92,6 +94,18 @@ with board:
     common.chart(scoreboard_figure(qs, verdicts, (sum(log.values()), len(log)), seed), key="score")
 
 common.takeaway(qt.TAKEAWAY)
+st.subheader("The course lab")
+st.markdown(qt.LAB)
+lab_cols = st.columns([1, 2], vertical_alignment="center")
+lab_cols[0].download_button(
+    f"Download the lab ({ZIP_NAME})",
+    lab_zip_bytes,
+    file_name=ZIP_NAME,
+    mime="application/zip",
+    on_click="ignore",
+    icon="📦",
+)
+lab_cols[1].code(RUN_COMMAND, language="bash")
 with st.expander("How this is computed"):
     st.markdown(qt.HOW)
 common.show_url_notices()

@@ -10,6 +10,7 @@ from core.hardware import GPU_PRESETS, SCALE_OUT_LINKS, link, make_cluster
 from core.model import MODEL_PRESETS, preset
 from figures import tensor_parallel as ft
 from figures.tensor_parallel import text as text
+from figures.tensor_parallel.drawing import tp_drawing
 from figures.tensor_parallel.text import TOY
 
 MODELS = {name: name.split(" (")[0] for name in MODEL_PRESETS}
@@ -88,6 +89,7 @@ common.start_page(
     "Tensor parallelism",
     "How does one layer's math split across GPUs exactly, and why does TP stay inside a node?",
 )
+common.walk("tensor_parallel")
 c = st.columns(4)
 tp = common.slider("TP degree", 1, 8, 2, key="tp", where=c[0])
 model = common.select("Model", MODELS, "GPT-3 175B", key="model", where=c[1])
@@ -103,10 +105,11 @@ units = common.settings().memory_units.value
 st.subheader("1 · The split, proved with arrays")
 st.caption(text.TOY_CAPTION)
 if pr := common.attempt(_proof, tp, sp):
+    draw = dict(tp=tp, tokens=TOY["tokens"], hidden=TOY["hidden"], ffn=TOY["ffn"])
+    common.chart(tp_drawing(**draw), key="tp_draw")
     common.metrics(text.proof_metrics(pr["fwd"], pr["bwd"], tp))
-common.chart(_proof_sweep(), key="proof")
-if pr:
     common.chart(pr["own"], key="own")
+common.chart(_proof_sweep(), key="proof")  # float rounding only: below the picture
 
 st.subheader("2 · Where the communication goes")
 st.markdown(text.OPERATORS)

@@ -236,8 +236,8 @@ def _pipeline(rng: np.random.Generator) -> tuple[Question, Question]:
             goal=GOALS[3],
             answer="more micro-batches",
             choices=_shuffled(rng, list(options)),
-            prompt=f"For that pipeline ({here:.1f}% bubble), which change shrinks the bubble "
-            "fraction?",
+            prompt=f"For that pipeline ({SCHEDULES[sched].label}, P = {p}, M = {m}), which "
+            "change shrinks the bubble fraction?",
             explanation="**More micro-batches**: the fill and drain stay (P−1) stage-times, the "
             "work grows. Simulated: "
             f"{lines}. 1F1B has GPipe's bubble; it cuts the activations held from M to P.",

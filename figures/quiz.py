@@ -1,11 +1,16 @@
-"""The self-check page's scoreboard: per learning goal, answers right, wrong and still open."""
+"""The self-check page's scoreboard: per learning goal, which questions are right, wrong and still
+open. Before any answer it is the map of the set (each goal's question numbers in outlined boxes),
+not an empty grey block.
+"""
 
 from __future__ import annotations
 
 from core.quiz import GOALS, Question
-from figures.style import COLOURS, bottom_legend
+from figures.style import COLOURS, legend_under_axis_title
 
-VERDICT_COLOURS = {"right": COLOURS["ok"], "wrong": COLOURS["bad"], "open": COLOURS["unanswered"]}
+VERDICT_COLOURS = {"right": COLOURS["ok"], "wrong": COLOURS["bad"], "open": COLOURS["paper"]}
+VERDICT_LABELS = {"right": "right", "wrong": "wrong", "open": "to answer"}
+HEIGHT, TOP, BOTTOM = 330, 70, 90  # px: the legend takes a row under the axis title
 
 
 def scoreboard_figure(
@@ -14,23 +19,30 @@ def scoreboard_figure(
     session: tuple[int, int] = (0, 0),
     seed: int | None = None,
 ) -> dict:
-    """Horizontal stacked bars, one per goal: this set's right / wrong / unanswered question
-    counts.
+    """Horizontal stacked bars, one per goal: this set's right / wrong / open question counts, each
+    segment labelled with its question numbers (Q1…).
     """
     counts = {k: [0] * len(GOALS) for k in VERDICT_COLOURS}
-    for q in questions:
+    numbers: dict[str, list[list[str]]] = {k: [[] for _ in GOALS] for k in VERDICT_COLOURS}
+    for i, q in enumerate(questions, 1):
         v = verdicts.get(q.key)
-        counts["open" if v is None else "right" if v else "wrong"][GOALS.index(q.goal)] += 1
+        kind = "open" if v is None else "right" if v else "wrong"
+        counts[kind][GOALS.index(q.goal)] += 1
+        numbers[kind][GOALS.index(q.goal)].append(f"Q{i}")
     right, answered = sum(counts["right"]), len(questions) - sum(counts["open"])
     data = [
         {
             "type": "bar",
             "orientation": "h",
-            "name": k,
+            "name": VERDICT_LABELS[k],
             "y": list(GOALS),
             "x": counts[k],
-            "marker": {"color": c},
-            "hovertemplate": f"%{{y}}: %{{x}} {k}<extra></extra>",
+            "text": [" · ".join(n) for n in numbers[k]],
+            "textposition": "inside",
+            "insidetextanchor": "middle",
+            "textfont": {"color": COLOURS["ink"] if k == "open" else COLOURS["light_text"]},
+            "marker": {"color": c, "line": {"color": COLOURS["guide"], "width": 1}},
+            "hovertemplate": f"%{{y}}: %{{x}} {VERDICT_LABELS[k]}<extra></extra>",
         }
         for k, c in VERDICT_COLOURS.items()
     ]
@@ -38,7 +50,7 @@ def scoreboard_figure(
     sub = (
         f"session: {first} of {tries} first tries right ({first / tries:.0%})"
         if tries
-        else "session: no answers yet — each question's first answer counts"
+        else "no answers yet — each question's first answer counts for the session"
     )
     return {
         "data": data,
@@ -50,10 +62,10 @@ def scoreboard_figure(
             },
             "barmode": "stack",
             "font": {"size": 14},
-            "height": 300,
+            "height": HEIGHT,
             "xaxis": {"title": {"text": "questions"}, "dtick": 1, "range": [0, 2.05]},
-            "yaxis": {"autorange": "reversed"},
-            "legend": bottom_legend(-0.3, traceorder="normal"),
-            "margin": {"l": 150, "t": 70, "b": 40},
+            "yaxis": {"autorange": "reversed", "ticklabelstandoff": 6},
+            "legend": legend_under_axis_title(HEIGHT, TOP, BOTTOM),  # not beside "questions"
+            "margin": {"l": 150, "t": TOP, "b": BOTTOM},
         },
     }

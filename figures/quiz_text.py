@@ -30,6 +30,19 @@ HOW = (
     "browser session."
 )
 
+LAB = (
+    "Write the numbers as code: the lab has five numpy functions to fill in (ring all-reduce with "
+    "its steps and bytes, data-parallel gradient averaging, a column- then row-parallel MLP, the "
+    "GPipe bubble by simulation, ZeRO bytes per GPU). Its tests check them against the same "
+    "cores as this page; the zip carries the core they need (numpy, pandas and pytest to run)."
+)
+# The answers are typed numbers (1.78, 27.5): a number input's ± buttons step by 0.01 or 1 and only
+# get in the way. The data-testid values are the ones Streamlit 1.67 gives those two buttons.
+NO_STEPPERS = (
+    "<style>[data-testid='stNumberInputStepUp'], [data-testid='stNumberInputStepDown'] "
+    "{ display: none; }</style>"
+)
+
 
 def shown(q: Question) -> str:
     """A question's answer as the page shows it: the choice, or the number with its unit."""

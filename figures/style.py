@@ -137,7 +137,8 @@ RELIABILITY_COLOURS = {
     "curve": COLOURS["model"],
     "young": TAB10[1],
     "daly": TAB10[2],
-    "optimum": TAB10[3],
+    # the optimum's star: gold, not red (red is "exposed communication" and "lost work" here)
+    "optimum": TABLEAU10[6],
     "mc": COLOURS["monte_carlo"],
     "checkpoint": TAB10[4],
     "lost": COLOURS["bad"],
@@ -160,12 +161,25 @@ OKABE_ITO = [
 ]
 BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW = OKABE_ITO[:7]
 
+# Beyond Okabe-Ito's seven hues, two from Paul Tol's colour-blind-safe "muted" scheme (Tol 2021,
+# "Colour Schemes", SRON/EPS/TN/09-002, Fig. 4): wine and indigo.
+WINE, INDIGO = "#882255", "#332288"
+
 # These meanings keep one projector colour on every page; any other colour takes the next free one
-# in order of appearance. The warm-grey reserve stays as it is (a neutral, like the true greys).
+# in order of appearance. Every step-time part and memory segment is listed, because the planner
+# draws them side by side and a free colour handed out per figure would give one meaning two
+# colours across pages (exposed DP came out green, the colour of "hidden", in one figure). The
+# light tints (memory-bound, recompute, pipeline sends) and the warm-grey reserve stay as they are.
 PRESENTER_COLOURS = {
     COLOURS["compute"]: BLUE,
-    COLOURS["forward"]: SKY,  # a tint of compute
+    COLOURS["forward"]: COLOURS["forward"],  # a light tint of compute (sky is parameters)
+    COLOURS["memory_bound"]: COLOURS["memory_bound"],
+    COLOURS["recompute"]: COLOURS["recompute"],
     COLOURS["exposed"]: VERMILLION,
+    COLOURS["exposed_p2p"]: COLOURS["exposed_p2p"],
+    COLOURS["exposed_dp"]: WINE,
+    COLOURS["zero_gather"]: COLOURS["zero_gather"],  # brown
+    COLOURS["optimizer_step"]: INDIGO,
     COLOURS["bad"]: VERMILLION,
     COLOURS["hidden"]: GREEN,
     COLOURS["ok"]: GREEN,
@@ -175,6 +189,10 @@ PRESENTER_COLOURS = {
     COLOURS["activations"]: PURPLE,
     COLOURS["reserve"]: COLOURS["reserve"],
 }
+# The reliability page's optimum (a gold star) stays gold: a free colour could come out red.
+PRESENTER_COLOURS[RELIABILITY_COLOURS["optimum"]] = YELLOW
+# The reserve is drawn hatched wherever it is drawn (a bar's marker keeps it: {**RESERVE_MARKER}).
+RESERVE_MARKER = {"color": COLOURS["reserve"], "pattern": {"shape": "/"}}
 
 
 def ink_on(fill: str) -> str:

@@ -6,6 +6,18 @@ import copy
 import functools
 from typing import Any
 
+from figures.presenter_layout import (
+    HEIGHT_SCALE,
+    SUBTITLE_CHARS,
+    TITLE_PAD_PX,
+    annotations_above_plot,
+    legend_to_bottom,
+    lines,
+    readout_clear_of_buttons,
+    top_margin,
+    wrap,
+    wrap_long_y_titles,
+)
 from figures.style import OKABE_ITO, PRESENTER_COLOURS
 
 PRESENTER = {k.lower(): v for k, v in PRESENTER_COLOURS.items()}
@@ -98,8 +110,10 @@ def _remap(obj: Any, mapping: _Palette) -> None:
             _remap(item, mapping)
 
 
-def presenter(fig: Any, *, base_font_px: int = 20) -> dict:
-    """A copy of a figure for projection: larger fonts, thicker lines, Okabe-Ito colours."""
+def presenter(fig: Any, *, base_font_px: int = 20, height_px: int | None = None) -> dict:
+    """A copy of a figure for projection: larger fonts, thicker lines, Okabe-Ito colours, 1.25×
+    the height (of `height_px`, else the figure's own, else Plotly's 450 px) and room for the
+    bigger text (figures.presenter_layout)."""
     spec = _as_dict(fig)
     traces = spec.get("data", []) + [t for f in spec.get("frames", []) for t in f.get("data", [])]
     mapping = _Palette(_colours(traces, set()))
@@ -118,18 +132,24 @@ def presenter(fig: Any, *, base_font_px: int = 20) -> dict:
             _remap(trace, mapping)
     layout = spec.setdefault("layout", {})
     layout["font"] = {**layout.get("font", {}), "size": base_font_px}
+    layout["height"] = int((height_px or layout.get("height") or 450) * HEIGHT_SCALE)
     title = layout.get("title")
     if isinstance(title, dict):
         title["font"] = {**title.get("font", {}), "size": base_font_px + 4}
-        sub = (title.get("subtitle") or {}).get("text") or ""
-        if sub:  # room for the bigger title and every subtitle line above the plot
-            lines = 1 + sub.count("<br>")
-            margin = layout.get("margin", {})
-            need = int(2.2 * base_font_px + lines * 1.35 * (base_font_px - 2) + 16)
-            layout["margin"] = {**margin, "t": max(margin.get("t", 100), need)}
+        sub = title.get("subtitle")
+        if isinstance(sub, dict) and sub.get("text"):  # fits a half-width chart
+            title["subtitle"] = {**sub, "text": wrap(sub["text"], SUBTITLE_CHARS)}
+    if isinstance(title, dict) or annotations_above_plot(layout):
+        margin = layout.get("margin", {})
+        layout["margin"] = {
+            **margin,
+            "t": max(margin.get("t", 100), top_margin(layout, base_font_px)),
+        }
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
             axis["tickfont"] = {**axis.get("tickfont", {}), "size": base_font_px - 2}
+            if key.startswith("xaxis"):  # x labels clear the y labels at the plot's corner
+                axis.setdefault("ticklabelstandoff", base_font_px // 2)
             axis["automargin"] = (
                 True  # bigger tick labels must push the margin, not the title onto them
             )
@@ -147,33 +167,15 @@ def presenter(fig: Any, *, base_font_px: int = 20) -> dict:
             **legend["font"],
             "size": max(legend["font"].get("size", 0), base_font_px - 4),
         }
-    _legend_below(spec, base_font_px)
+    layout["height"] += legend_to_bottom(spec, base_font_px)  # the plot keeps its height
+    wrap_long_y_titles(layout, base_font_px)
+    readout_clear_of_buttons(layout)
+    heading = layout.get("title")
+    one_line = isinstance(heading, dict) and lines(str(heading.get("text") or "")) <= 1
+    if one_line and "y" not in heading:  # top edge down, as top_margin counts
+        heading.update(yref="container", yanchor="top", y=1 - TITLE_PAD_PX / layout["height"])
     layout["colorway"] = OKABE_ITO
     return spec
-
-
-def _legend_below(spec: dict, base_font_px: int) -> None:
-    """A horizontal legend under the plot moves to the figure's bottom edge, with room reserved:
-    at presenter sizes a paper-relative offset lands on the x-axis title."""
-    layout = spec["layout"]
-    legend = layout.get("legend")
-    if not (
-        isinstance(legend, dict)
-        and legend.get("orientation") == "h"
-        and isinstance(legend.get("y"), (int, float))
-        and legend["y"] < 0
-    ):
-        return
-    entries = sum(
-        1 for t in spec.get("data", []) if t.get("showlegend", True) is not False and t.get("name")
-    )
-    rows = max(1, -(-entries // 3))  # about three entries fit a row at presenter size
-    layout["legend"] = {**legend, "yref": "container", "y": 0, "yanchor": "bottom"}
-    margin = layout.get("margin", {})
-    layout["margin"] = {
-        **margin,
-        "b": max(margin.get("b", 80), 3 * base_font_px + 2 + rows * int(1.6 * base_font_px) + 30),
-    }
 
 
 def ready(spec: dict):

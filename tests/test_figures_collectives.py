@@ -1,7 +1,9 @@
-"""Collectives figures: frames follow the simulated trace, payload budgets, valid Plotly specs."""
+"""Collectives figures: the ring's frames follow a brute-force replay of the ring convention, the
+chunks in flight travel between neighbouring GPU boxes, legible sizes from N = 2 to 32, payload
+budgets, valid Plotly specs; the cost and traffic charts put numbers where expected.
+"""
 
 import json
-import math
 
 import numpy as np
 import plotly.graph_objects as go
@@ -10,13 +12,12 @@ import pytest
 from core.collectives import naive_all_reduce, ring_all_reduce, scan_bytes_per_rank
 from core.hardware import make_cluster
 from figures.collectives import (
-    R_INNER,
-    R_OUTER,
     bandwidth_figure,
     bytes_per_rank_figure,
     open_at_step,
+    replay_names,
     ring_animation_figure,
-    step_labels,
+    step_caption,
     time_vs_ranks_figure,
     time_vs_size_figure,
 )
@@ -31,22 +32,155 @@ def _ring_fig(n, e=None, **kw):
     return x, trace, ring_animation_figure(trace, **kw)
 
 
+def _trace(fig, name):
+    return next(d for d in fig["data"] if d["name"] == name)
+
+
+def _index(fig, name):
+    return next(i for i, d in enumerate(fig["data"]) if d["name"] == name)
+
+
+def _frame(fig, name, trace_name):
+    """A frame's update of one trace ({} when the frame leaves it alone)."""
+    frame = next(f for f in fig["frames"] if f["name"] == name)
+    i = _index(fig, trace_name)
+    return frame["data"][frame["traces"].index(i)] if i in frame["traces"] else {}
+
+
+def brute_force_counts(n):
+    """Contributions per (rank, chunk) after each step, replaying the convention by hand with sets
+    (README "Ring indexing"): reduce-scatter step k, rank r sends chunk (r − k) mod N to r + 1,
+    which unions it into its own; all-gather step k, rank r sends chunk (r + 1 − k) mod N, which
+    the receiver overwrites. Returns the counts and each step's {chunk: (src, dst)}."""
+    held = [[{r} for _ in range(n)] for r in range(n)]
+    out, moves = [[[len(h) for h in row] for row in held]], []
+    for phase in ("rs", "ag"):
+        for k in range(n - 1):
+            sent = {r: ((r - k) if phase == "rs" else (r + 1 - k)) % n for r in range(n)}
+            payload = {r: set(held[r][c]) for r, c in sent.items()}
+            for r, c in sent.items():
+                d = (r + 1) % n
+                held[d][c] = held[d][c] | payload[r] if phase == "rs" else payload[r]
+            moves.append({c: (r, (r + 1) % n) for r, c in sent.items()})
+            out.append([[len(h) for h in row] for row in held])
+    return np.array(out), moves
+
+
 @pytest.mark.parametrize("n", [2, 5, 8])
-def test_one_frame_per_step_plus_the_start(n):
+def test_one_landed_frame_per_step_and_three_in_flight_before_it(n):
     _, _, fig = _ring_fig(n)
-    assert len(fig["frames"]) == 2 * (n - 1) + 1
-    labels = [s["label"] for s in fig["layout"]["sliders"][0]["steps"]]
-    assert labels == [f["name"] for f in fig["frames"]] == step_labels(n)
-    assert labels[1] == "RS 1" and labels[n - 1] == f"RS {n - 1}" and labels[-1] == f"AG {n - 1}"
-    assert [b["label"] for b in fig["layout"]["updatemenus"][0]["buttons"]] == [
-        "▶ Play",
-        "❚❚ Pause",
-    ]
-    assert f"ring N={n}" in fig["layout"]["title"]["text"]
+    names = [f["name"] for f in fig["frames"]]
+    expected = ["0"]
+    for t in range(1, 2 * (n - 1) + 1):
+        expected += [f"{t}.0", f"{t}.1", f"{t}.2", str(t)]
+    assert names == expected
+    buttons = fig["layout"]["updatemenus"][0]["buttons"]
+    assert [b["label"] for b in buttons] == ["▶ Replay this step"]  # no second step control
+    assert "sliders" not in fig["layout"]
     assert all(f"ring N={n}" in f["layout"]["title"]["text"] for f in fig["frames"])
 
 
-@pytest.mark.parametrize("n,budget", [(8, 500_000), (32, 3_000_000)])
+@pytest.mark.parametrize("n", [3, 6, 8])
+def test_cell_colours_are_the_brute_force_contribution_counts(n):
+    _, _, fig = _ring_fig(n)
+    counts, _ = brute_force_counts(n)
+    for t in range(2 * (n - 1) + 1):
+        assert _frame(fig, str(t), "chunks")["marker"]["color"] == counts[t].ravel().tolist()
+        if t:  # the senders' frame shows the cells before the step
+            before = _frame(fig, f"{t}.0", "chunks")["marker"]["color"]
+            assert before == counts[t - 1].ravel().tolist()
+    assert (counts[-1] == n).all()
+
+
+def _boxes(fig):
+    return [(s["x0"], s["x1"], s["y0"], s["y1"]) for s in fig["layout"]["shapes"]]
+
+
+def _inside(box, x, y):
+    x0, x1, y0, y1 = box
+    return x0 <= x <= x1 and y0 <= y <= y1
+
+
+@pytest.mark.parametrize("n", [2, 4, 8, 16, 32])
+def test_each_chunk_in_flight_travels_from_its_sender_box_to_the_receivers(n):
+    _, _, fig = _ring_fig(n)
+    boxes = _boxes(fig)
+    assert len(boxes) == n
+    _, moves = brute_force_counts(n)
+    assert _trace(fig, "in flight")["ids"] == [str(c) for c in range(n)]  # one marker per chunk
+    for t in range(1, 2 * (n - 1) + 1):
+        path = [_frame(fig, name, "in flight") for name in (f"{t}.0", f"{t}.1", f"{t}.2", str(t))]
+        for c, (src, dst) in moves[t - 1].items():
+            points = [(f["x"][c], f["y"][c]) for f in path]
+            assert _inside(boxes[src], *points[0]) and not _inside(boxes[dst], *points[0])
+            assert _inside(boxes[dst], *points[-1]) and not _inside(boxes[src], *points[-1])
+            for x, y in points[1:3]:  # on the way: no longer where it was, not yet arrived
+                assert points[0] != (x, y) != points[-1]
+                assert not _inside(boxes[src], x, y) or not _inside(boxes[dst], x, y)
+            # The chunk keeps its cell slot: its offset from the box centre is the same.
+            (sx0, sx1, sy0, sy1), (dx0, dx1, dy0, dy1) = boxes[src], boxes[dst]
+            start = (points[0][0] - (sx0 + sx1) / 2, points[0][1] - (sy0 + sy1) / 2)
+            end = (points[-1][0] - (dx0 + dx1) / 2, points[-1][1] - (dy0 + dy1) / 2)
+            assert start == pytest.approx(end, abs=1e-3)
+
+
+@pytest.mark.parametrize("n", [2, 3, 8, 9, 16, 32])
+def test_boxes_never_overlap_and_stay_inside_the_axes(n):
+    _, _, fig = _ring_fig(n)
+    boxes, extent = _boxes(fig), fig["layout"]["xaxis"]["range"][1]
+    for i, a in enumerate(boxes):
+        assert -extent < a[0] and a[1] < extent and -extent < a[2] and a[3] < extent
+        for b in boxes[i + 1 :]:
+            assert a[1] <= b[0] or b[1] <= a[0] or a[3] <= b[2] or b[3] <= a[2]
+
+
+@pytest.mark.parametrize("n", [2, 4, 8, 12, 16, 24, 32])
+def test_legible_from_2_to_32_gpus(n):
+    x, _, fig = _ring_fig(n, 2 * n)  # two elements per chunk: values never printed as "5,2"
+    cells, flight = _trace(fig, "chunks"), _trace(fig, "in flight")
+    height = fig["layout"]["height"] - fig["layout"]["margin"]["t"] - fig["layout"]["margin"]["b"]
+    x0, x1, _, _ = _boxes(fig)[0]
+    px_per_unit = height / (2 * fig["layout"]["xaxis"]["range"][1])
+    box_px = (x1 - x0) * px_per_unit
+    assert box_px >= 22  # a GPU is still a visible box at N = 32
+    assert flight["marker"]["size"] >= 18 and flight["text"] == [str(c) for c in range(n)]
+    if cells["marker"]["size"] >= 15:  # big enough cells carry their chunk index
+        assert cells["text"] == [str(c) for _ in range(n) for c in range(n)]
+    else:  # small ones do not: the chunks in flight carry the numbers
+        assert cells.get("text") is None and n > 8
+    frames = [f["data"] for f in fig["frames"]]
+    texts = [t for d in fig["data"] + sum(frames, []) for t in d.get("text") or []]
+    assert texts and not any("," in t for t in texts)  # no "5,2"
+
+
+def test_counters_follow_the_frames():
+    _, _, fig = _ring_fig(8, message_bytes=GIB, link_name="NVLink 4")
+    # Step 14 landed: 2 · 7/8 · 1 GiB = 1.75 GiB sent; 1.75 · 2^30 B / 450e9 B/s = 4.18 ms.
+    assert _frame(fig, "14", "step")["text"][0].endswith("1.75 GiB · 4.18 ms")
+    # A third of the way through step 1: a third of one 128 MiB chunk = 42.7 MiB, 99.4 µs.
+    assert _frame(fig, "1.1", "step")["text"][0].endswith("42.7 MiB · 99.4 µs")
+    assert "all-gather" in _frame(fig, "8", "step")["text"][0]
+    assert "reduce-scatter" in _frame(fig, "7", "step")["text"][0]
+
+
+def test_step_captions_follow_chunk_0_round_the_ring():
+    x, trace, _ = _ring_fig(8)
+    # Reduce-scatter step 3 (k = 2): rank 2 sends chunk 2 − 2 = 0, holding ranks 0, 1, 2.
+    first = x[:3, 0].sum()
+    assert step_caption(trace, 3) == (
+        "step 3 of 14, reduce-scatter: GPU 2 sends chunk 0 (3 contributions) to GPU 3, which "
+        f"adds its own: 4 of 8 ({first} + {x[3, 0]} = {first + x[3, 0]})"
+    )
+    # All-gather step 1 (= step 8): rank 7 ends reduce-scatter owning chunk 7 + 1 = 0 and sends it.
+    assert step_caption(trace, 8).startswith(
+        "step 8 of 14, all-gather: GPU 7 sends chunk 0 (all 8 contributions, final) to GPU 0, "
+        "which overwrites its copy"
+    )
+    assert step_caption(trace, 8).endswith(f"→ {x[:, 0].sum()})")
+    assert step_caption(trace, 0).startswith("step 0 of 14: each of the 8 GPUs")
+
+
+@pytest.mark.parametrize("n,budget", [(8, 150_000), (32, 1_500_000)])
 def test_payload_budgets(n, budget):
     for e in (n, 16 * n):
         _, _, fig = _ring_fig(n, e, message_bytes=GIB)
@@ -54,64 +188,37 @@ def test_payload_budgets(n, budget):
         go.Figure(fig)  # a valid Plotly spec, frames included
 
 
-def test_cell_colours_are_the_traced_contribution_counts():
-    n = 6
-    _, trace, fig = _ring_fig(n)
-    for t, frame in enumerate(fig["frames"]):
-        assert frame["data"][0]["marker"]["color"] == trace.contribution_counts[t].ravel().tolist()
-    colours = [np.array(f["data"][0]["marker"]["color"]).reshape(n, n) for f in fig["frames"]]
-    assert (colours[0] == 1).all() and (colours[-1] == n).all()
-    for r in range(n):  # end of reduce-scatter: rank r holds all n contributions in chunk (r+1)
-        assert colours[n - 1][r, (r + 1) % n] == n
-    assert fig["data"][0]["marker"]["cmin"] == 1 and fig["data"][0]["marker"]["cmax"] == n
-
-
-def test_cells_show_the_real_numbers_for_small_rings():
-    x, trace, fig = _ring_fig(4)
-    assert fig["frames"][0]["data"][0]["text"] == [str(v) for v in x.ravel().tolist()]
-    total = x.sum(axis=0)  # independent: the column sums of the inputs
-    assert fig["frames"][-1]["data"][0]["text"] == [
-        str(total[c]) for _ in range(4) for c in range(4)
-    ]
-    _, _, big = _ring_fig(16)
-    assert "text" not in big["frames"][3]["data"][0]
-
-
-def test_arrows_join_sender_and_receiver_cells_of_the_sent_chunk():
-    n = 8
-    _, trace, fig = _ring_fig(n)
-    radius = R_INNER + (R_OUTER - R_INNER) / n * (np.arange(n) + 0.5)
-    assert fig["frames"][0]["data"][2]["x"] == []
-    for t in range(1, 2 * n - 1):
-        heads = fig["frames"][t]["data"][2]
-        assert len(heads["x"]) == n
-        for r, (hx, hy) in enumerate(zip(heads["x"], heads["y"])):
-            chunk = (r - (t - 1)) % n if t < n else (r + 1 - (t - n)) % n  # collectives note §1
-            assert math.hypot(hx, hy) == pytest.approx(radius[chunk], abs=2e-3)
-            dst_angle = math.pi / 2 - 2 * math.pi * ((r + 1) % n) / n
-            src_angle = math.pi / 2 - 2 * math.pi * r / n
-            to_dst = math.hypot(
-                hx - radius[chunk] * math.cos(dst_angle), hy - radius[chunk] * math.sin(dst_angle)
-            )
-            to_src = math.hypot(
-                hx - radius[chunk] * math.cos(src_angle), hy - radius[chunk] * math.sin(src_angle)
-            )
-            assert to_dst < to_src
-
-
-def test_running_bytes_and_elapsed_time_in_titles():
-    _, _, fig = _ring_fig(8, message_bytes=GIB, link_name="NVLink 4")
-    last = fig["frames"][-1]["layout"]["title"]["text"]
-    # 2 * 7/8 * 1 GiB = 1.75 GiB; 1.75 * 2^30 B / 450e9 B/s = 4.1757 ms.
-    assert "sent per GPU 1.75 GiB" in last and "elapsed 4.18 ms on NVLink 4" in last
-    assert "sent per GPU 128 MiB" in fig["frames"][1]["layout"]["title"]["text"]
-
-
 def test_animation_rejects_what_it_cannot_draw():
     with pytest.raises(ValueError, match="N=33 ranks is too many to animate"):
         ring_animation_figure(ring_all_reduce(np.ones((33, 33))), bandwidth_bytes_per_s=1e9)
     with pytest.raises(ValueError, match="needs a ring all-reduce trace"):
         ring_animation_figure(naive_all_reduce(np.ones((4, 4))), bandwidth_bytes_per_s=1e9)
+
+
+@pytest.mark.parametrize("k", [0, 1, 7, 14])
+def test_open_at_step_shows_that_step_landed_and_replays_its_move(k):
+    _, _, plain = _ring_fig(8, message_bytes=GIB)
+    fig = open_at_step(plain, k)
+    counts, _ = brute_force_counts(8)
+    assert _trace(fig, "chunks")["marker"]["color"] == counts[k].ravel().tolist()
+    assert _trace(fig, "chunks")["marker"]["colorscale"] == "Viridis"  # merged, not replaced
+    assert f"step {k} of 14" in fig["layout"]["title"]["text"]
+    replay = fig["layout"]["updatemenus"][0]["buttons"][0]["args"]
+    assert replay[0] == (["0"] if k == 0 else [f"{k}.0", f"{k}.1", f"{k}.2", str(k)])
+    assert replay[0] == replay_names(plain["frames"], k)
+    assert replay[1]["transition"][0]["duration"] == 0  # jump to the senders, then glide
+    go.Figure(fig)
+    assert "step 0 of 14" in plain["layout"]["title"]["text"]  # the base figure is not mutated
+    # Only this step's frames travel with the chart (the page resends it on every step).
+    assert [f["name"] for f in fig["frames"]] == replay[0]
+    assert fig["frames"][-1] is next(f for f in plain["frames"] if f["name"] == str(k))
+
+
+def test_open_at_step_rejects_a_step_outside_the_frames():
+    _, _, fig = _ring_fig(4)
+    with pytest.raises(ValueError, match=r"step=7 is not a step of this animation: use 0 … 6"):
+        open_at_step(fig, 7)
+    assert "step 6 of 6 · all-gather" in open_at_step(fig, 6)["layout"]["title"]["text"]
 
 
 def test_bytes_per_rank_points_are_measured_and_on_the_formula():
@@ -154,38 +261,6 @@ def test_busbw_equals_link_speed_without_latency():
     alg, bus = fig["data"][0]["y"], fig["data"][1]["y"]
     assert bus == pytest.approx([300, 300, 300])  # GB/s: busbw is the link's bandwidth
     assert alg == pytest.approx([300, 300 * 4 / 6, 300 * 8 / 14])  # B * n / (2(n-1))
-
-
-@pytest.mark.parametrize("k", [0, 1, 7, 14])
-def test_start_step_opens_at_that_frame_with_the_slider_there(k):
-    _, trace, plain = _ring_fig(8, message_bytes=GIB)
-    _, _, fig = _ring_fig(8, message_bytes=GIB, start_step=k)
-    frame = fig["frames"][k]
-    assert fig["layout"]["sliders"][0]["active"] == k
-    assert fig["layout"]["title"]["text"] == frame["layout"]["title"]["text"]
-    # The drawn traces hold frame k's data: cell colours = contributions after k steps (from the
-    # trace),
-    # arrows = frame k's arcs, and the untouched GPU labels stay.
-    assert fig["data"][0]["marker"]["color"] == trace.contribution_counts[k].ravel().tolist()
-    assert fig["data"][0]["marker"]["colorscale"] == "Viridis"  # merged, not replaced
-    for i in (1, 2):
-        assert (
-            fig["data"][i]["x"] == frame["data"][i]["x"]
-            and fig["data"][i]["y"] == frame["data"][i]["y"]
-        )
-    assert len(fig["data"][2]["x"]) == (0 if k == 0 else 8)  # one arrow per GPU per step
-    assert fig["data"][3] == plain["data"][3] and fig["frames"] == plain["frames"]
-    play = fig["layout"]["updatemenus"][0]["buttons"][0]
-    assert play["args"][0] == (None if k == 0 else step_labels(8)[k:])  # ▶ runs on from step k
-    go.Figure(fig)
-    assert plain["layout"]["sliders"][0]["active"] == 0  # the base figure is not mutated
-
-
-def test_open_at_step_rejects_a_step_outside_the_frames():
-    _, _, fig = _ring_fig(4)
-    with pytest.raises(ValueError, match=r"step=7 is not a frame of this animation: use 0 … 6"):
-        open_at_step(fig, 7)
-    assert open_at_step(fig, 6)["layout"]["title"]["text"].startswith("ring N=4 · AG 3")
 
 
 def test_time_vs_size_names_the_ring_crossover_in_its_subtitle():

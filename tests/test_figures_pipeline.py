@@ -22,7 +22,7 @@ def bars(spec):
     for t in spec["data"]:
         if t["type"] != "bar":
             continue
-        n, d = len(t["y"]), out.setdefault(t["name"].split()[0], {})
+        n, d = len(t["y"]), out.setdefault(t["legendgroup"], {})
         cols = {
             "y": t["y"],
             "base": t["base"],
@@ -54,21 +54,91 @@ def test_gantt_boxes_are_the_simulated_ops():
     text = next(t for t in spec["data"] if t["type"] == "scatter" and t["mode"] == "text")
     # Micro-batch labels centred on the boxes: rank 0 runs F0..F3 over [0, 4), one unit each.
     first = [(x, y, t) for x, y, t in zip(text["x"], text["y"], text["text"]) if y == 0][:4]
-    assert first == [(0.5, 0, 0), (1.5, 0, 1), (2.5, 0, 2), (3.5, 0, 3)]
+    assert first == [(0.5, 0, "0"), (1.5, 0, "1"), (2.5, 0, "2"), (3.5, 0, "3")]
     assert len(text["x"]) == 64 and text["hoverinfo"] == "skip"
     assert spec["layout"]["yaxis"]["autorange"] == "reversed"
     go.Figure(spec)  # a valid Plotly figure
 
 
-def test_gantt_hides_labels_when_boxes_are_many_and_shades_chunks():
-    r = simulate("interleaved_1f1b", 8, 32, 2)  # 1,024 boxes: bars, no labels
+def test_gantt_shades_later_chunks_and_says_so_in_the_legend():
+    r = simulate("interleaved_1f1b", 8, 32, 2)
     spec = gantt_figure(r)
     b = bars(spec)
     assert sum(len(t["y"]) for t in b.values()) == 1024
-    assert not [t for t in spec["data"] if t["type"] == "scatter"]  # 1,024 boxes: no labels
     colors = set(b["F"]["color"])
     assert colors == {KIND_COLOURS["F"], shade(KIND_COLOURS["F"], 1, 2)}
     assert spec["layout"]["title"]["text"] == "Interleaved 1F1B · P=8 · M=32 · v=2"
+    legend = [t["name"] for t in spec["data"] if t.get("showlegend", True)]
+    assert "F, chunk 1: later chunks lighter" in legend
+
+
+def _label_spans(spec, px_per_s):
+    """(rank, left px, right px, text) of every label, at CHAR_PX per character."""
+    from figures.pipeline.labels import CHAR_PX
+
+    text = [t for t in spec["data"] if t.get("mode") == "text"]
+    points = []
+    for t in text:
+        points += zip(np.asarray(t["x"], float), np.asarray(t["y"], float), t["text"])
+    # runs of narrow boxes carry an "a–b" tag (a layout annotation)
+    points += [
+        (a["x"], a["y"], a["text"]) for a in spec["layout"]["annotations"] if "–" in a["text"]
+    ]
+    out = []
+    for x, y, s in points:
+        half = len(s) * CHAR_PX / 2
+        out.append((round(float(y)), x * px_per_s - half, x * px_per_s + half, s))
+    return out
+
+
+@pytest.mark.parametrize("schedule", ["gpipe", "1f1b", "zb_h1"])
+@pytest.mark.parametrize("m", [8, 16, 32, 64, 128])
+def test_micro_batch_labels_never_run_together_up_to_m128(schedule, m):
+    from figures.pipeline.labels import PLOT_PX
+
+    r = simulate(schedule, 4, m)
+    spec = gantt_figure(r, max_bars=10**6)
+    spans = sorted(_label_spans(spec, PLOT_PX / r.makespan_s))
+    for (r1, _, right, _), (r2, left, _, _) in zip(spans, spans[1:]):
+        assert r1 != r2 or right <= left  # "1011121314" was four labels touching
+
+
+def test_a_run_of_narrow_boxes_gets_one_range_label():
+    # GPipe P=4, M=16, t_F = 1, t_B = 2: T = (M + P − 1)(t_F + t_B) = 57 s. Rank 0's 16 forwards
+    # run back to back over [0, 16): 820/57 = 14 px each, too narrow for "10" but not for "0–15".
+    r = simulate("gpipe", 4, 16)
+    spans = _label_spans(gantt_figure(r), 820 / 57)
+    rank0 = sorted((s for s in spans if s[0] == 0), key=lambda s: s[1])
+    assert rank0[0][3] == "0–15" and (rank0[0][1] + rank0[0][2]) / 2 == pytest.approx(8 * 820 / 57)
+    assert not [s for s in rank0 if s[3] in {"10", "11", "12"} and s[1] < 16 * 820 / 57]
+
+
+def test_compared_gantts_share_one_time_axis():
+    fast, slow = simulate("zb_h1", 4, 8), simulate("gpipe", 4, 8)
+    assert fast.makespan_s < slow.makespan_s  # 8·3 + 3·1 = 27 s vs (8 + 3)·3 = 33 s
+    a = gantt_figure(fast, time_range_s=slow.makespan_s)
+    b = gantt_figure(slow, time_range_s=slow.makespan_s)
+    assert a["layout"]["xaxis"]["range"] == b["layout"]["xaxis"]["range"] == [0, 33.0]
+    white = a["layout"]["shapes"][0]  # after the faster step ends: not idle grey
+    assert (white["x0"], white["x1"]) == (fast.makespan_s, 33.0)
+    assert a["layout"]["annotations"][0]["text"].strip() == f"done at {fast.makespan_s:.4g} s"
+    assert not b["layout"]["shapes"]
+
+
+def test_time_cursor_sweeps_the_step_and_counts_busy_ranks():
+    r = simulate("gpipe", 4, 8)  # T = 33 s
+    spec = gantt_figure(r)
+    frames = spec["frames"]
+    assert len(frames) == 25 and spec["layout"]["sliders"][0]["active"] == 24
+    notes = [f["layout"]["annotations"][-1]["text"] for f in frames[:-1]]
+    # t = 0: only rank 0 runs (F0); t = 33·4/24 = 5.5 s: ranks 0-3 all run forwards (rank 3's
+    # first F starts at 3 s); the last frame, the step done, has no cursor.
+    assert notes[0] == "t = 0 s: 1 of 4 ranks busy"
+    assert notes[4] == "t = 5.5 s: 4 of 4 ranks busy"
+    assert frames[-1]["layout"]["shapes"] == []
+    cover = frames[4]["layout"]["shapes"][0]
+    assert (cover["x0"], cover["x1"]) == (5.5, 33.0)
+    go.Figure(spec)
 
 
 def test_shade_mixes_toward_white():
@@ -147,9 +217,11 @@ def test_bubble_vs_m_highlights_one_schedule_and_marks_this_run():
     assert [t["legendgroup"] for t in flipped["data"]] == ["gpipe", "gpipe", "1f1b", "1f1b"]
     gpipe, one_f = spec["data"][0], spec["data"][2]
     assert one_f["name"] == "1F1B" and one_f["legendrank"] > gpipe["legendrank"]  # drawn on top
-    # GPipe and 1F1B share a curve: the chosen one is drawn bold and solid on top of a dashed one.
-    assert one_f["line"]["dash"] == "solid" and one_f["line"]["width"] > gpipe["line"]["width"]
-    assert gpipe["line"]["dash"] != "solid" and gpipe["opacity"] < 1
+    # GPipe and 1F1B share a curve, (P−1)/(M+P−1): the chosen 1F1B is a bold line on top, GPipe a
+    # wide translucent band under it, named as the same curve, so neither hides the other.
+    assert one_f["line"]["dash"] == "solid" and one_f["opacity"] == 1
+    assert gpipe["name"] == "GPipe (= 1F1B)" and gpipe["opacity"] < 1
+    assert gpipe["line"]["width"] >= 2 * one_f["line"]["width"]
     assert spec["data"][1]["marker"]["symbol"] != spec["data"][3]["marker"]["symbol"]
     star = spec["data"][-1]
     assert star["name"] == "this run (M=8)" and (star["x"], star["y"]) == ([8], [3 / 11])
@@ -232,7 +304,7 @@ def test_gantt_hover_data_and_compact_payload():
     traces = [t for t in spec["data"] if t["type"] == "bar"]
     assert [(t["name"][0], t["marker"]["color"], t["showlegend"]) for t in traces] == [
         ("F", KIND_COLOURS["F"], True),
-        ("F", shade(KIND_COLOURS["F"], 1, 2), False),
+        ("F", shade(KIND_COLOURS["F"], 1, 2), True),  # "later chunks lighter" in the legend
         ("B", KIND_COLOURS["B"], True),
         ("B", shade(KIND_COLOURS["B"], 1, 2), False),
     ]
@@ -244,3 +316,37 @@ def test_gantt_hover_data_and_compact_payload():
     assert "chunk 1" in late_f["hovertemplate"]
     # Typed arrays instead of per-box lists: 1,024 boxes fit in well under 100 kB of JSON.
     assert len(pio.to_json(spec, validate=False)) < 100_000
+
+
+def test_bubble_vs_m_tells_schedules_apart_by_more_than_colour_and_never_yellow():
+    from core.schedule_names import SCHEDULES
+    from figures.theme import presenter
+
+    labels = {k: s.short_label for k, s in SCHEDULES.items()}
+    sweeps = [
+        bubble_sweep(
+            s, 4, (4, 8), 2 if s in {"interleaved_1f1b", "looped_bfs", "zb_v", "dualpipe_v"} else 1
+        )
+        for s in labels
+    ]
+    for chosen in labels:
+        spec = bubble_vs_m_figure(sweeps, labels, highlight=chosen)
+        lines = [t for t in spec["data"] if t["mode"] == "lines" and t["opacity"] == 1]
+        dots = [t for t in spec["data"] if t["mode"] == "markers"]
+        styles = {(t["line"]["dash"], t["line"]["width"]) for t in lines}
+        assert len(styles) == len(lines)  # every line its own dash (or the chosen one's width)
+        assert len({t["marker"]["symbol"] for t in dots}) == len(dots)
+        right = peak_activations_figure(
+            [
+                simulate(
+                    chosen,
+                    4,
+                    8,
+                    2 if chosen in {"interleaved_1f1b", "looped_bfs", "zb_v", "dualpipe_v"} else 1,
+                )
+            ]
+        )
+        shown = presenter(side_by_side(spec, right))
+        colours = {t.get("line", {}).get("color") for t in shown["data"]}
+        colours |= {t.get("marker", {}).get("color") for t in shown["data"]}
+        assert "#F0E442" not in colours  # Okabe-Ito yellow: unreadable on white

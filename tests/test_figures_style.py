@@ -147,3 +147,30 @@ def test_the_scan_can_fail():
     assert hex_literals('X = {"a": "#1f77b4"}\nY = "#abc"  # see #ffffff') == ["#1f77b4", "#abc"]
     found = hex_literals('c = "white" if x else \'Black\'  # not "black"\nbg = "whiteboard"')
     assert found == ['"white"', "'Black'"]
+
+
+def test_every_step_time_part_and_memory_segment_keeps_one_projector_colour(ev):
+    """Each meaning the planner draws side by side has a fixed presenter colour, all different;
+    only the declared families share one: bad / exposed (vermillion), ok / hidden (green)."""
+    from figures.style import COLOURS, PART_COLOURS, PRESENTER_COLOURS, WINE
+
+    meanings = [*PART_COLOURS.values(), COLOURS["forward"]]
+    meanings += [COLOURS[k] for k in ("parameters", "gradients", "optimizer", "activations")]
+    meanings += [COLOURS["reserve"], COLOURS["hidden"]]
+    assert all(m in PRESENTER_COLOURS for m in meanings if m != COLOURS["idle"])  # idle: grey
+    projected = [PRESENTER_COLOURS.get(m, m) for m in meanings]
+    assert len(set(projected)) == len(projected), projected
+    assert PRESENTER_COLOURS[COLOURS["bad"]] == PRESENTER_COLOURS[COLOURS["exposed"]]
+    assert PRESENTER_COLOURS[COLOURS["ok"]] == PRESENTER_COLOURS[COLOURS["hidden"]]
+    # exposed DP was handed the free green ("hidden") in one planner figure: now wine everywhere
+    big = colours(presenter(fpl.layout_figure(ev)))
+    assert big["exposed DP"] == WINE != big.get("all-reduce hidden behind backward", WINE + "x")
+
+
+def test_the_optimum_is_not_drawn_in_the_colour_of_exposed_or_lost_work():
+    from figures.style import COLOURS, PRESENTER_COLOURS, RELIABILITY_COLOURS
+
+    star = RELIABILITY_COLOURS["optimum"]
+    red = {COLOURS["exposed"], COLOURS["bad"], RELIABILITY_COLOURS["lost"]}
+    assert star not in red
+    assert PRESENTER_COLOURS.get(star, star) not in {PRESENTER_COLOURS[c] for c in red}

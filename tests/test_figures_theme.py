@@ -120,8 +120,8 @@ def test_bottom_legend_and_subtitle_get_room_at_presenter_size():
     assert out["legend"] == {"orientation": "h", "y": 0, "yref": "container", "yanchor": "bottom"}
     # ticks + axis title (3 × 20 px + 2) and two legend rows of 32 px, plus 30 px of air
     assert out["margin"]["b"] == 62 + 2 * 32 + 30
-    # title (2.2 × 20 px) and two subtitle lines of 1.35 × 18 px, plus 16 px
-    assert out["margin"]["t"] == int(44 + 2 * 24.3 + 16)
+    # 10 px pad, title (2 × 20 px) and two subtitle lines of 1.2 × 18 px, plus 16 px
+    assert out["margin"]["t"] == int(10 + 40 + 2 * 21.6 + 16)
     assert out["xaxis"]["automargin"] is True
     side = presenter({"data": [], "layout": {"legend": {"orientation": "v"}}})["layout"]
     assert side["legend"] == {"orientation": "v"}  # a side legend is left alone
@@ -141,3 +141,111 @@ def test_fixed_small_axis_titles_and_legend_text_grow():
     assert out["xaxis"]["title"] == {
         "text": "x"
     }  # no fixed size: it inherits the 20 px layout font
+
+
+def test_presenter_owns_the_height_and_grows_it_by_the_legend_room():
+    fig = {
+        "data": [{"type": "bar", "name": n} for n in "abcdefg"],  # 7 entries: 3 rows of 3
+        "layout": {"height": 400, "legend": {"orientation": "h", "y": -0.3}, "margin": {"b": 40}},
+    }
+    out = presenter(fig, base_font_px=20)["layout"]
+    # bottom margin: ticks + axis title (3 × 20 + 2) + 3 rows × 32 px + 30 px = 188, from 40
+    assert out["margin"]["b"] == 62 + 3 * 32 + 30
+    assert out["height"] == 400 * 1.25 + (188 - 40)  # the plot keeps its 1.25× height
+    assert presenter(fig, height_px=200)["layout"]["height"] == 250 + 148  # a page's own height
+
+
+def test_a_legend_above_the_plot_moves_under_it():
+    # the TP "who holds what" legend sat at y = 1.02 beside a long title and printed over it
+    fig = {
+        "data": [{"type": "scatter", "name": "GPU 0"}],
+        "layout": {
+            "title": {"text": "t"},
+            "legend": {"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02},
+        },
+    }
+    legend = presenter(fig)["layout"]["legend"]
+    assert legend == {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"}
+
+
+def test_annotations_above_the_plot_get_a_row_of_their_own():
+    # "latency-bound ◀ ▶ bandwidth-bound" at paper y = 1 printed over the collectives subtitle
+    marks = [{"text": "latency-bound ◀", "yref": "paper", "y": 1, "yanchor": "bottom"}]
+    layout = {"title": {"text": "t", "subtitle": {"text": "s"}}, "margin": {"t": 60}}
+    plain = presenter({"data": [], "layout": layout}, base_font_px=20)["layout"]["margin"]["t"]
+    above = presenter({"data": [], "layout": {**layout, "annotations": marks}}, base_font_px=20)
+    # pad 10 + title 2 × 20 + one subtitle line 1.2 × 18 + 16 = 87.6; the annotations add 1.5 × 20
+    assert (plain, above["layout"]["margin"]["t"]) == (87, 117)
+    inside = [{**marks[0], "y": 0.5}]  # an annotation inside the plot takes no room above it
+    assert (
+        presenter({"data": [], "layout": {**layout, "annotations": inside}})["layout"]["margin"][
+            "t"
+        ]
+        == 87
+    )
+
+
+def test_long_subtitles_and_y_titles_wrap():
+    sub = "N = 8, B = 450 GB/s, α = 3.4 µs; ring turns bandwidth-bound at n = p·α·B = 11.7 MiB"
+    fig = {
+        "data": [],
+        "layout": {
+            "title": {"text": "t", "subtitle": {"text": sub}},
+            "height": 300,
+            "margin": {"t": 60, "b": 60},
+            "yaxis": {"title": {"text": "full-batch loss (MSE / 2) on the whole batch"}},
+            "yaxis2": {"title": {"text": "time"}},
+        },
+    }
+    out = presenter(fig, base_font_px=20)["layout"]
+    shown = out["title"]["subtitle"]["text"].split("<br>")
+    assert " ".join(shown) == sub and len(shown) == 2 and max(map(len, shown)) <= 52
+    # 44 characters × 0.55 × 20 px = 484 px > the 375 − 109 − 60 px plot: two lines, cut mid-way
+    assert out["yaxis"]["title"]["text"] == "full-batch loss (MSE /<br>2) on the whole batch"
+    assert out["yaxis2"]["title"]["text"] == "time"
+
+
+def test_two_line_titles_keep_their_place_and_get_room():
+    # the reliability page's "title<br><sup>subtitle</sup>": hanging it from the top edge clipped
+    # its first line, so it keeps Plotly's placement and gets one more line of room
+    fig = {"data": [], "layout": {"title": {"text": "Where the wall time goes<br><sup>δ</sup>"}}}
+    out = presenter(fig, base_font_px=20)["layout"]
+    assert "y" not in out["title"]
+    assert out["margin"]["t"] == max(100, int(10 + 40 + 1.3 * 24 + 16))
+    one = presenter({"data": [], "layout": {"title": {"text": "t"}, "height": 400}})["layout"]
+    assert one["title"]["yanchor"] == "top" and one["title"]["y"] == 1 - 10 / 500
+
+
+def test_x_tick_labels_stand_off_from_the_corner():
+    # "2 min" (first x tick) printed over "0%" (lowest y tick) on the reliability page
+    out = presenter({"data": [], "layout": {"xaxis": {}, "xaxis2": {"ticklabelstandoff": 3}}})
+    assert out["layout"]["xaxis"]["ticklabelstandoff"] == 10
+    assert out["layout"]["xaxis2"]["ticklabelstandoff"] == 3  # a builder's own choice stays
+
+
+def test_the_step_readout_moves_clear_of_the_play_buttons():
+    # the ring animation's "step: RS 2" printed under its ▶ Play ❚❚ Pause buttons at 1280×720
+    fig = {
+        "data": [],
+        "layout": {
+            "updatemenus": [{"type": "buttons", "x": 0, "buttons": []}],
+            "sliders": [{"currentvalue": {"prefix": "step: "}, "steps": []}],
+        },
+    }
+    out = presenter(fig)["layout"]["sliders"][0]["currentvalue"]
+    assert out == {"prefix": "step: ", "xanchor": "right"}
+    still = presenter({"data": [], "layout": {"sliders": [{"steps": []}]}})["layout"]
+    assert "currentvalue" not in still["sliders"][0]  # no buttons: nothing to clear
+
+
+def test_subtitles_break_after_a_separator_where_one_fits():
+    from figures.presenter_layout import wrap
+
+    sub = "makespan 33 s · bubble 27.3% (Σ idle / P·T) · peak 4 activations"  # 65 characters
+    assert wrap(sub, 52) == "makespan 33 s · bubble 27.3% (Σ idle / P·T) ·<br>peak 4 activations"
+    long_first = (
+        "colour: how many GPUs' inputs a cell already sums (1 → 4); left to right: the state"
+    )
+    lines = wrap(long_first, 52).split("<br>")
+    assert all(len(line) <= 52 for line in lines) and " ".join(lines) == long_first
+    assert wrap("one<br>two", 52) == "one<br>two"

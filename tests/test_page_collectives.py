@@ -30,25 +30,32 @@ def ring_spec(at: AppTest) -> dict:
     return chart_specs(at)[0]
 
 
+def title(at: AppTest) -> str:
+    return ring_spec(at)["layout"]["title"]["text"]
+
+
+def notices(at: AppTest) -> list[str]:
+    return [w.value for w in at.warning if "was ignored" in w.value]
+
+
 def versus_spec(at: AppTest) -> dict:
     return next(s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("A vs B"))
 
 
 def test_buttons_carry_the_keyboard_shortcuts():
     at = run()
-    shortcuts = {b.label: b.proto.shortcut for b in at.button}
-    assert shortcuts == {"◀ Back": "left", "Next ▶": "right", "Reset": "home"}
+    walk = "🚶 Walk me through it"  # the guided walk's start button: no shortcut of its own
+    shortcuts = {b.label: b.proto.shortcut for b in at.button if b.label != walk}
+    assert shortcuts == {"◀ Back": "left", "Next ▶": "right", "Reset": "home", "▶ Play": ""}
 
 
 def test_next_advances_the_step_and_the_ring_opens_there():
     at = run()
-    assert at.slider(key="step").value == 0 and ring_spec(at)["layout"]["sliders"][0]["active"] == 0
+    assert at.slider(key="step").value == 0 and "step 0 of 14" in title(at)
     button(at, "Next ▶").click().run()
     assert at.slider(key="step").value == 1
     assert at.query_params["step"] == "1"  # the bound slider writes the URL
-    spec = ring_spec(at)
-    assert spec["layout"]["sliders"][0]["active"] == 1
-    assert spec["layout"]["title"]["text"].startswith("ring N=8 · RS 1")
+    assert title(at) == "ring N=8 on NVLink 4 · step 1 of 14 · reduce-scatter"
     button(at, "Next ▶").click().run()
     assert at.slider(key="step").value == 2
     button(at, "Reset").click().run()
@@ -71,8 +78,12 @@ def test_deep_linked_step_sets_the_per_step_readouts():
     # 3 chunks of 1e9/8 B = 375e6 B = 375 MB; 3·(3.4 µs + 125e6 B / 450e9 B/s) = 843.5 µs.
     assert delta(at, "Bytes sent per GPU") == "375 MB by step 3"
     assert delta(at, "Time on NVLink 4") == "844 µs by step 3"
-    assert ring_spec(at)["layout"]["sliders"][0]["active"] == 3
-    assert "RS 3" in ring_spec(at)["layout"]["title"]["text"]
+    assert "step 3 of 14 · reduce-scatter" in title(at)
+    # The one-line story: RS step 3 (k = 2) has rank 2 send chunk 2 − 2 = 0, holding ranks 0-2.
+    assert any(
+        m.value.startswith("**step 3 of 14, reduce-scatter: GPU 2 sends chunk 0 (3 contributions)")
+        for m in at.markdown
+    )
 
 
 def test_out_of_range_step_in_the_url_falls_back_with_a_notice():
@@ -93,7 +104,7 @@ def test_fewer_gpus_clamp_the_step():
     at.slider(key="n").set_value(3).run()
     assert not at.exception
     assert at.slider(key="step").value == 4  # 2(N−1) for N = 3
-    assert ring_spec(at)["layout"]["sliders"][0]["active"] == 4
+    assert "step 4 of 4 · all-gather" in title(at)
 
 
 def test_a_vs_b_is_off_by_default_and_on_with_its_defaults():
@@ -155,4 +166,44 @@ def test_few_elements_on_many_gpus_still_time_a_whole_tensor():
     assert delta(at, "Time on NVLink 4") == f"{t * 1e3:.3g} ms by step 62"  # the steps add up to it
     assert metric(at, "Bytes sent per GPU") == f"{2 * 31 / 32 * 1e9 / 1e9:.3g} GB"
     ring = next(s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("ring N=32"))
-    assert f"elapsed {t * 1e3:.3g} ms" in ring["layout"]["title"]["text"]
+    centre = next(d for d in ring["data"] if d["name"] == "step")["text"][0]
+    assert centre.endswith(f" · {t * 1e3:.3g} ms")
+
+
+def test_next_after_a_deep_link_raises_no_url_notice():
+    # The server's copy of the URL still says step=3 after the press: that is not a bad URL value.
+    at = run(step="3")
+    for expected in (4, 5):
+        button(at, "Next ▶").click().run()
+        assert at.slider(key="step").value == expected and not notices(at)
+    assert at.query_params["step"] == "5" and metric(at, "Step") == "5 of 14"
+    assert "step 5 of 14" in title(at)
+
+
+def test_a_press_that_carries_a_stale_slider_value_still_counts():
+    # A press made while the last rerun still runs arrives with the browser's old slider value:
+    # the step must move on from the step shown (4), not from the stale value (3).
+    at = run(step="3")
+    button(at, "Next ▶").click().run()
+    at.slider(key="step").set_value(3)
+    button(at, "Next ▶").click().run()
+    assert at.slider(key="step").value == 5 and not notices(at)
+    at.slider(key="step").set_value(9).run()  # a real drag still moves it
+    assert at.slider(key="step").value == 9 and "step 9 of 14" in title(at)
+    button(at, "◀ Back").click().run()
+    assert at.slider(key="step").value == 8
+
+
+def test_play_toggles_to_pause():
+    at = run()
+    button(at, "▶ Play").click().run()
+    assert [b.label for b in at.button][-1] == "❚❚ Pause"
+    button(at, "❚❚ Pause").click().run()
+    assert [b.label for b in at.button][-1] == "▶ Play"
+
+
+def test_fewer_elements_than_gpus_still_give_every_chunk_an_element():
+    at = run(n="16", elems="8")
+    assert any("Simulating 16 elements per GPU" in c.value for c in at.caption)
+    cells = next(d for d in ring_spec(at)["data"] if d["name"] == "chunks")
+    assert len(cells["x"]) == 16 * 16

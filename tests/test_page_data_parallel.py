@@ -101,7 +101,8 @@ def test_equal_shards_match_finite_differences_of_the_same_batch():
     at = run(n="3", b="4")
     full, shards = finite_difference_grads(12, [4, 4, 4])
     assert np.max(np.abs(np.mean(shards, axis=0) - full)) < 1e-8  # the identity, independently
-    grad = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["y"]
+    # Chart 0 is the drawing of the batch cut into shards; chart 1 the gradient proof.
+    grad = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][0]["y"]
     assert np.allclose(
         grad, full[: len(grad)], atol=1e-7
     )  # the page's full-batch bars are this gradient

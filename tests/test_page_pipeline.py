@@ -25,11 +25,16 @@ def run(**params: str) -> AppTest:
 specs = chart_specs
 
 
+FLOW = "Pipeline ("  # the drawing of micro-batches flowing through the stages
+
+
 def titles(at: AppTest) -> list[str]:
     """Chart titles, including the bold subplot titles of a side-by-side figure."""
     out = []
     for spec in specs(at):
         lay = spec["layout"]
+        if lay.get("title", {}).get("text", "").startswith(FLOW):
+            continue  # the flow drawing: its own test below
         out += [lay["title"]["text"]] if "title" in lay else []
         out += [a["text"][3:-4] for a in lay.get("annotations", []) if a["text"].startswith("<b>")]
     return out
@@ -168,3 +173,44 @@ def test_self_check_accepts_the_right_answer_within_1_percent(m, answer):
     assert any("Correct" in s.value for s in at.success)
     box.set_value(round(answer * 1.03, 3)).run()
     assert any("Not quite" in e.value for e in at.error)
+
+
+def _button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def test_keys_step_p_and_m_and_every_press_lands():
+    at = run(p="4", m="12")
+    shortcuts = {b.label: b.proto.shortcut for b in at.button}
+    assert shortcuts["M × 2 →"] == "right" and shortcuts["P + 1 ↑"] == "up"
+    _button(at, "M × 2 →").click().run()  # 12 → the next power of two, 16
+    assert at.slider(key="m").value == 16 and at.query_params["m"] == "16"
+    # A press made during the last rerun carries the browser's stale M (12): it still doubles 16.
+    at.slider(key="m").set_value(12)
+    _button(at, "M × 2 →").click().run()
+    assert at.slider(key="m").value == 32
+    assert not [w for w in at.warning if "was ignored" in w.value]  # the URL said m=12: no notice
+    _button(at, "M ÷ 2 ←").click().run()
+    _button(at, "P + 1 ↑").click().run()
+    assert (at.slider(key="p").value, at.slider(key="m").value) == (5, 16)
+    # The Gantt follows: 1F1B, P = 5, M = 16: A = (P−1)/(M+P−1) = 4/20 = 20.0%.
+    assert "1F1B · P=5 · M=16" in titles(at)
+    assert metric(at, "A.").value == "20.0%"
+    for _ in range(3):
+        _button(at, "P − 1 ↓").click().run()
+    assert at.slider(key="p").value == 2  # clamped at the slider's minimum
+
+
+def _is_flow(spec: dict) -> bool:
+    return spec["layout"].get("title", {}).get("text", "").startswith(FLOW)
+
+
+def test_the_flow_drawing_follows_the_chosen_schedule_and_refuses_big_pipes_politely():
+    at = run(sched="GPipe")
+    (flow,) = [sp for sp in specs(at) if _is_flow(sp)]
+    assert flow["layout"]["title"]["text"].startswith("Pipeline (GPipe)")
+    assert "4 GPUs · 8 micro-batches" in flow["layout"]["title"]["subtitle"]["text"]
+    big = run(p="16")  # more GPUs than the drawing animates: a warning names the limit
+    assert not big.exception and not big.error
+    assert not [sp for sp in specs(big) if _is_flow(sp)]
+    assert any("P ≤ 8" in w.value for w in big.warning)

@@ -29,6 +29,33 @@ def test_seed_in_the_url_reproduces_the_set():
     assert all(q.prompt in body for q in quiz.questions(17))
     assert at.slider(key="seed").value == 17
     assert board_title(at) == "Set 17: 0 right of 8 (0 answered)"
+    # before any answer the board is the set's map, not a grey block: white boxes, Q numbers
+    (board,) = [s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("Set ")]
+    shown = [t for t in board["data"] if any(t["x"])]
+    assert [t["name"] for t in shown] == ["to answer"]
+    assert shown[0]["marker"]["color"] == "white"
+    assert sorted(" · ".join(shown[0]["text"]).replace(" · ", " ").split()) == sorted(
+        f"Q{i}" for i in range(1, 9)
+    )
+
+
+def test_the_fix_question_does_not_give_away_the_bubble_answer():
+    for seed in (1, 2, 3, 17, 400):
+        qs = {q.key: q for q in quiz.questions(seed)}
+        sched, p, m = qs["bubble"].pipeline
+        prompt = qs["fix"].prompt
+        assert f"P = {p}, M = {m}" in prompt
+        # a bubble share (any "x.y%") in question 7 would give question 6's answer away
+        assert "%" not in prompt and f"{qs['bubble'].answer:.1f}" not in prompt, prompt
+
+
+def test_answers_have_no_stepper_buttons_and_the_lab_ships():
+    at = run_app(PAGE, {"seed": "3"})
+    css = "\n".join(m.value for m in at.markdown if "<style>" in m.value)
+    assert "stNumberInputStepUp" in css and "display: none" in css
+    (button,) = at.get("download_button")
+    assert button.proto.label.startswith("Download the lab (splitlab-lab.zip)")
+    assert any("LAB_MODULE=solution pytest test_lab.py -v" in c.value for c in at.code)
 
 
 def test_right_answer_scores_and_wrong_answer_explains():
@@ -41,6 +68,9 @@ def test_right_answer_scores_and_wrong_answer_explains():
     assert any(f"the answer is {qs['sent'].answer:,.4g} GB" in e.value for e in at.error)
     assert qs["sent"].explanation in prompts(at)
     assert board_title(at) == "Set 4: 1 right of 8 (2 answered)"
+    board = next(s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("Set "))
+    by_name = {t["name"]: t["text"][0] for t in board["data"]}  # row 0: the ring's questions
+    assert by_name == {"right": "Q1", "wrong": "Q2", "to answer": ""}
     assert at.session_state["_quiz_first_tries"] == {"4:steps": True, "4:sent": False}
     at.number_input(key="sent").set_value(
         qs["sent"].answer

@@ -90,3 +90,29 @@ def test_memory_sizing_links_keep_presenter_mode_and_bandwidth_units():
     ]
     queries = [dict(parse_qsl(link)) for link in links]
     assert queries and all(q["present"] == "true" and q["bw"] == "GiB/s" for q in queries), links
+
+
+def _page_order(present: bool) -> list[str]:
+    """The pipeline page's main-area elements in order: 'takeaway', 'chart' or other."""
+    at = AppTest.from_file(str(ROOT / "app_pages" / "pipeline.py"), default_timeout=60)
+    at.session_state[SETTINGS_KEY] = Settings(presenter=present)
+    at.run()
+    assert not at.exception
+
+    def walk(node):
+        kind = getattr(node, "type", "")
+        if kind == "plotly_chart":
+            yield "chart"
+        elif kind == "success" and "Takeaway." in node.value:
+            yield "takeaway"
+        for child in getattr(node, "children", {}).values():
+            yield from walk(child)
+
+    return list(walk(at.main))
+
+
+def test_presenter_puts_the_takeaway_above_the_charts_as_the_headline():
+    plain, slide = _page_order(False), _page_order(True)
+    assert plain.count("takeaway") == slide.count("takeaway") == 1
+    assert plain.index("takeaway") > plain.index("chart")  # laptop: controls → chart → takeaway
+    assert slide.index("takeaway") < slide.index("chart")  # slide: the claim, then the evidence

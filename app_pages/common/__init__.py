@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-# Re-exported: pages call common.slider, common.url_int… (the widgets live in widgets.py).
 from app_pages.common.tables import (  # noqa: F401  (re-exported: pages call common.<name>)
     apply_row_click,
     clickable_rows,
@@ -32,6 +31,7 @@ IMAGE_FORMATS = {"png": "PNG", "svg": "SVG"}  # the toolbar's camera button take
 MEMORY_UNITS = {"binary": "GiB", "decimal": "GB"}  # ByteSystem value → the label in the URL
 BANDWIDTH_UNITS = {"decimal": "GB/s", "binary": "GiB/s"}
 SETTINGS_KEY = "_settings"  # the one session-state key holding the sidebar's Settings
+HEADLINE = "_headline_slot"  # presenter mode: where the takeaway goes (under the question)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,13 +120,17 @@ def begin_run() -> None:
     """Reset the notices of the previous run (app.py calls this before any widget)."""
     st.session_state[NOTICES] = []
     st.session_state["_notice_slot"] = None
+    st.session_state["_takeaways"], st.session_state[HEADLINE] = -1, None  # see takeaway
 
 
 def start_page(title: str, question: str) -> None:
     """Title, the page's one question, and a slot for URL notices (filled by `show_url_notices`)."""
-    st.title(title)
-    st.markdown(f"**Question:** {question}")
-    st.session_state["_notice_slot"] = st.empty()
+    presenting = settings().presenter  # a keyed head: presenter_css puts the first chart next
+    with st.container(key="slide_head") if presenting else nullcontext():
+        st.title(title)
+        st.markdown(f"**Question:** {question}")
+        st.session_state["_notice_slot"] = st.empty()
+        st.session_state[HEADLINE] = st.empty() if presenting else None  # see takeaway
 
 
 def show_url_notices() -> None:
@@ -199,10 +203,9 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
     (sidebar).
     """
     shown = settings()
-    if shown.presenter:
-        fig = presenter(fig)
-        own = fig.get("layout", {}).get("height")  # e.g. a cluster map sized to its aspect ratio
-        height = int((height or own or 450) * 1.25)
+    if shown.presenter:  # 1.25× the height, plus any room its legend needs (figures.theme)
+        fig = presenter(fig, height_px=height)
+        height = fig["layout"]["height"]
     if height is not None:  # never mutate the caller's (possibly cached) figure
         if isinstance(fig, dict):
             fig = {**fig, "layout": {**fig.get("layout", {}), "height": height}}
@@ -218,8 +221,12 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
 
 
 def takeaway(text: str) -> None:
-    """The page's one-line lesson."""
-    st.success(f"**Takeaway.** {text}", icon="💡")
+    """The page's lesson (class st-key-takeaway-N: app_pages/common/presenter_css.py); presenting,
+    the first goes to the slot under the page's question: the slide's headline."""
+    n = st.session_state["_takeaways"] = st.session_state.get("_takeaways", -1) + 1
+    slot, st.session_state[HEADLINE] = st.session_state.get(HEADLINE), None
+    with (slot or st).container(key=f"takeaway-{n}"):
+        st.success(f"**Takeaway.** {text}", icon="💡")
 
 
 def metrics(
@@ -288,3 +295,6 @@ def self_checks(questions: Iterable[dict], *, heading: bool = True) -> None:
 def same(names: Any) -> dict[str, str]:
     """{name: name}: choices whose URL label is their own name."""
     return {str(n): str(n) for n in names}
+
+
+from app_pages.common.walk import walk  # noqa: E402,F401  (re-exported: common.walk)

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import streamlit as st
 
 NOTICES = "_url_notices"
 _BIND = "query-params"
+CODE_SET = "_code_set_keys"  # widget keys code wrote for this run (a walk step: common/walk.py)
 
 
 def _raw(key: str) -> str | None:
     """The URL's value for a key before the widget reads it (None if absent)."""
+    if key in st.session_state.get(CODE_SET, ()):
+        return None  # code set this widget for this run: the URL's old value is not the user's
     try:
         return st.query_params.get(key)
     except Exception:  # a malformed query string must never break a page
@@ -62,13 +66,42 @@ def slider(
     step: int | float | None = None,
     help: str | None = None,
     where: Any = st,
+    disabled: bool = False,
 ) -> Any:
-    """A URL-bound slider; an out-of-range or malformed URL value falls back with a notice."""
-    raw = _raw(key)
-    value = where.slider(label, lo, hi, default, step=step, key=key, help=help, bind=_BIND)
+    """A URL-bound slider; an out-of-range or malformed URL value falls back with a notice.
+    disabled: greyed out (say why in `help`) when it does nothing for the current choices.
+
+    Key presses queued by `nudges` move it from the value it last showed (not from the browser's
+    possibly stale copy). A notice only when the URL seeded the slider (its first run): after a
+    press the server's copy of the URL is stale, and that is not a bad URL value."""
+    if pending := st.session_state.pop(f"_{key}_nudges", None):
+        at = st.session_state.get(f"_{key}_at", st.session_state.get(key, default))
+        for move in pending:
+            at = min(max(move(at), lo), hi)
+        st.session_state[key] = at
+    raw = _raw(key) if key not in st.session_state else None
+    value = where.slider(
+        label, lo, hi, default, step=step, key=key, help=help, bind=_BIND, disabled=disabled
+    )
+    st.session_state[f"_{key}_at"] = value
     if raw is not None and not _same_number(raw, value):
         _note(key, raw, f"must be a number from {lo} to {hi}", value)
     return value
+
+
+def _nudge(key: str, move) -> None:
+    st.session_state.setdefault(f"_{key}_nudges", []).append(move)
+
+
+def nudges(key: str, buttons, *, where: Any = st) -> None:
+    """Small buttons with keyboard shortcuts that move the slider `key` (drawn before them in the
+    same run): buttons = [(label, shortcut, move)], move(value) -> new value, clamped to the
+    slider's range. Presses queue and all land, however fast."""
+    row = where.container(horizontal=True)
+    for label, shortcut, move in buttons:
+        row.button(
+            label, key=f"{key}_{shortcut}", shortcut=shortcut, on_click=_nudge, args=(key, move)
+        )
 
 
 def number(
@@ -148,23 +181,97 @@ def toggle(
     return value
 
 
-def _move(key: str, delta: int | None, last: int) -> None:
-    """Back / Next / Reset: set the bound step slider before it renders, kept in 0 … last."""
-    st.session_state[key] = (
-        0 if delta is None else min(max(st.session_state.get(key, 0) + delta, 0), last)
-    )
+def _press(key: str, delta: int | None) -> None:
+    """Back / Next / Reset: queue the press; `stepper` applies it to its own count of the step.
+
+    Not to the slider's value: a press arriving while the previous rerun still runs carries the
+    browser's stale slider value (Streamlit sends every widget's client value with a trigger), so
+    "slider + 1" lost every press made faster than a rerun (issue 14).
+    """
+    st.session_state.setdefault(f"_{key}_presses", []).append(delta)
 
 
-def stepper(label: str, last: int, *, key: str) -> int:
-    """A URL-bound step slider 0 … last with ◀ Back / Next ▶ / Reset buttons (keys ← → Home)."""
-    asked = st.session_state.get(key, url_int(key))
-    if asked is not None and asked > last:  # a smaller range than the step URL or session asked
-        st.session_state[key] = last
-    s1, *cols = st.columns([5, 1, 1, 1], vertical_alignment="bottom")
-    step = slider(label, 0, last, 0, key=key, where=s1)
-    buttons = (("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None))
+def _dragged(key: str) -> None:
+    st.session_state[f"_{key}_dragged"] = True
+
+
+def _play(key: str) -> None:
+    st.session_state[f"_{key}_playing"] = not st.session_state.get(f"_{key}_playing", False)
+
+
+def playing(key: str) -> bool:
+    """Whether the stepper `key` is playing (its ▶ Play button toggles it; not kept in the URL)."""
+    return bool(st.session_state.get(f"_{key}_playing", False))
+
+
+def advance(key: str, last: int) -> None:
+    """One Play tick: queue a Next press, and stop playing at the last step."""
+    if st.session_state.get(f"_{key}_at", 0) >= last:
+        st.session_state[f"_{key}_playing"] = False
+    else:
+        _press(key, 1)
+
+
+def _target(key: str, last: int) -> int | None:
+    """The step this run must show, or None to let the slider keep (or seed) its value.
+
+    The step lives in `_<key>_at` (what the stepper last showed). Presses move it; a drag of the
+    slider (its on_change, with no press in the same rerun) replaces it; a smaller range clamps it.
+    """
+    presses = st.session_state.pop(f"_{key}_presses", [])
+    dragged = st.session_state.pop(f"_{key}_dragged", False)
+    at = st.session_state.get(f"_{key}_at")
+    if at is None:  # the first run: the slider seeds itself from the URL
+        asked = url_int(key)
+        if asked is not None and asked > last:
+            _note(key, _raw(key) or "", f"must be a number from 0 to {last}", last)
+            return last
+        return None
+    if presses:
+        for delta in presses:
+            at = 0 if delta is None else min(max(at + delta, 0), last)
+        return at
+    now = st.session_state.get(key, at) if dragged else at
+    return last if now > last else None
+
+
+def stepper(label: str, last: int, *, key: str, play: bool = False) -> int:
+    """A URL-bound step slider 0 … last with ◀ Back / Next ▶ / Reset buttons (keys ← → Home),
+    and with play=True a ▶ Play / ❚❚ Pause button (the page calls `advance` on each tick).
+
+    One count of the step: presses queue in callbacks and are applied here in order, so fast
+    presses all land; the URL is written by the bound slider, and a URL notice appears only for a
+    URL value that could not be used when the page opened (not for the stale URL the server still
+    holds after a press).
+    """
+    step_now = _target(key, last)
+    if step_now is not None:
+        st.session_state[key] = step_now
+    widths = [3, 1, 1, 1, 1] if play else [4, 1, 1, 1]
+    s1, *cols = st.columns(widths, vertical_alignment="bottom")
+    fresh = key not in st.session_state
+    raw = _raw(key) if fresh else None
+    step = s1.slider(label, 0, last, 0, key=key, on_change=_dragged, args=(key,), bind=_BIND)
+    if raw is not None and not _same_number(raw, step):
+        _note(key, raw, f"must be a number from 0 to {last}", step)
+    st.session_state[f"_{key}_at"] = step
+    buttons = [("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None)]
     for col, (text, shortcut, delta) in zip(cols, buttons):
-        col.button(
-            text, shortcut=shortcut, on_click=_move, args=(key, delta, last), width="stretch"
-        )
+        col.button(text, shortcut=shortcut, on_click=_press, args=(key, delta), width="stretch")
+    if play:
+        label_play = "❚❚ Pause" if playing(key) else "▶ Play"
+        cols[3].button(label_play, on_click=_play, args=(key,), width="stretch", key=f"{key}_play")
     return step
+
+
+def play_tick(key: str, last: int, every_s: float) -> None:
+    """Call at the top of a fragment that runs every `every_s` while the stepper `key` plays (and
+    holds the stepper): queues one Next press per period, and stops playing at `last`. Guarded
+    by the time of the last tick, so a rerun for any other reason does not step twice."""
+    if not playing(key):
+        return
+    now, stamp = time.monotonic(), f"_{key}_ticked"
+    if now - st.session_state.get(stamp, 0.0) < 0.8 * every_s:
+        return
+    st.session_state[stamp] = now
+    advance(key, last)

@@ -1,36 +1,56 @@
-"""The animated ring all-reduce: ranks on a circle, chunk cells coloured by contributions held."""
+"""The animated ring all-reduce: GPU boxes round a circle, each holding its N chunk cells labelled
+by index and coloured by how many GPUs' inputs they hold; at every step the chunks in flight glide
+along the links to the next GPU (interpolated frames) and land where the receiver adds or
+overwrites.
+
+Frames: "0" is the inputs; step t (1 … 2(N−1)) has "t.0", "t.1", "t.2" (the chunks a fraction 0, ⅓,
+⅔ of the way) and "t" (landed: the receivers' cells after the step). A chunk keeps its id as it
+travels, because the chunk a GPU receives in one step is the one it forwards in the next
+(docs/notes/collectives.md §1), so each marker is one chunk going round the ring.
+"""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from core.collectives import CollectiveTrace, check_positive, step_times_s
 from core.units import format_bytes, format_seconds
-from figures.collectives.frames import open_at_step
-from figures.collectives.geometry import polar, ring_arcs
+from figures.collectives.frames import open_at_step, step_frames
+from figures.collectives.geometry import NOTE_GAP, box_shapes, link_arcs, ring_boxes
+from figures.collectives.story import PHASE_NAMES, followed_move, receiver_note
 from figures.style import COLOURS, PHASE_COLOURS, margin
 
 MAX_ANIMATED_RANKS = 32
-R_INNER, R_OUTER, EXTENT, HEIGHT = 0.7, 2.3, 2.7, 720
-PLOT_PX = HEIGHT - 90 - 130  # plot area height: layout height minus top and bottom margins
+HEIGHT = 560
+TOP, BOTTOM = 56, 74
+SUBSTEPS = (0.0, 1 / 3, 2 / 3)  # where the in-flight chunks are in the frames before landing
+MIN_LABEL_PX = 15  # a cell smaller than this carries no chunk number (the chunks in flight do)
 
 
 def step_labels(num_ranks: int) -> list[str]:
-    """Slider labels: 'start', 'RS 1'..'RS N-1', 'AG 1'..'AG N-1'."""
+    """Short names of the states: 'start', 'RS 1'..'RS N-1', 'AG 1'..'AG N-1'."""
     k = range(1, num_ranks)
     return ["start"] + [f"RS {i}" for i in k] + [f"AG {i}" for i in k]
 
 
-def _cell_text(trace: CollectiveTrace, t: int) -> list[str]:
-    off = trace.chunk_offsets
-    fmt = str if np.issubdtype(trace.states.dtype, np.integer) else (lambda v: f"{v:.4g}")
-    return [
-        ",".join(fmt(v) for v in trace.states[t, r, off[c] : off[c + 1]].tolist())
-        for r in range(trace.num_ranks)
-        for c in range(trace.num_chunks)
-    ]
+def _check(trace: CollectiveTrace, timing: CollectiveTrace | None) -> None:
+    n = trace.num_ranks
+    if trace.collective != "all_reduce" or trace.algorithm != "ring":
+        raise ValueError(
+            f"the ring animation needs a ring all-reduce trace, got {trace.algorithm} "
+            f"{trace.collective}; use ring_all_reduce(inputs)"
+        )
+    if n > MAX_ANIMATED_RANKS or trace.contributions is None:
+        raise ValueError(f"N={n} ranks is too many to animate: use N ≤ {MAX_ANIMATED_RANKS}")
+    if n < 2:
+        raise ValueError("a ring of N=1 GPU sends nothing: use N ≥ 2")
+    if timing is not None and (
+        timing.num_ranks != n or timing.num_steps != trace.num_steps or timing.algorithm != "ring"
+    ):
+        raise ValueError(
+            f"the timing trace must be a ring all-reduce on the same {n} ranks "
+            f"({trace.num_steps} steps); simulate it with the same N"
+        )
 
 
 def ring_animation_figure(
@@ -41,241 +61,240 @@ def ring_animation_figure(
     link_name: str = "the link",
     message_bytes: float | None = None,
     byte_system: str = "binary",
-    show_values: bool | None = None,
-    frame_ms: int = 800,
+    frame_ms: int = 320,
     start_step: int = 0,
     timing: CollectiveTrace | None = None,
+    height: int = HEIGHT,
 ) -> dict:
-    """Ranks on a circle, each tensor as N chunk cells coloured by contributions held; one frame per
-    step.
+    """The ring, its frames, and a "▶ Replay this step" button (open_at_step points it at a step).
 
     message_bytes (default: the simulated tensor's size) scales the running bytes and time, so a
-    small
-    simulated tensor can stand for e.g. 1 GB; exact when message_bytes splits like the simulated
-    one.
-    show_values (default: N ≤ 8 and ≤ 2 elements per chunk) writes each chunk's numbers in its cell.
-    start_step opens the figure at that frame (see open_at_step). timing: a ring trace of the same N
-    whose chunks split evenly (core.collectives.compare.timing_elements) for the bytes and time
-    readouts,
-    when the drawn tensor's few elements split unevenly (e.g. 8 elements on 32 GPUs).
+    few simulated elements stand for e.g. 1 GB; timing: a ring trace of the same N whose chunks
+    split evenly (core.collectives.timing_elements), for those readouts when the drawn tensor's
+    elements split unevenly.
     """
-    n = trace.num_ranks
-    if trace.collective != "all_reduce" or trace.algorithm != "ring":
-        raise ValueError(
-            f"the ring animation needs a ring all-reduce trace, got {trace.algorithm} "
-            f"{trace.collective}; use ring_all_reduce(inputs)"
-        )
-    if n > MAX_ANIMATED_RANKS or trace.contributions is None:
-        raise ValueError(f"N={n} ranks is too many to animate: use N ≤ {MAX_ANIMATED_RANKS}")
-    counts = trace.contribution_counts
+    _check(trace, timing)
+    n, last = trace.num_ranks, trace.num_steps
     if message_bytes is not None:
         check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
-    scale = (message_bytes or trace.message_bytes) / trace.message_bytes
-    if show_values is None:
-        show_values = (
-            trace.states is not None and n <= 8 and np.diff(trace.chunk_offsets).max() <= 2
-        )
-    show_values = show_values and trace.states is not None
-    h = (R_OUTER - R_INNER) / n
-    radii = R_INNER + h * (np.arange(n) + 0.5)
-    angles = math.pi / 2 - 2 * math.pi * np.arange(n) / n
-    cx, cy = polar(radii[None, :], angles[:, None])  # (rank, chunk)
-    px_per_unit = PLOT_PX / (2 * EXTENT)
-    size = float(min(40, 0.85 * min(h, 2 * math.pi * R_INNER / n) * px_per_unit))
-    lx, ly = polar(R_OUTER + 0.2, angles)
-    clock = trace
-    if timing is not None:
-        if (
-            timing.num_ranks != n
-            or timing.num_steps != trace.num_steps
-            or timing.algorithm != "ring"
-        ):
-            raise ValueError(
-                f"the timing trace must be a ring all-reduce on the same {n} ranks "
-                f"({trace.num_steps} steps); simulate it with the same N"
-            )
-        clock, scale = timing, (message_bytes or trace.message_bytes) / timing.message_bytes
+    clock = timing or trace
+    scale = (message_bytes or trace.message_bytes) / clock.message_bytes
     elapsed = np.concatenate(
         [[0.0], np.cumsum(step_times_s(clock, bandwidth_bytes_per_s, latency_s, bytes_scale=scale))]
     )
-    sent = np.vstack([np.zeros(n), np.cumsum(clock.sent_per_step(), axis=0)]) * scale
-    labels = step_labels(n)
+    sent = np.concatenate([[0.0], np.cumsum(clock.sent_per_step().max(axis=1))]) * scale
+    counts = trace.contribution_counts
+    boxes = ring_boxes(n)
+    px = (height - TOP - BOTTOM) / (2 * boxes.extent)  # pixels per plot unit (square plot)
+    cell_px = boxes.cell * px
+    labelled = cell_px >= MIN_LABEL_PX
+    cx, cy = boxes.cells()
+    nx, ny = boxes.labels(NOTE_GAP)
+    bright = n / 2  # Viridis: dark text on the bright (many-contribution) end
 
-    def title(t: int) -> str:
-        lo, hi = sent[t].min(), sent[t].max()
-        each = (
-            format_bytes(hi, byte_system)
-            if lo == hi
-            else f"{format_bytes(lo, byte_system)}–{format_bytes(hi, byte_system)}"
-        )
-        phase = (
-            ""
-            if t == 0
-            else (
-                " (receiver adds)" if trace.steps[t - 1].reduce.any() else " (receiver overwrites)"
-            )
-        )
-        return (
-            f"ring N={n} · {labels[t]}{phase} · sent per GPU {each} · "
-            f"elapsed {format_seconds(elapsed[t]) if t else '0'} on {link_name}"
+    def ink(values) -> list[str]:
+        return [COLOURS["ink_dark"] if c > bright else COLOURS["light_text"] for c in values]
+
+    def cells(t: int) -> dict:
+        flat = counts[t].ravel().tolist()
+        return {
+            "marker": {"color": flat},
+            **({"textfont": {"color": ink(flat)}} if labelled else {}),
+        }
+
+    def counters(t: int, u: float) -> tuple[float, float]:
+        return sent[t - 1] + u * (sent[t] - sent[t - 1]), elapsed[t - 1] + u * (
+            elapsed[t] - elapsed[t - 1]
         )
 
-    def frame_data(t: int) -> list[dict]:
-        cells = {"marker": {"color": counts[t].ravel().tolist()}}
-        if show_values:  # dark text on the bright (many-contribution) end of Viridis
-            cells["text"] = _cell_text(trace, t)
-            cells["textfont"] = {
-                "color": [
-                    COLOURS["ink_dark"] if c > n / 2 else COLOURS["light_text"]
-                    for c in counts[t].ravel()
-                ]
-            }
+    def title(t: int, u: float = 1.0) -> str:
+        phase = "inputs" if t == 0 else PHASE_NAMES[trace.steps[t - 1].phase]
+        return f"ring N={n} on {link_name} · step {t} of {last} · {phase}"
+
+    def centre(t: int, u: float = 1.0) -> dict:
         if t == 0:
-            return [cells, {"x": [], "y": []}, {"x": [], "y": []}]
-        arcs, heads = ring_arcs(trace.steps[t - 1], n, radii)
-        color = PHASE_COLOURS[trace.steps[t - 1].phase]
-        return [
-            cells,
-            {**arcs, "line": {"color": color}},
-            {**heads, "marker": {**heads["marker"], "color": color}},
-        ]
+            return {"text": [f"<b>inputs</b><br>step 0 of {last}"]}
+        b, s = counters(t, u)
+        phase = PHASE_NAMES[trace.steps[t - 1].phase]
+        more = f"<br>{format_bytes(b, byte_system)} · {format_seconds(s)}"
+        return {"text": [f"<b>{phase}</b><br>step {t} of {last}{more}"]}
 
-    first = frame_data(0)
-    cells = {
-        "type": "scatter",
-        "mode": "markers+text" if show_values else "markers",
-        "name": "chunks",
-        "x": np.round(cx.ravel(), 3).tolist(),
-        "y": np.round(cy.ravel(), 3).tolist(),
-        "customdata": [[r, c] for r in range(n) for c in range(n)],
-        "marker": {
-            "symbol": "square",
-            "size": size,
-            "color": first[0]["marker"]["color"],
-            "cmin": 1,
-            "cmax": max(n, 2),
-            "colorscale": "Viridis",
-            "line": {"width": 0.5, "color": COLOURS["paper"]},
-            "colorbar": {
-                "title": {"text": "ranks'<br>contributions"},
-                "len": 0.6,
-                "tickmode": "linear",
-                "tick0": 1,
-                "dtick": max(1, n // 8),
+    def flight(t: int, u: float) -> dict:
+        s = trace.steps[t - 1]
+        order = np.argsort(s.chunk)  # marker k is chunk k (its id) in every frame
+        src, dst, chunk = s.src[order], s.dst[order], s.chunk[order]
+        x, y = boxes.in_flight(src, dst, chunk, u)
+        held = counts[t, dst, chunk] if u == 1.0 else counts[t - 1, src, chunk]
+        return {
+            "x": np.round(x, 4).tolist(),
+            "y": np.round(y, 4).tolist(),
+            "marker": {
+                "color": held.tolist(),
+                "line": {"color": PHASE_COLOURS[s.phase], "width": 3},
             },
-        },
-        "text": first[0].get("text"),
-        "textfont": {"size": 10, **first[0].get("textfont", {})},
-        "hovertemplate": "GPU %{customdata[0]} · chunk %{customdata[1]}<br>holds %{marker.color} "
-        f"of {n} ranks' contributions"
-        + ("<br>value %{text}" if show_values else "")
-        + "<extra></extra>",
-    }
-    arcs = {
-        "type": "scatter",
-        "mode": "lines",
-        "name": "transfers",
-        "hoverinfo": "skip",
-        "x": [],
-        "y": [],
-        "line": {"width": 2, "color": PHASE_COLOURS["reduce_scatter"]},
-    }
-    heads = {
-        "type": "scatter",
-        "mode": "markers",
-        "name": "arrowheads",
-        "hoverinfo": "skip",
-        "x": [],
-        "y": [],
-        "marker": {
-            "symbol": "arrow",
-            "size": 11,
-            "angle": [],
-            "color": PHASE_COLOURS["reduce_scatter"],
-        },
-    }
-    ranks = {
-        "type": "scatter",
-        "mode": "text",
-        "name": "GPUs",
-        "hoverinfo": "skip",
-        "x": np.round(lx, 3).tolist(),
-        "y": np.round(ly, 3).tolist(),
-        "text": [f"GPU {r}" if n <= 8 else str(r) for r in range(n)],
-        "textfont": {"size": 12},
-        "cliponaxis": False,
-    }
+            "textfont": {"color": ink(held.tolist())},
+        }
+
+    def note(t: int) -> dict:
+        if t == 0:
+            return {"x": [None], "y": [None], "text": [""]}
+        m = followed_move(trace, t)  # a line further out than the receiving GPU's label
+        x, y = round(float(nx[m.dst]), 4), round(float(ny[m.dst]), 4)
+        # Away from the label: to the right on the east side, left on the west, else above/below.
+        side = "middle right" if x > 0.35 else "middle left" if x < -0.35 else None
+        where = side or ("top center" if y > 0 else "bottom center")
+        return {"x": [x], "y": [y], "text": [receiver_note(trace, t)], "textposition": where}
+
+    hidden = {"x": [], "y": [], "marker": {"color": []}, "textfont": {"color": []}}
     frames = [
         {
-            "name": labels[t],
-            "data": frame_data(t),
-            "traces": [0, 1, 2],
-            "layout": {"title": {"text": title(t)}},
+            "name": "0",
+            "data": [cells(0), hidden, centre(0), note(0)],
+            "layout": {"title": {"text": title(0)}},
         }
-        for t in range(len(labels))
     ]
-    anim = {"mode": "immediate", "transition": {"duration": 0}}
-    axis = {"visible": False, "range": [-EXTENT, EXTENT], "fixedrange": True}
+    for t in range(1, last + 1):
+        for j, u in enumerate(SUBSTEPS):
+            data = [
+                cells(t - 1) if u == 0.0 else {},
+                flight(t, u),
+                centre(t, u),
+                note(0) if u == 0.0 else {},
+            ]
+            frames.append(
+                {"name": f"{t}.{j}", "data": data, "layout": {"title": {"text": title(t, u)}}}
+            )
+        frames.append(
+            {
+                "name": str(t),
+                "data": [cells(t), flight(t, 1.0), centre(t), note(t)],
+                "layout": {"title": {"text": title(t)}},
+            }
+        )
+    for f in frames:
+        f["traces"] = [2, 3, 4, 5]
+    scale_kw = {"cmin": 1, "cmax": max(n, 2), "colorscale": "Viridis"}
+    flight_px = max(1.15 * cell_px, 18)
+    lx, ly = boxes.labels()
+    links_x, links_y, heads = link_arcs(boxes)
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "links",
+            "x": links_x,
+            "y": links_y,
+            "line": {"color": COLOURS["guide"], "width": 2},
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "direction",
+            "x": heads["x"],
+            "y": heads["y"],
+            "marker": {
+                "symbol": "arrow",
+                "size": 11,
+                "angle": heads["angle"],
+                "color": COLOURS["guide"],
+            },
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers+text" if labelled else "markers",
+            "name": "chunks",
+            "x": np.round(cx.ravel(), 4).tolist(),
+            "y": np.round(cy.ravel(), 4).tolist(),
+            "customdata": [[r, c] for r in range(n) for c in range(n)],
+            "text": [str(c) for _ in range(n) for c in range(n)] if labelled else None,
+            "textfont": {"size": 11 if cell_px < 24 else 13},
+            "marker": {
+                "symbol": "square",
+                "size": round(0.86 * cell_px, 1),
+                **scale_kw,
+                "line": {"width": 0},
+                # Under the ring, right of the replay button: the notes beside the east and west
+                # GPUs need the sides.
+                "colorbar": {
+                    "title": {"text": "GPUs' inputs in the chunk", "side": "top"},
+                    "orientation": "h",
+                    "x": 1,
+                    "xanchor": "right",
+                    "y": 0,
+                    "yanchor": "top",
+                    "len": 0.42,
+                    "thickness": 12,
+                    "tickmode": "linear",
+                    "tick0": 1,
+                    "dtick": max(1, n // 8),
+                },
+            },
+            "hovertemplate": "GPU %{customdata[0]} · chunk %{customdata[1]}<br>holds "
+            f"%{{marker.color}} of {n} GPUs' inputs<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers+text",
+            "name": "in flight",
+            "ids": [str(c) for c in range(n)],
+            "x": [],
+            "y": [],
+            "text": [str(c) for c in range(n)],
+            "textfont": {"size": 12},
+            "marker": {"symbol": "square", "size": round(flight_px, 1), **scale_kw},
+            "hovertemplate": "chunk %{text} in flight<br>carries %{marker.color} GPUs' inputs"
+            "<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "text",
+            "name": "step",
+            "x": [0],
+            "y": [0],
+            "text": [""],
+            "textfont": {"size": 15, "color": COLOURS["ink"]},
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "mode": "text",
+            "name": "receiver",
+            "x": [None],
+            "y": [None],
+            "text": [""],
+            "cliponaxis": False,
+            "textfont": {"size": 12, "color": COLOURS["ink"]},
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "mode": "text",
+            "name": "GPUs",
+            "x": np.round(lx, 4).tolist(),
+            "y": np.round(ly, 4).tolist(),
+            "text": [f"GPU {r}" if n <= 12 else str(r) for r in range(n)],
+            "textfont": {"size": 12 if n <= 16 else 10, "color": COLOURS["ink"]},
+            "cliponaxis": False,
+            "hoverinfo": "skip",
+        },
+    ]
+    axis = {"visible": False, "range": [-boxes.extent, boxes.extent], "fixedrange": True}
     fig = {
-        "data": [cells, arcs, heads, ranks],
+        "data": data,
         "frames": frames,
         "layout": {
-            "title": {"text": title(0)},
-            "height": HEIGHT,
+            "title": {"text": title(0), "font": {"size": 14}},
+            "height": height,
             "showlegend": False,
-            "margin": margin(10, 10, 90, 130),
+            "margin": margin(10, 10, TOP, BOTTOM),
             "xaxis": axis,
             "yaxis": {**axis, "scaleanchor": "x", "scaleratio": 1},
             "plot_bgcolor": COLOURS["paper"],
-            "updatemenus": [
-                {
-                    "type": "buttons",
-                    "direction": "left",
-                    "x": 0,
-                    "y": -0.02,
-                    "xanchor": "left",
-                    "yanchor": "top",
-                    "showactive": False,
-                    "buttons": [
-                        {
-                            "label": "▶ Play",
-                            "method": "animate",
-                            "args": [
-                                None,
-                                {
-                                    **anim,
-                                    "fromcurrent": True,
-                                    "frame": {"duration": frame_ms, "redraw": True},
-                                },
-                            ],
-                        },
-                        {
-                            "label": "❚❚ Pause",
-                            "method": "animate",
-                            "args": [[None], {**anim, "frame": {"duration": 0, "redraw": False}}],
-                        },
-                    ],
-                }
-            ],
-            "sliders": [
-                {
-                    "active": 0,
-                    "x": 0.2,
-                    "len": 0.8,
-                    "y": -0.02,
-                    "yanchor": "top",
-                    "currentvalue": {"prefix": "step: "},
-                    "pad": {"t": 10},
-                    "steps": [
-                        {
-                            "label": lab,
-                            "method": "animate",
-                            "args": [[lab], {**anim, "frame": {"duration": 0, "redraw": True}}],
-                        }
-                        for lab in labels
-                    ],
-                }
-            ],
+            "shapes": box_shapes(boxes, COLOURS["guide"], COLOURS["node_fill"]),
+            "updatemenus": [step_frames(frame_ms)],
         },
     }
-    return open_at_step(fig, start_step) if start_step else fig
+    # Every frame stays with the built figure (the page opens it at a step with open_at_step).
+    return {**open_at_step(fig, start_step), "frames": frames}

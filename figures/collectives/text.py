@@ -25,11 +25,13 @@ TAKEAWAY = (
 
 
 def ring_caption(n: int, last: int) -> str:
-    """How to step the ring, what its colours mean, and the indexing convention."""
+    """How to step the ring, what its boxes and colours mean, and the indexing convention."""
     return (
-        "Keys: ← / → step, Home resets (click the page first). ▶ plays on from the step shown. "
-        f"Colour = how many GPUs' inputs a chunk copy holds (1 … {n}); every chunk reaches {n} "
-        f"after {last} steps. Convention: {coll.RING_INDEXING}"
+        "Keys: ← / → step, Home resets (click the page first); ▶ Play steps on by itself, and "
+        "▶ Replay this step (in the chart) shows the step's move again. Each box is a GPU holding "
+        f"its tensor as {n} chunks numbered 0 … {n - 1}; colour = how many GPUs' inputs that copy "
+        f"of the chunk holds (1 … {n}); the outlined squares are the chunks that just travelled "
+        f"one link. Every chunk holds all {n} after {last} steps. Convention: {coll.RING_INDEXING}"
     )
 
 

@@ -6,22 +6,31 @@ import numpy as np
 
 from core.pipeline import PipelineResult
 from figures.pipeline.frame import KIND_NAMES, gantt_layout
+from figures.pipeline.labels import label_items
+from figures.pipeline.playback import with_time_cursor
 from figures.pipeline.raster import gantt_raster_figure
-from figures.style import COLOURS, KIND_COLOURS, shade
+from figures.style import COLOURS, KIND_COLOURS, ink_on, shade
 
 MAX_BARS = 2000  # above this, bars get slow in the browser: draw a heatmap raster instead
-MAX_LABELS = 300  # micro-batch labels only when boxes are few (and wide)
-MIN_LABEL_SHARE = 1 / 70  # a box shorter than this share of the step has no room for "12"
 
 
 def gantt_figure(
-    result: PipelineResult, *, title: str | None = None, max_bars: int = MAX_BARS
+    result: PipelineResult,
+    *,
+    title: str | None = None,
+    max_bars: int = MAX_BARS,
+    time_range_s: float | None = None,
+    cursor: bool = True,
 ) -> dict:
-    """Ranks on y, time on x: bars per op (base = start), or a raster heatmap when too many."""
+    """Ranks on y, time on x: bars per op (base = start), or a raster heatmap when too many.
+
+    time_range_s: a shared time axis (compared schedules); cursor: a ▶ / time slider that sweeps
+    the step, covering what has not happened yet, so the pipe is seen filling and draining.
+    """
     if len(result.ops) > max_bars:
-        return gantt_raster_figure(result, title=title)
+        fig = gantt_raster_figure(result, title=title, time_range_s=time_range_s)
+        return with_time_cursor(fig, result) if cursor else fig
     ops, v = result.ops, result.num_chunks
-    label = len(ops) <= MAX_LABELS
     traces = []
     # One trace per (kind, chunk): a single colour each, and numpy columns (sent as typed arrays)
     # instead of per-box lists, which Plotly validates element by element on every rerun.
@@ -36,9 +45,12 @@ def gantt_figure(
                 {
                     "type": "bar",
                     "orientation": "h",
-                    "name": f"{kind} ({KIND_NAMES[kind]})",
+                    "name": f"{kind} ({KIND_NAMES[kind]})"
+                    if chunk == 0
+                    else f"{kind}, chunk {chunk}: later chunks lighter",
                     "legendgroup": kind,
-                    "showlegend": chunk == 0,
+                    # later chunks' shades get their own legend entry, for F only (one per chunk)
+                    "showlegend": chunk == 0 or kind == "F",
                     "y": ops.rank[sel].astype(np.int16),
                     "base": np.round(start, 6).tolist(),
                     "x": (end - start).astype(np.float32),
@@ -52,7 +64,7 @@ def gantt_figure(
                     ),
                     "marker": {
                         "color": shade(KIND_COLOURS[kind], chunk, v),
-                        "line": {"width": 0.5 if label else 0, "color": COLOURS["paper"]},
+                        "line": {"width": 0.5, "color": COLOURS["paper"]},
                     },
                     "customdata": np.column_stack(
                         [ops.stage[sel], ops.microbatch[sel], start, end]
@@ -64,43 +76,67 @@ def gantt_figure(
                     ),
                 }
             )
-    if label:
-        traces += _labels(result)
-    layout = gantt_layout(result, title)
+    traces += _labels(result, time_range_s)
+    layout = gantt_layout(result, title, time_range_s)
     layout.update({"barmode": "overlay", "bargap": 0.2})
-    return {"data": traces, "layout": layout}
+    layout["annotations"] = layout["annotations"] + _range_notes(result, time_range_s)
+    fig = {"data": traces, "layout": layout}
+    return with_time_cursor(fig, result) if cursor else fig
 
 
-def _labels(result: PipelineResult) -> list[dict]:
-    """Micro-batch numbers on wide-enough boxes, as one text trace.
+def _labels(result: PipelineResult, time_range_s: float | None = None) -> list[dict]:
+    """Micro-batch numbers, one text trace, in ink that reads on each box's colour; a run of boxes
+    too narrow for theirs gets "a–b" instead (figures.pipeline.labels), drawn by _range_notes.
 
     Bar text that Plotly must fit inside each bar (uniformtext) costs a text measurement per box:
     drawing the labels as a scatter text layer halved the Gantt's draw time in Chromium.
     """
-    ops = result.ops
-    wide = np.flatnonzero(ops.end_s - ops.start_s >= result.makespan_s * MIN_LABEL_SHARE)
-    if not len(wide):
+    items = [it for it in label_items(result, time_range_s) if "–" not in it[2]]
+    if not items:
         return []
-    pair, kind = ops.overlapped[wide], ops.kind[wide]
+    ops = result.ops
+    x, first, text = (list(col) for col in zip(*items))
+    idx = np.asarray(first)
+    pair, kind = ops.overlapped[idx], ops.kind[idx]
     # Centre of the box: an overlapped pair draws F on the upper half of the row, B the lower.
-    y = ops.rank[wide] + np.where(pair, np.where(kind == 0, -0.2, 0.2), 0.0)
-    light = 0.55 * ops.chunk[wide] / max(result.num_chunks - 1, 1) > 0.3  # see shade()
+    y = ops.rank[idx] + np.where(pair, np.where(kind == 0, -0.2, 0.2), 0.0)
     size = np.where(pair, 9, 10).tolist() if pair.any() else 10
-    color = (
-        np.where(light, COLOURS["ink"], COLOURS["light_text"]).tolist()
-        if light.any()
-        else COLOURS["light_text"]
-    )
     return [
         {
             "type": "scatter",
             "mode": "text",
             "name": "micro-batch",
             "showlegend": False,
-            "x": ((ops.start_s[wide] + ops.end_s[wide]) / 2).astype(np.float32),
+            "x": np.asarray(x, dtype=np.float32),
             "y": y.astype(np.float32),
-            "text": ops.microbatch[wide].tolist(),
-            "textfont": {"size": size, "color": color},
+            "text": text,
+            "textfont": {"size": size, "color": [_ink(result, i) for i in idx.tolist()]},
             "hoverinfo": "skip",
         }
+    ]
+
+
+def _ink(result: PipelineResult, i: int) -> str:
+    """Black or white, whichever reads on op i's box (its kind's colour, shaded by chunk)."""
+    ops = result.ops
+    kind = "F&B" if ops.overlapped[i] else "FBIW"[int(ops.kind[i])]
+    return ink_on(shade(KIND_COLOURS[kind], int(ops.chunk[i]), result.num_chunks))
+
+
+def _range_notes(result: PipelineResult, time_range_s: float | None = None) -> list[dict]:
+    """ "a–b" over a run of narrow boxes, on a light tag so the boxes' edges do not cut it."""
+    return [
+        {
+            "x": float(x),
+            "y": int(result.ops.rank[i]),
+            "xref": "x",
+            "yref": "y",
+            "text": text,
+            "showarrow": False,
+            "bgcolor": COLOURS["label_background"],
+            "borderpad": 1,
+            "font": {"color": COLOURS["ink"]},  # the figure's type size (larger when presenting)
+        }
+        for x, i, text in label_items(result, time_range_s)
+        if "–" in text
     ]

@@ -32,7 +32,11 @@ def raster(result: PipelineResult, columns: int = RASTER_COLUMNS) -> tuple[np.nd
 
 
 def gantt_raster_figure(
-    result: PipelineResult, *, title: str | None = None, columns: int = RASTER_COLUMNS
+    result: PipelineResult,
+    *,
+    title: str | None = None,
+    columns: int = RASTER_COLUMNS,
+    time_range_s: float | None = None,
 ) -> dict:
     """Heatmap raster of the timeline (fast for tens of thousands of ops)."""
     code, colors = raster(result, columns)
@@ -68,6 +72,6 @@ def gantt_raster_figure(
         for k in KIND_COLOURS
         if k in present
     ]
-    layout = gantt_layout(result, title)
+    layout = gantt_layout(result, title, time_range_s)
     layout["title"]["subtitle"]["text"] += f" · raster of {len(result.ops):,} ops"
     return {"data": [heat, *legend], "layout": layout}

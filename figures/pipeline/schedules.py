@@ -7,6 +7,33 @@ from collections.abc import Sequence
 from core.pipeline import BubbleSweep, PipelineResult
 from figures.style import COLOURS, bottom_legend, margin, schedule_colour
 
+# Looped BFS is interleaved's breadth-first sibling (same chunks, same bubble curve): it shares
+# interleaved's colour here and differs by dash and marker. Six schedule colours, three of them
+# semantic, leave presenter mode (figures.theme) three free Okabe-Ito colours: never yellow.
+_FAMILY = {"looped_bfs": "interleaved_1f1b"}
+DASHES = [
+    "dash",
+    "dot",
+    "dashdot",
+    "longdash",
+    "longdashdot",
+    "5px,3px,1px,3px",
+    "12px,3px,2px,3px,2px,3px",
+]
+SYMBOLS = ["circle", "diamond", "square", "triangle-up", "x", "cross", "triangle-down"]
+
+
+def colour_of(schedule: str, index: int = 0) -> str:
+    """The schedule's colour on these charts (schedule_colour, Looped BFS as interleaved)."""
+    return schedule_colour(_FAMILY.get(schedule, schedule), index)
+
+
+def _same_curve(a: BubbleSweep, b: BubbleSweep) -> bool:
+    return list(a.curve_microbatches) == list(b.curve_microbatches) and all(
+        (x is None and y is None) or (x is not None and y is not None and abs(x - y) < 1e-12)
+        for x, y in zip(a.curve, b.curve)
+    )
+
 
 def bubble_vs_m_figure(
     sweeps: Sequence[BubbleSweep],
@@ -18,18 +45,34 @@ def bubble_vs_m_figure(
 ) -> dict:
     """Metric A against M: the closed-form curve per schedule with simulated points on it.
 
-    `highlight` draws one schedule bold (the others thinner); `here` = (M, A) marks the current run.
+    `highlight` draws one schedule thick and solid, on top; the others are told apart by dash and
+    marker as well as colour. A schedule whose curve is one already drawn (GPipe = 1F1B,
+    interleaved = looped BFS) is drawn as a wide translucent band under it, named as the same
+    curve, so neither hides the other. `here` = (M, A) marks the current run.
     """
-    # Several schedules share a curve (GPipe = 1F1B, interleaved = looped BFS): dashes and marker
-    # symbols keep the overlapping ones distinguishable.
-    dashes = ["dot", "dash", "longdash", "dashdot", "longdashdot"]
-    symbols = ["circle", "diamond", "square", "triangle-up", "x", "cross", "triangle-down"]
+    names = {sw.schedule: (labels or {}).get(sw.schedule, sw.schedule) for sw in sweeps}
     traces = []
+    # The chosen curve is drawn as a line whatever its order; a later twin of any line is a band.
+    drawn = [sw for sw in sweeps if sw.schedule == highlight]
     for k, sw in enumerate(sweeps):
-        name = (labels or {}).get(sw.schedule, sw.schedule)
-        name += f" (v={sw.num_chunks})" if sw.num_chunks > 1 else ""
-        color = schedule_colour(sw.schedule, k)
-        bold = highlight is None or sw.schedule == highlight
+        name = names[sw.schedule] + (f" (v={sw.num_chunks})" if sw.num_chunks > 1 else "")
+        chosen = sw.schedule == highlight
+        twin = None if chosen else next((o for o in drawn if _same_curve(o, sw)), None)
+        if twin is not None:
+            name += f" (= {names[twin.schedule]})"
+        elif not chosen:
+            drawn.append(sw)
+        color = colour_of(sw.schedule, k)
+        band = twin is not None and not chosen
+        line = (
+            {"color": color, "width": 10, "dash": "solid"}
+            if band
+            else {
+                "color": color,
+                "width": 4 if chosen else 2,
+                "dash": "solid" if chosen else DASHES[k % len(DASHES)],
+            }
+        )
         traces.append(
             {
                 "type": "scatter",
@@ -40,12 +83,8 @@ def bubble_vs_m_figure(
                 "x": list(sw.curve_microbatches),
                 "y": list(sw.curve),
                 "connectgaps": False,
-                "opacity": 1.0 if bold else 0.55,
-                "line": {
-                    "color": color,
-                    "width": 3.5 if highlight and bold else 1.8,
-                    "dash": "solid" if bold and (highlight or k == 0) else dashes[k % len(dashes)],
-                },
+                "opacity": 0.35 if band else 1.0,
+                "line": line,
                 "hovertemplate": f"{name} formula<br>M=%{{x}}: %{{y:.2%}}<extra></extra>",
             }
         )
@@ -58,13 +97,18 @@ def bubble_vs_m_figure(
                 "showlegend": False,
                 "x": list(sw.microbatches),
                 "y": list(sw.simulated),
-                "opacity": 1.0 if bold else 0.55,
-                "marker": {"color": color, "size": 9, "symbol": symbols[k % len(symbols)]},
+                "marker": {
+                    "color": color,
+                    "size": 12 if chosen else 9 if not band else 14,
+                    "symbol": SYMBOLS[k % len(SYMBOLS)] + ("" if not band else "-open"),
+                    "line": {"width": 2, "color": color},
+                },
                 "hovertemplate": f"{name} simulated<br>M=%{{x}}: %{{y:.2%}}<extra></extra>",
             }
         )
-    # Paint the highlighted schedule last (on top); legendrank keeps the legend in input order.
-    traces.sort(key=lambda t: t["legendgroup"] == highlight)
+    # Paint order: bands first (underneath), the chosen schedule last (on top); legendrank keeps
+    # the legend in input order.
+    traces.sort(key=lambda t: (t["legendgroup"] == highlight, t.get("opacity", 1.0) == 1.0))
     if here is not None:
         traces.append(
             {
@@ -80,12 +124,16 @@ def bubble_vs_m_figure(
     p = sweeps[0].num_stages if sweeps else "?"
     top = max((max(sw.curve_microbatches, default=1) for sw in sweeps), default=1)
     ticks = [2**k for k in range(top.bit_length())]
+    chosen_name = names.get(highlight)
     return {
         "data": traces,
         "layout": {
             "title": {
                 "text": title or f"Bubble vs M · P={p}",
-                "subtitle": {"text": "lines: closed form · dots: simulated"},
+                "subtitle": {
+                    "text": "lines: closed form · dots: simulated"
+                    + (f" · bold: {chosen_name}" if chosen_name else "")
+                },
             },
             "xaxis": {
                 "title": {"text": "micro-batches M"},
@@ -117,7 +165,7 @@ def peak_activations_figure(results: Sequence[PipelineResult], *, title: str | N
                 "name": name,
                 "legendgroup": res.schedule,
                 "x": ranks,
-                "marker": {"color": schedule_colour(res.schedule, k)},
+                "marker": {"color": colour_of(res.schedule, k)},
                 "y": list(res.peak_activation_stages),
                 "customdata": list(res.peak_activations),
                 "hovertemplate": (

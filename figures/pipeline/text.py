@@ -11,6 +11,28 @@ TIMELINE_CAPTION = (
     "F&B pair shares one slot. Hover a box for details. Metric A (boxed) is plotted below."
 )
 
+
+def double_m(m: int) -> int:
+    """The next power of two above M (the bubble chart samples M at powers of two)."""
+    return 1 << int(m).bit_length()
+
+
+def half_m(m: int) -> int:
+    """The largest power of two below M (1 stays 1)."""
+    return max(1, 1 << (int(m) - 1).bit_length() - 1) if m > 1 else 1
+
+
+def v_help(uses_v: list[str]) -> str:
+    """The v slider's help: what v does, and why it is greyed out when no schedule shown uses it."""
+    what = "Interleaved and Looped BFS split each rank's layers into v model chunks"
+    if uses_v:
+        return f"{what}; the bubble chart's interleaved curves use it too."
+    return (
+        f"{what}. Greyed out: the schedule shown ignores v (ZB-V and DualPipeV fix v = 2, the "
+        "others use one chunk); the bubble chart's interleaved curves use the value shown."
+    )
+
+
 TAKEAWAY = (
     "The bubble is the pipe filling and draining: ~(P−1) stage-times per rank whatever M is, so "
     "more micro-batches shrink its share. 1F1B keeps GPipe's bubble but holds P−r activations, not "

@@ -31,6 +31,15 @@ def _ring_title(page, containing: str) -> str:
     )
 
 
+def _centre(page) -> str:
+    """The ring's centre text: phase, step, and the running bytes · time counters."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('.js-plotly-plot')]
+             .find(g => g.layout.title && g.layout.title.text.startsWith('ring N='))
+             .data.find(d => d.name === 'step').text[0]"""
+    )
+
+
 def _press(page, key: str) -> None:
     """Press a key with nothing focused (the page body), as a presenter would, then let the rerun
     finish.
@@ -46,11 +55,12 @@ def test_arrow_keys_step_the_ring_and_the_url(page, app_url):
     wait_for_app_run(page)
     wait_for_charts(page)
     assert "step=" not in page.url
-    assert "sent per GPU 0 B" in _ring_title(page, "· start ·")
+    assert "step 0 of 14 · inputs" in _ring_title(page, "step 0 of 14")
 
     _press(page, "ArrowRight")
     expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"), timeout=15_000)
-    assert "sent per GPU 119 MiB" in _ring_title(page, "RS 1")  # one S/8 chunk of 1 GB, in MiB
+    assert "reduce-scatter" in _ring_title(page, "step 1 of 14")
+    assert "125 MB" in _centre(page)  # one S/8 chunk of 1 GB (decimal units by default)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("1 of 14")
 
     _press(page, "ArrowRight")
@@ -59,7 +69,7 @@ def test_arrow_keys_step_the_ring_and_the_url(page, app_url):
     expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"), timeout=15_000)
     _press(page, "Home")
     expect(page).not_to_have_url(re.compile(r"step=[1-9]"), timeout=15_000)  # 0 is the default
-    assert "elapsed 0 on NVLink 4" in _ring_title(page, "· start ·")
+    assert _ring_title(page, "step 0 of 14") == "ring N=8 on NVLink 4 · step 0 of 14 · inputs"
     assert all(u.startswith(app_url) or u.startswith("data:") for u in page.requests_seen)
 
 
@@ -67,7 +77,8 @@ def test_deep_linked_step_and_algorithms_open_where_the_link_says(page, app_url)
     page.goto(f"{app_url}/collectives?step=5&cmp=true&alg_a=Naive&alg_b=Halving-doubling")
     wait_for_app_run(page)
     wait_for_charts(page)
-    assert "sent per GPU 596 MiB" in _ring_title(page, "RS 5")  # 5 × 1e9/8 B = 596 MiB
+    assert "reduce-scatter" in _ring_title(page, "step 5 of 14")
+    assert "625 MB" in _centre(page)  # 5 × 1e9/8 B = 625 MB
     for side in ("A · Naive", "B · Halving-doubling"):
         expect(
             page.locator("[data-testid='stPlotlyChart'] .annotation-text", has_text=side)
@@ -91,4 +102,4 @@ def test_arrow_on_a_focused_slider_moves_that_slider_only(page, app_url):
     expect(
         page.get_by_test_id("stSlider").filter(has_text="Step (0 = inputs)").get_by_role("slider")
     ).to_have_attribute("aria-valuetext", "0")
-    assert "sent per GPU 0 B" in _ring_title(page, "ring N=9 · start")
+    assert "step 0 of 16" in _ring_title(page, "ring N=9")

@@ -1,0 +1,83 @@
+"""The collectives page's ring section: the one step control (URL-bound, with Play), the ring at
+that step, its one-line story and the counters, all from one real numpy ring all-reduce. Kept apart
+from app_pages/collectives.py so the page stays within its line budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import streamlit as st
+
+from app_pages import common
+from app_pages.common.widgets import play_tick, playing
+from core import collectives as coll
+from core.hardware import make_cluster
+from figures import collectives as figs
+from figures.collectives import text
+
+
+@dataclass(frozen=True, kw_only=True)
+class TwoTier:
+    """A two-tier cluster as `make_cluster` takes it: part of the algorithms' cache key."""
+
+    num_nodes: int
+    gpus_per_node: int
+    intra_link_name: str
+    inter_link_name: str
+    nics_per_node: int
+
+
+@st.cache_data(max_entries=64)
+def run(name, n, size, bw, alpha, tiers: TwoTier | None = None):
+    """One algorithm on N × timing_elements(N) small integers: every chunk split evenly, so the
+    bytes and times scale exactly to S. Hierarchical: the cluster's node size, else 8 per node."""
+    cluster = make_cluster(**asdict(tiers)) if tiers else None
+    inputs = coll.example_inputs(n, coll.timing_elements(n))
+    kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha, gpus_per_node=None if cluster else 8)
+    return coll.run_algorithm(name, inputs, message_bytes=size, cluster=cluster, **kw)
+
+
+@st.cache_data(max_entries=64)
+def shown(n, elems):
+    """The ring drawn and checked by eye: the learner's few elements per GPU."""
+    return coll.ring_all_reduce(coll.example_inputs(n, elems))
+
+
+@st.cache_data(max_entries=64)
+def animation(n, elems, bw, alpha, link_name, size, units, height):
+    kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha, link_name=link_name, message_bytes=size)
+    timing = run("ring", n, size, bw, alpha).trace
+    return figs.ring_animation_figure(
+        shown(n, elems), byte_system=units, timing=timing, height=height, **kw
+    )
+
+
+PLAY_EVERY_S = 1.2
+
+
+def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.AlgorithmRun:
+    """The one step control, the ring at that step, its one-line story and the counters, as a
+    fragment: a step (press, drag or Play tick) reruns only this section, not the page."""
+    every = PLAY_EVERY_S if playing("step") else None
+
+    @st.fragment(run_every=every)
+    def section() -> coll.AlgorithmRun:
+        if playing("step") != (every is not None):  # ▶ / ❚❚ pressed: re-arm the timer
+            st.rerun(scope="app")
+        last, present = 2 * (n - 1), common.settings().presenter
+        play_tick("step", last, PLAY_EVERY_S)
+        step = common.stepper("Step (0 = inputs)", last, key="step", play=True)
+        left, right = st.columns([5, 2])
+        with common.explain_errors():
+            ring = run("ring", n, size, bw, alpha)
+            fig = animation(n, elems, bw, alpha, link_name, size, mem, 460 if present else 560)
+            with left:
+                common.chart(figs.open_at_step(fig, step), key="ring")
+            t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
+        right.markdown(f"**{figs.step_caption(shown(n, elems), step)}**")
+        for item in text.ring_metrics(ring, step, time_s=t, link_name=link_name, mem=mem, bwu=bwu):
+            right.metric(**item)
+        return ring
+
+    return section()

@@ -1,0 +1,63 @@
+"""Screenshots for docs/screens/: what a visitor sees at a laptop (1440×900) and what a projector
+shows in presenter mode (1280×720), viewport only (the first screen, before any scrolling).
+
+    python scripts/screens.py                 # the default set below
+    python scripts/screens.py self_check:1280:present
+    python scripts/screens.py --all           # every registered page, both sizes
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.harness import launch_browser, running_app, wait_for_app_run, wait_for_charts  # noqa: E402
+
+OUT = ROOT / "docs" / "screens"
+SIZES = {1440: 900, 1280: 720}
+DEFAULT = ["home:1440", "home:1280:present", "self_check:1280:present"]
+
+
+def _name(path: str, width: int, present: bool) -> str:
+    stem = "selfcheck" if path == "self_check" else path or "home"
+    return f"{stem}_present_{width}.png" if present else f"{stem}_{width}.png"
+
+
+def shoot(specs: list[str]) -> list[Path]:
+    from playwright.sync_api import sync_playwright
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    done = []
+    with running_app() as url, sync_playwright() as p:
+        browser = launch_browser(p)
+        for spec in specs:
+            path, width, *flags = spec.split(":")
+            path = "" if path == "home" else path
+            width, present = int(width), "present" in flags
+            page = browser.new_page(viewport={"width": width, "height": SIZES[width]})
+            page.goto(f"{url}/{path}" + ("?present=true" if present else ""))
+            wait_for_app_run(page)
+            wait_for_charts(page)
+            page.wait_for_timeout(1000)  # Plotly lays out after drawing (automargin redraws)
+            target = OUT / _name(path, width, present)
+            page.screenshot(path=str(target))
+            page.close()
+            done.append(target)
+        browser.close()
+    return done
+
+
+def every_page() -> list[str]:
+    from tests.registry import registered_pages, url_path
+
+    stems = ["home"] + [url_path(p) for p, _ in registered_pages()]
+    return [spec for s in stems for spec in (f"{s}:1440", f"{s}:1280:present")]
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    for shot in shoot(every_page() if args == ["--all"] else args or DEFAULT):
+        print(shot.relative_to(ROOT))
