@@ -11,14 +11,16 @@ from core.model import MODEL_PRESETS
 from core.parallel import ORDERS, Layout
 from core.pipeline import SCHEDULES
 from core.planner import Efficiency, Training
-from core.training import RECIPES, RECOMPUTE_MODES
+from core.training import RECOMPUTE_MODES
 from figures import planner as fp
 from figures.pipeline import gantt_figure
 from figures.planner import text as pt
-from figures.planner.run import Run, evaluate_run, search_run
+from figures.planner.gantt import AGGREGATE_ABOVE, aggregated_gantt_figure
+from figures.planner.run import Run, answer_words, caveat_words, evaluate_run, search_run
 
 SIZES, SEQ = common.same((1, 2, 4, 8, 16, 32, 72)), common.same(2**k for k in range(10, 16))
 ROWS, OWN, H, LINKS = 60, "GPU's own", pt.HELP, common.same(LINK_PRESETS)
+MODELS, GPUS = common.same(MODEL_PRESETS), common.same(GPU_PRESETS)
 
 _search = st.cache_resource(max_entries=16)(search_run)  # shared, never mutated: no copy per hit
 _eval = st.cache_resource(max_entries=128)(evaluate_run)
@@ -34,37 +36,41 @@ def _figs(run: Run, lay: Layout, colour: str, units: str, other: Layout | None, 
 
 @st.cache_data(max_entries=16)
 def _gantt(run: Run, lay: Layout) -> dict:
-    return gantt_figure(_eval(run, lay).pipeline())
+    pipe = _eval(run, lay).pipeline()
+    big = pipe.num_microbatches > AGGREGATE_ABOVE  # one box per op would be a barcode
+    return aggregated_gantt_figure(pipe) if big else gantt_figure(pipe)
+
+
+@st.cache_data(max_entries=16)
+def _why(run: Run, units: str) -> str:
+    """Why the fastest layout, or the closest fit when nothing fits (not keyed on the drawn one)."""
+    return answer_words(run, _search(run), units)
 
 
 common.apply_row_click("table", pt.row_controls)  # before the layout widgets it writes into
 common.start_page("Planner: map a training run onto a cluster", pt.QUESTION)
-c = [*st.columns(4), *st.columns(4), *st.columns(4), *st.columns(4)]  # four rows of controls
-nodes = common.slider("Nodes", 1, 128, 8, key="nodes", where=c[0])
-gpn = common.select("GPUs per node", SIZES, "8", key="gpn", where=c[1])
-nics = common.select("NICs per node", SIZES, "8", key="nics", where=c[2], help=H["nics"])
-gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=c[3])
-intra = common.select("Link inside a node", {OWN: OWN} | LINKS, OWN, key="intra", where=c[4])
-inter = common.select("Link between nodes", LINKS, "InfiniBand NDR", key="inter", where=c[5])
-model = common.select("Model", common.same(MODEL_PRESETS), "Llama-2 70B", key="model", where=c[6])
-seq = int(common.select("Sequence length", SEQ, "4096", key="seq", where=c[7]))
-gb = common.number("Global batch (sequences)", 1, 65536, 1152, key="gb", where=c[8], help=H["gb"])
-recipe = common.select(
-    "Precision recipe",
-    {k: r.label for k, r in RECIPES.items()},
-    "mixed_adam",
-    key="recipe",
-    where=c[9],
-)
-rc = common.select("Recompute", common.same(RECOMPUTE_MODES), "selective", key="rc", where=c[10])
-eff = common.slider(
-    "Matmul efficiency", 0.3, 1.0, 0.7, step=0.05, key="eff", where=c[11], help=H["eff"]
-)
-sp = common.toggle("Sequence parallel", False, key="sp", where=c[10])
-pick = common.select("Layout drawn", pt.PICK, "fastest", key="pick", where=c[12], help=H["pick"])
-colour = common.select("Colour GPUs by", fp.COLOUR_BY, "tp", key="colour", where=c[13])
-cmp = common.toggle("Compare two layouts", False, key="cmp", where=c[14])
-vs = common.select("Second layout", pt.VS, "TP flipped", key="vs", where=c[15]) if cmp else None
+top = st.columns([1, 3], vertical_alignment="bottom")
+nodes = common.slider("Nodes", 1, 128, 8, key="nodes", where=top[0])
+with st.expander(pt.INPUTS):  # compact: one summary line above, every input in here
+    c = [*st.columns(4), *st.columns(4), *st.columns(4), *st.columns(4)]
+    gpn = common.select("GPUs per node", SIZES, "8", key="gpn", where=c[1])
+    nics = common.select("NICs per node", SIZES, "8", key="nics", where=c[2], help=H["nics"])
+    gpu = common.select("GPU", GPUS, "H100 SXM", key="gpu", where=c[3])
+    intra = common.select("Link inside a node", {OWN: OWN} | LINKS, OWN, key="intra", where=c[4])
+    inter = common.select("Link between nodes", LINKS, "InfiniBand NDR", key="inter", where=c[5])
+    model = common.select("Model", MODELS, "Llama-2 70B", key="model", where=c[0])
+    seq = int(common.select("Sequence length", SEQ, "4096", key="seq", where=c[7]))
+    gb = common.number(
+        "Global batch (sequences)", 1, 65536, 1152, key="gb", where=c[6], help=H["gb"]
+    )
+    recipe = common.select("Precision recipe", pt.RECIPES, "mixed_adam", key="recipe", where=c[9])
+    rc = common.select("Recompute", common.same(RECOMPUTE_MODES), "selective", key="rc", where=c[8])
+    eff = common.slider("Matmul efficiency", 0.3, 1.0, 0.7, key="eff", where=c[11], **pt.EFF)
+    sp = common.toggle("Sequence parallel", False, key="sp", where=c[10])
+    pick = common.select("Layout drawn", pt.PICK, "fastest", key="pick", where=c[12], **pt.PK)
+    colour = common.select("Colour GPUs by", fp.COLOUR_BY, "tp", key="colour", where=c[13])
+    cmp = common.toggle("Compare two layouts", False, key="cmp", where=c[14])
+    vs = common.select("Second layout", pt.VS, "TP flipped", key="vs", where=c[15]) if cmp else None
 with st.expander(pt.CUSTOM, expanded=pick == "custom"):
     c = st.columns(4) + st.columns(4)  # always rendered, so a row click can write them into the URL
     dp = common.number("DP", 1, 65536, 1, key="dp", where=c[0])
@@ -78,6 +84,7 @@ with st.expander(pt.CUSTOM, expanded=pick == "custom"):
     v = common.slider("Chunks v (interleaved)", 2, 8, 2, key="v", where=c[7])
 
 units, gpus, ev = common.memory_units().value, nodes * int(gpn), None
+top[1].markdown(pt.input_summary(nodes, int(gpn), gpu, model, gb, seq, rc, pt.RECIPES[recipe]))
 with common.explain_errors():
     cluster = make_cluster(
         num_nodes=nodes,
@@ -95,14 +102,18 @@ with common.explain_errors():
 custom = dict(dp=dp, tp=tp, pp=pp, zero=zero, sp=sp, mb=mb, sched=sched, v=v, order=order)
 if lay := common.attempt(pt.drawn_layout, res, pick, gpus, model, custom):
     ev = common.attempt(_eval, run, lay)
+common.show_row_click_note("table")
+if ev:  # the answer first: layout, step, MFU (and what it was fitted on), memory, why
+    common.metrics(pt.metric_kwargs(fp.headline_metrics(ev, units), ev.fits), [1.3, 1, 1, 1, 1.3])
+    st.caption(caveat_words(ev))
+if pick == "fastest" or res.fastest is None:  # why this layout, or the closest one and its fixes
+    st.markdown(_why(run, units))
+for w in ev.warnings if ev else ():
+    st.warning(w, icon="⚠️")
 if ev is None:
     common.chart(fp.bare_cluster_figure(cluster, pt.NO_LAYOUT), key="cluster")
-common.show_row_click_note("table")
-if ev:
-    common.metrics(pt.metric_kwargs(fp.headline_metrics(ev, units), ev.fits), [1.3, 1, 1, 1, 1.3])
+else:
     st.caption(pt.drawn_caption(ev, res))
-    for w in ev.warnings:
-        st.warning(w, icon="⚠️")
     other, labels = pt.second_layout(ev, res, vs) if cmp else (None, None)
     cluster_fig, layout_fig, cmp_fig = _figs(run, ev.layout, colour, units, other, labels)
     common.chart(cluster_fig, key="cluster")
@@ -111,12 +122,8 @@ if ev:
         common.chart(cmp_fig, key="compare", height=520)
     elif cmp:
         st.info(pt.NOTHING_TO_COMPARE)
-    ops = pt.pipeline_ops(ev)
-    if ev.layout.pp > 1 and common.toggle(pt.GANTT, False, key="gantt", help=pt.gantt_help(ops)):
-        if ops <= pt.MAX_OPS:
-            common.chart(_gantt(run, ev.layout), key="gantt_chart")
-        else:
-            st.info(pt.gantt_too_big(ops))
+    if ev.layout.pp > 1 and common.toggle(pt.GANTT, False, key="gantt", help=pt.gantt_help(ev)):
+        common.chart(_gantt(run, ev.layout), key="gantt_chart")  # aggregated when M is large
 
 st.subheader(pt.table_title(gpus))
 rule = common.select("Show", pt.RULES, "all", key="rule", where=st.columns(4)[0])
@@ -134,6 +141,8 @@ if ev:
 with st.expander("How well does this model predict?"):
     st.markdown(pt.CALIBRATION)
     common.dataframe(st.cache_resource(fp.calibration_rows)(), pt.CALIBRATION_COLUMNS)
+    st.markdown(pt.VALIDATION)
+    common.dataframe(st.cache_resource(fp.validation_rows)())
 
 st.subheader("Self-check")
 for question in pt.self_checks():  # keys q1, q2; whole numbers, so no tolerance

@@ -71,7 +71,7 @@ def _search(num_nodes: int, model: str, global_batch: int, seq_len: int, recompu
     """
     from core.hardware import make_cluster
     from core.model import preset
-    from core.planner import Training, makespan_per_microbatch, search
+    from core.planner import Training, clear_caches, search
 
     args = (
         preset(model),
@@ -80,7 +80,7 @@ def _search(num_nodes: int, model: str, global_batch: int, seq_len: int, recompu
     )
 
     def run():
-        makespan_per_microbatch.cache_clear()
+        clear_caches()
         return search(*args)
 
     return run

@@ -1,6 +1,4 @@
-"""Rank grid: place DP x PP x TP on a cluster's nodes, list each kind of group, find node
-crossings.
-"""
+"""Rank grid: place DP x PP x TP on a cluster's nodes, list each kind of group, find crossings."""
 
 from __future__ import annotations
 
@@ -47,9 +45,7 @@ ZERO_STAGES: dict[int, ZeroStage] = {
 
 @dataclass(frozen=True, kw_only=True)
 class ParallelDims:
-    """DP x PP x TP degrees and the order ranks are laid out in (torchtitan's ParallelDims
-    style).
-    """
+    """DP x PP x TP degrees and the order ranks are laid out in (torchtitan's ParallelDims)."""
 
     dp: int = 1
     pp: int = 1
@@ -213,9 +209,8 @@ def place(dims: ParallelDims, cluster: Cluster) -> Placement:
 
 @dataclass(frozen=True, kw_only=True)
 class Layout:
-    """DP x TP x PP degrees, ZeRO stage, sequence parallelism, micro-batch, schedule, chunks v,
-    rank order; shard_degree < dp shards inside groups and replicates across them (HSDP).
-    """
+    """DP x TP x PP, ZeRO, SP, micro-batch, schedule, chunks v, rank order, layers per stage;
+    shard_degree < dp shards inside groups and replicates across them (HSDP)."""
 
     dp: int
     tp: int = 1
@@ -227,6 +222,9 @@ class Layout:
     num_chunks: int = 1  # v: model chunks per rank (interleaved schedules)
     order: str = DEFAULT_ORDER
     shard_degree: int | None = None  # None: shard over all DP ranks
+    # Layers on each pipeline stage, first to last; None = L / PP each. Megatron's
+    # decoder_first/last_pipeline_num_layers and torchtitan's split points set the same thing.
+    layers_per_stage: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         for f in ("dp", "tp", "pp", "micro_batch", "num_chunks"):  # ints even from 8.0
@@ -240,6 +238,24 @@ class Layout:
             rule = "the DP ranks must split into whole shard groups"
             check_divides("shard_degree", shard, self.dp, "DP ranks", rule)
         _ = self.dims  # validates the order
+        if self.layers_per_stage is not None:
+            n = tuple(whole_number("layers per stage", x) for x in self.layers_per_stage)
+            object.__setattr__(self, "layers_per_stage", n)
+            if len(n) != self.pp or min(n) < self.num_chunks:
+                raise ValueError(
+                    f"layers_per_stage {list(n)[:3]}… lists {len(n)} stages for PP={self.pp}, "
+                    f"v={self.num_chunks}: give one count per stage, each ≥ v (a layer per chunk)"
+                )
+
+    def stage_layers(self, num_layers: int) -> tuple[int, ...]:
+        """Layers on each pipeline stage; raises unless they add up to the model's num_layers."""
+        n = self.layers_per_stage or (num_layers // self.pp,) * self.pp
+        if sum(n) != num_layers:
+            raise ValueError(
+                f"layers per stage {list(n)[:4]}… add up to {sum(n)}, not the model's "
+                f"{num_layers}: every layer needs one stage; list counts summing to {num_layers}"
+            )
+        return n
 
     @property
     def dims(self) -> ParallelDims:
@@ -276,7 +292,9 @@ class Layout:
         shard = "" if self.shard_degree is None else f" in groups of {self.shard_degree}"
         sp = ", SP" if self.sequence_parallel else ""
         order = "" if self.order == DEFAULT_ORDER else f", order {self.order}"
+        n = self.layers_per_stage
+        split = f" (layers {n[0]}/{n[1]}{'…/' + str(n[-1]) if len(n) > 2 else ''})" if n else ""
         return (
-            f"DP {self.dp} × TP {self.tp} × PP {self.pp}, {zero}{shard}{sp}, "
+            f"DP {self.dp} × TP {self.tp} × PP {self.pp}{split}, {zero}{shard}{sp}, "
             f"mb {self.micro_batch}, {SCHEDULES[self.schedule].label}{v}{order}"
         )

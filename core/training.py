@@ -160,6 +160,9 @@ class Training:
     overlap_dp: bool = True  # gradient sync hidden behind the last micro-batch's backward
     memory_headroom: float = RESERVE_FRACTION  # share of HBM kept free (RESERVE_PARTS)
     efficiency: Efficiency = field(default_factory=Efficiency)
+    # Megatron-Core DistributedDataParallelConfig names: overlap_dp is its overlap_grad_reduce;
+    # this one hides ZeRO-1/2's parameter all-gather behind the next step's forward, layer by layer.
+    overlap_param_gather: bool = True
 
     def __post_init__(self) -> None:
         for f in ("global_batch", "seq_len"):  # store ints even when given integral floats

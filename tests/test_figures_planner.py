@@ -227,7 +227,10 @@ def test_table_columns_follow_the_filter():
     assert table_columns("all")[:2] == ["rank", "dp"] and "reason" in table_columns("all")
     assert "reason" not in table_columns("ranked") and "mfu" in table_columns("ranked")
     memory = table_columns("memory")
-    assert "mfu" not in memory and "rank" not in memory and memory[-2:] == ["status", "reason"]
+    assert "mfu" not in memory and "rank" not in memory and memory[-1] == "reason"
+    # Status and memory sit right after the layout's degrees, not off-screen past the labels.
+    assert table_columns("all").index("status") < table_columns("all").index("schedule_label")
+    assert table_columns("all").index("memory") < 10
 
 
 def test_cluster_map_text_contrasts_with_each_cell():

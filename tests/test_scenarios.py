@@ -150,7 +150,8 @@ def test_placement_tp_inside_vs_across_by_alpha_beta():
     nvl = (8.4 + 14 * 3.4) * 1e-6 + 2 * 7 / 8 * msg / (450e9 * 0.77)
     ib = (8.4 + 14 * 14) * 1.4e-6 + 2 * 7 / 8 * msg / (50e9 * 0.94)
     assert i.breakdown.tp_s == pytest.approx(64 * per_mb * nvl, rel=1e-6)
-    assert a.breakdown.tp_s == pytest.approx(64 * per_mb * ib, rel=1e-6)
+    # Across nodes the first stage is the busiest: its vocab-parallel embedding all-reduce adds one.
+    assert a.breakdown.tp_s == pytest.approx(64 * (per_mb + 1) * ib, rel=1e-6)
     assert a.step_s / i.step_s > 2 and i.fits
 
 

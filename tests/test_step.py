@@ -22,6 +22,10 @@ PSI = L * (12 * H * H + 13 * H) + (V + S) * H + 2 * H
 NODE = make_cluster(num_nodes=1, gpus_per_node=8)
 
 
+def _tr(batch: int = 16, **training) -> Training:
+    return Training(global_batch=batch, seq_len=S, **training)
+
+
 def _plan(lay: Layout, batch: int = 16, cluster=NODE, model=TINY, **training):
     return step_plan(model, cluster, lay, Training(global_batch=batch, seq_len=S, **training))
 
@@ -93,7 +97,10 @@ def test_phases_tile_the_planners_step():
     assert keys == ["rest", "fill", "steady", "drain", "grad_sync", "optimizer", "param_gather"]
     for a, b in zip(plan.phases[1:], plan.phases[2:]):
         assert a.end_s == pytest.approx(b.start_s)
-    assert plan.step_time_s == pytest.approx(evaluate(model, cluster, lay, tr).step_time_s)
+    # rel 1e-3: the planner's search-speed makespan rounds uneven stage durations to 1% (≤ 0.5%
+    # of an op); the drawing simulates them exactly (core.planner.step_time).
+    want = evaluate(model, cluster, lay, tr).step_time_s
+    assert plan.step_time_s == pytest.approx(want, rel=1e-3)
 
 
 def test_zero3_gathers_and_zero0_does_not():
@@ -151,8 +158,10 @@ def test_holdings_replicated_vs_sharded():
 def test_the_fill_greys_the_late_stages():
     plan = _plan(Layout(dp=1, pp=8))
     fill = next(p for p in plan.phases if p.key == "fill")
-    waiting = [s for s, b in enumerate(fill.busy) if b < 0.5 - 1e-9]
-    assert waiting == [5, 6, 7]  # stage r computes (P - r)/P of the fill: < 1/2 for r > 4
+    # The fill is mb 0's forward through every stage, sum F_r; stage r runs P - r forwards in
+    # it. The last stage also times the LM head (about 3 layers here), so F differs per stage.
+    f = [st.forward_s for st in evaluate(TINY, NODE, Layout(dp=1, pp=8), _tr()).stages]
+    assert fill.busy == pytest.approx([(8 - r) * f[r] / sum(f) for r in range(8)])
 
 
 def test_big_jobs_draw_two_replicas_and_the_first_stages():

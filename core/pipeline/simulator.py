@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from core.checks import positive
@@ -15,16 +17,26 @@ def _seconds(name: str, value, allow_zero: bool = False) -> float:
     return positive(name, value, fix=fix, allow_zero=allow_zero)
 
 
+def _per_rank(name: str, value, p: int) -> tuple[float, ...]:
+    """One duration per pipeline rank: a float for every rank, or a sequence of p of them."""
+    if isinstance(value, str) or not hasattr(value, "__len__"):  # a scalar (checked as one)
+        return (_seconds(name, value),) * p
+    vals = tuple(_seconds(f"{name}[{r}]", x) for r, x in enumerate(value))
+    if len(vals) != p:
+        raise ValueError(f"{name} lists {len(vals)} durations for {p} ranks; give one per rank")
+    return vals
+
+
 def simulate(
     schedule: str,
     num_stages: int,
     num_microbatches: int,
     num_chunks: int = 1,
-    forward_s: float = 1.0,
-    backward_input_s: float = 1.0,
-    backward_weight_s: float = 1.0,
+    forward_s: float | Sequence[float] = 1.0,
+    backward_input_s: float | Sequence[float] = 1.0,
+    backward_weight_s: float | Sequence[float] = 1.0,
     p2p_s: float = 0.0,
-    overlap_s: float | None = None,
+    overlap_s: float | Sequence[float] | None = None,
 ) -> PipelineResult:
     """Build a schedule's per-rank orders and time them (durations per full stage and mb)."""
     order = build_order(schedule, num_stages, num_microbatches, num_chunks)
@@ -41,25 +53,43 @@ def simulate(
 def simulate_order(
     order: ScheduleOrder,
     *,
-    forward_s: float = 1.0,
-    backward_input_s: float = 1.0,
-    backward_weight_s: float = 1.0,
+    forward_s: float | Sequence[float] = 1.0,
+    backward_input_s: float | Sequence[float] = 1.0,
+    backward_weight_s: float | Sequence[float] = 1.0,
     p2p_s: float = 0.0,
-    overlap_s: float | None = None,
+    overlap_s: float | Sequence[float] | None = None,
 ) -> PipelineResult:
-    """Time any per-rank order; ValueError names the rank and op that would wait forever."""
-    f = _seconds("forward_s", forward_s)
-    i = _seconds("backward_input_s", backward_input_s)
-    w = _seconds("backward_weight_s", backward_weight_s)
+    """Time any per-rank order; ValueError names the rank and op that would wait forever.
+
+    Durations are per full stage and micro-batch: one float for every rank, or one per rank
+    (uneven stages: embedding on the first, LM head + loss on the last); the result's
+    forward_s / backward_*_s / overlap_s are then the slowest rank's.
+    """
+    p = order.num_ranks
+    f = _per_rank("forward_s", forward_s, p)
+    i = _per_rank("backward_input_s", backward_input_s, p)
+    w = _per_rank("backward_weight_s", backward_weight_s, p)
     lat = _seconds("p2p_s", p2p_s, allow_zero=True)
-    o = f + i + w if overlap_s is None else _seconds("overlap_s", overlap_s)
-    v = order.num_chunks
-    # A chunk op costs 1/v of a full stage's op; a full backward is I + W.
-    dur = {"F": f / v, "B": (i + w) / v, "I": i / v, "W": w / v, "FB": o / v}
+    if overlap_s is None:
+        o = tuple(a + b + c for a, b, c in zip(f, i, w))
+    else:
+        o = _per_rank("overlap_s", overlap_s, p)
+    v, s2r = order.num_chunks, order.stage_to_rank
+    # A chunk op costs 1/v of its rank's full-stage op; a full backward is I + W.
+    dur = {
+        k: [d[s2r[s]] / v for s in range(len(s2r))]
+        for k, d in (
+            ("F", f),
+            ("B", tuple(a + b for a, b in zip(i, w))),
+            ("I", i),
+            ("W", w),
+            ("FB", o),
+        )
+    }
     cols, busy = _run(order, dur, lat)
     rank, kind, stage, mb, start, end, pair = (np.asarray(c) for c in cols)
     idx = np.lexsort((start, rank))
-    p, m = order.num_ranks, order.num_microbatches
+    m = order.num_microbatches
     chunk_of = np.array(stage_chunks(order.stage_to_rank), np.int32)
     chunk = chunk_of[stage]
     arrays = dict(
@@ -82,11 +112,11 @@ def simulate_order(
         num_stages=p,
         num_microbatches=m,
         num_chunks=v,
-        forward_s=f,
-        backward_input_s=i,
-        backward_weight_s=w,
+        forward_s=max(f),
+        backward_input_s=max(i),
+        backward_weight_s=max(w),
         p2p_s=lat,
-        overlap_s=o,
+        overlap_s=max(o),
         makespan_s=makespan,
         ops=ops,
         busy_s=tuple(busy),
@@ -149,7 +179,7 @@ def _run(order: ScheduleOrder, dur: dict, lat: float) -> tuple[tuple[list, ...],
                     waiters.setdefault(ready2, []).append(r)
                     break
                 start = max(t_free, ready, ready2)
-                end = start + dfb
+                end = start + dfb[a[1]]
                 for kd, s, b in (("F", a[1], a[2]), ("B", a[3], a[4])):
                     c_rank.append(r)
                     c_kind.append(code[kd])
@@ -163,7 +193,7 @@ def _run(order: ScheduleOrder, dur: dict, lat: float) -> tuple[tuple[list, ...],
                 for key in (a[1] * m + a[2], off + a[3] * m + a[4]):
                     if key in waiters:
                         stack.extend(waiters.pop(key))
-                busy[r] += dfb
+                busy[r] += dfb[a[1]]
             else:
                 s, b = a[1], a[2]
                 ready = need(kind, s, b)
@@ -171,7 +201,7 @@ def _run(order: ScheduleOrder, dur: dict, lat: float) -> tuple[tuple[list, ...],
                     waiters.setdefault(ready, []).append(r)
                     break
                 start = t_free if t_free > ready else ready
-                d = df if kind == "F" else dur[kind]
+                d = (df if kind == "F" else dur[kind])[s]
                 end = start + d
                 c_rank.append(r)
                 c_kind.append(code[kind])

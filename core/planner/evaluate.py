@@ -7,11 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.hardware import Cluster
-from core.memory import MemoryResult, budget, memory_per_gpu
+from core.memory import MemoryResult, budget
 from core.model import ModelSpec
 from core.parallel import GroupSpan, Layout, Placement, group_span, place
 from core.pipeline import PipelineResult, simulate
-from core.planner.step_time import Breakdown, StageTimes, stage_times, step_breakdown
+from core.planner.stage_memory import layout_memory
+from core.planner.stage_work import StageTimes, all_stage_times
+from core.planner.step_time import Breakdown, step_breakdown
 from core.training import Training
 from core.units import format_bytes
 
@@ -37,10 +39,15 @@ class Evaluation:
     capacity_bytes: float
     fits: bool
     breakdown: Breakdown
-    stage: StageTimes
+    stages: tuple[StageTimes, ...]  # every pipeline stage, first to last
     spans: dict[str, GroupSpan]
     dp_sync_s: float  # gradient sync before any overlap
     warnings: tuple[str, ...]
+
+    @property
+    def stage(self) -> StageTimes:
+        """The busiest stage (most F + B per micro-batch): the one the breakdown follows."""
+        return max(self.stages, key=lambda st: (st.busy_s, st.stage))
 
     @property
     def tflops_per_gpu(self) -> float:
@@ -60,15 +67,15 @@ class Evaluation:
 
     def pipeline(self) -> PipelineResult:
         """The simulated schedule of one step with this layout's real F and B durations."""
-        lay, st = self.layout, self.stage
+        lay, sts = self.layout, self.stages
         return simulate(
             lay.schedule,
             lay.pp,
             self.num_microbatches,
             lay.num_chunks,
-            st.forward_s,
-            st.backward_s / 2,
-            st.backward_s / 2,
+            [st.forward_s for st in sts],
+            [st.backward_s / 2 for st in sts],
+            [st.backward_s / 2 for st in sts],
         )
 
 
@@ -99,7 +106,7 @@ def evaluate(model, cluster: Cluster, layout: Layout, training: Training) -> Eva
     check_model_shape(model)
     layout.check(cluster.num_gpus, training.global_batch)
     spans = {d: group_span(layout.dims, d, cluster) for d in ("dp", "pp", "tp")}
-    mem = memory_per_gpu(model, layout, training)
+    mem = layout_memory(model, layout, training)
     return evaluate_placed(model, cluster, layout, training, spans, mem)
 
 
@@ -110,12 +117,13 @@ def evaluate_placed(
     training: Training,
     spans: dict[str, GroupSpan],
     mem: MemoryResult,
+    stages: tuple[StageTimes, ...] | None = None,
 ) -> Evaluation:
+    """evaluate() with the placement, memory and (optionally) the stage times already known."""
     s, m = training.seq_len, training.num_microbatches(lay)
-    st = stage_times(model, cluster, spans, lay, training, mem.stages[-1].params_on_gpu)
-    bd, sync = step_breakdown(
-        st, cluster, spans, lay, training, max(x.params_on_gpu for x in mem.stages)
-    )
+    sts = stages or all_stage_times(model, cluster, spans, lay, training)
+    psi = tuple(x.params_on_gpu for x in mem.stages)
+    bd, sync = step_breakdown(model, cluster, spans, lay, training, sts, psi)
     step, tokens = bd.total_s, training.global_batch * s
     model_flops = model.flops_per_token(s) * tokens  # 6N + 12 l h s per token (PaLM App. B)
     hw_flops = model_flops * (1 + model.recompute_flops_fraction(s, training.recompute))
@@ -137,7 +145,7 @@ def evaluate_placed(
         capacity_bytes=cluster.gpu.hbm_bytes,
         fits=ok,
         breakdown=bd,
-        stage=st,
+        stages=sts,
         spans=spans,
         dp_sync_s=sync,
         warnings=_warnings(cluster, lay, spans, mem, ok, m, training),

@@ -4,10 +4,10 @@ ranked by predicted step time, or rejected with the rule it breaks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from core.hardware import Cluster
-from core.memory import SIZED_SCHEDULES, memory_per_gpu
+from core.memory import SIZED_SCHEDULES, MemoryResult
 from core.model import ModelSpec
 from core.parallel import DEFAULT_ORDER, Layout, ParallelDims, group_span
 from core.planner.evaluate import (
@@ -17,6 +17,9 @@ from core.planner.evaluate import (
     evaluate_placed,
     usable_bytes,
 )
+from core.planner.splits import split_options
+from core.planner.stage_memory import layout_memory
+from core.planner.stage_work import all_stage_times
 from core.training import Training
 
 
@@ -42,6 +45,13 @@ class SearchResult:
     ranked: tuple[Evaluation, ...]
     rejected: tuple[Rejected, ...]
     boring: Evaluation | None  # smallest TP x PP (TP before PP) that fits, lowest ZeRO, then DP
+    # TP x PP -> the memory-rejected layout of that product needing the fewest bytes per GPU
+    least_memory: dict[int, MemoryResult] = field(default_factory=dict)
+
+    @property
+    def closest(self) -> MemoryResult | None:
+        """The memory-rejected layout closest to fitting (fewest bytes on its fullest GPU)."""
+        return min(self.least_memory.values(), key=lambda m: m.total_bytes, default=None)
 
     @property
     def fastest(self) -> Evaluation | None:
@@ -71,9 +81,15 @@ def _grid_problem(
             f"node boundary; use TP ≤ {gpn}",
         )
     try:
-        model.check_split(tp, dims.pp)
+        model.check_split(tp, 1)  # TP splits heads and FFN; PP may split the layers unevenly
     except ValueError as e:
         return "model split", str(e)
+    if dims.pp > model.num_layers:
+        return (
+            "model split",
+            f"PP={dims.pp} exceeds the {model.num_layers} layers: every stage needs at least one "
+            f"layer; use PP ≤ {model.num_layers}",
+        )
     if B % dp:
         return (
             "batch",
@@ -91,17 +107,22 @@ def _grid_problem(
     return None
 
 
-def _schedules(model: ModelSpec, pp: int, schedules, max_chunks: int) -> list[tuple[str, int]]:
-    """(schedule, v) options: no pipeline with PP = 1; interleaved for each v splitting layers
-    evenly.
-    """
+def _schedules(
+    model: ModelSpec, pp: int, schedules, max_chunks: int, seq_len: int
+) -> list[tuple[str, int, tuple[int, ...] | None]]:
+    """(schedule, v, layers per stage) options: no pipeline with PP = 1; each split (even, and
+    lighter first/last stages); interleaved for each v the split allows (a layer per chunk)."""
     if pp == 1:
-        return [("1f1b", 1)]
-    out = [(s, 1) for s in schedules if s != "interleaved_1f1b"]
+        return [("1f1b", 1, None)]
+    splits = split_options(model, pp, seq_len)
+    out = [(s, 1, n) for n in splits for s in schedules if s != "interleaved_1f1b"]
+    if "interleaved_1f1b" not in schedules:
+        return out
     return out + [
-        ("interleaved_1f1b", v)
+        ("interleaved_1f1b", v, n)
         for v in range(2, max_chunks + 1)
-        if "interleaved_1f1b" in schedules and model.num_layers % (pp * v) == 0
+        for n in splits
+        if (model.num_layers % (pp * v) == 0 if n is None else min(n) >= v)
     ]
 
 
@@ -119,7 +140,8 @@ def search(
 ) -> SearchResult:
     """Every (DP, TP, PP, ZeRO, micro-batch, schedule, v) of the cluster, ranked or rejected."""
     check_model_shape(model)
-    N, B, ranked, rejected = cluster.num_gpus, training.global_batch, [], []
+    N, B, ranked, rejected, least = cluster.num_gpus, training.global_batch, [], [], {}
+    stage_cache: dict[Layout, tuple] = {}
     sp, usable = sequence_parallel, usable_bytes(cluster, training)
     for tp in _divisors(N):
         for pp in _divisors(N // tp):
@@ -129,7 +151,7 @@ def search(
                 rejected.append(Rejected(dp=dp, tp=tp, pp=pp, rule=problem[0], reason=problem[1]))
                 continue
             spans = {d: group_span(dims, d, cluster) for d in ("dp", "pp", "tp")}
-            for sched, v in _schedules(model, pp, schedules, max_chunks):
+            for sched, v, split in _schedules(model, pp, schedules, max_chunks, training.seq_len):
                 too_big = {}  # ZeRO stage -> micro-batch that did not fit: larger ones won't either
                 for mb in [
                     b for b in _divisors(B // dp) if micro_batches is None or b in micro_batches
@@ -150,12 +172,26 @@ def search(
                         )
                         continue
                     for z in (z for z in zero_stages if dp > 1 or z == 0):  # ZeRO = DDP at DP 1
-                        lay = Layout(**kw, zero_stage=z, order=order, sequence_parallel=sp)
-                        mem = None if z in too_big else memory_per_gpu(model, lay, training)
+                        lay = Layout(
+                            **kw,
+                            zero_stage=z,
+                            order=order,
+                            sequence_parallel=sp,
+                            layers_per_stage=split,
+                        )
+                        mem = None if z in too_big else layout_memory(model, lay, training)
                         if mem is not None and capacity_fits(cluster, training, mem):
                             try:
+                                # Stage times depend on ZeRO only through ZeRO-3's gathers.
+                                key = replace(lay, zero_stage=3 if z == 3 else 0)
+                                if key not in stage_cache:
+                                    stage_cache[key] = all_stage_times(
+                                        model, cluster, spans, lay, training
+                                    )
                                 ranked.append(
-                                    evaluate_placed(model, cluster, lay, training, spans, mem)
+                                    evaluate_placed(
+                                        model, cluster, lay, training, spans, mem, stage_cache[key]
+                                    )
                                 )
                             except ValueError as e:  # e.g. sequence parallelism: TP must divide s
                                 rejected.append(
@@ -163,6 +199,9 @@ def search(
                                 )
                             continue
                         too_big.setdefault(z, mb)
+                        held = least.get(tp * pp)
+                        if mem is not None and (held is None or mem.total_bytes < held.total_bytes):
+                            least[tp * pp] = mem
                         need = (
                             f"micro-batch {too_big[z]} already exceeds"
                             if mem is None
@@ -186,4 +225,6 @@ def search(
         default=None,
         key=lambda e: (e.layout.tp * e.layout.pp, e.layout.pp, e.layout.zero_stage, e.step_time_s),
     )
-    return SearchResult(ranked=tuple(ranked), rejected=tuple(rejected), boring=boring)
+    return SearchResult(
+        ranked=tuple(ranked), rejected=tuple(rejected), boring=boring, least_memory=least
+    )

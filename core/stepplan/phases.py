@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from core.hardware import Cluster
 from core.parallel import Layout, Placement, place
 from core.pipeline import MAX_OPS
-from core.planner import ACT_BYTES, Evaluation, Training, dp_sync_s, evaluate
+from core.planner import ACT_BYTES, Evaluation, Training, dp_sync_parts, evaluate
 from core.stepplan.windows import Window, pipeline_windows
 from core.tensor_parallel import tp_comm_plan
 from core.training import get_recipe
@@ -207,12 +207,10 @@ def step_plan(model, cluster: Cluster, layout: Layout, training: Training) -> St
                 holdings=_holdings(ev, peaks, w.held, live=w.key != "fill"),
             )
         )
-    rec, eff, span = get_recipe(training.recipe), training.efficiency, ev.spans["dp"]
-    # The planner's gradient sync (core.planner.comm dp_sync_s) on the stage with most params;
-    # overlap hides it behind one micro-batch's backward (forward), as step_breakdown does.
-    sync = dp_sync_s(zero, span, max(per.psi), rec, cluster, eff)
-    window = (ev.stage.backward_s, ev.stage.forward_s)
-    exposed = [max(0.0, x - w) if training.overlap_dp else x for x, w in zip(sync, window)]
+    span = ev.spans["dp"]
+    # The planner's DP sync as step_breakdown times it (core.planner.step_time dp_sync_parts).
+    args = (model, cluster, span, lay, training, ev.stages, tuple(per.psi))
+    sync, exposed = dp_sync_parts(*args)
     after = _holdings(ev, peaks, [0.0] * p, live=True)
     t = result.makespan_s
 

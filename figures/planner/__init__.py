@@ -17,6 +17,7 @@ from figures.planner.table import (
     filter_rows,
     table_columns,
     table_rows,
+    validation_rows,
 )
 
 __all__ = [
@@ -37,5 +38,6 @@ __all__ = [
     "no_layout_message",
     "table_columns",
     "table_rows",
+    "validation_rows",
     "takeaway_text",
 ]

@@ -119,9 +119,15 @@ def cluster_figure(
         f"{c.num_nodes} nodes × {gpn} {c.gpu.name} · DP {d.dp} × PP {d.pp} × TP {d.tp}, order "
         f"{d.order} · coloured by {COLOUR_BY[colour_by]}{more}"
     )
-    sub = (
+    crossing = (  # at a degree of 1 there are no groups to cross anything: say so instead
         f"{span.crossing_groups} of {span.num_groups} {colour_by.upper()} groups cross a node "
-        "boundary<br>"
+        "boundary"
+        if span.size > 1
+        else f"{colour_by.upper()} = 1: every GPU is its own {colour_by.upper()} group"
+    )
+    sub = (
+        crossing
+        + "<br>"
         + " · ".join(
             f"{k.upper()} on {spans[k].link}" for k in ("tp", "pp", "dp") if spans[k].size > 1
         )

@@ -46,8 +46,8 @@ def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
         "|---|---|---|---|",
         _row(
             "compute",
-            f"{M} × 3 × GEMM forward FLOPs / ({format_flops(peak)}/s × matmul eff. "
-            f"{t.efficiency.matmul})",
+            f"{M} × 3 × each GEMM's max(FLOPs / ({format_flops(peak)}/s × matmul eff. "
+            f"{t.efficiency.matmul}), bytes / HBM) + 5.5 µs (a roofline per GEMM shape)",
             bd.compute_s,
             ev,
         ),
@@ -65,7 +65,7 @@ def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
         ),
         _row(
             "exposed TP",
-            f"{M} × {L // lay.pp} layers × all-reduces of b·s·h·2 B = "
+            f"{M} × {st.layers} layers × all-reduces of b·s·h·2 B = "
             f"{format_bytes(mb * s * m.hidden_size * 2, units)} over TP={lay.tp} on "
             f"{spans['tp'].link} (ring: 2(t−1)/t × bytes / bw)",
             bd.tp_s,
@@ -92,8 +92,9 @@ def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
         ),
         _row(
             "exposed DP",
-            f"max(0, sync − t_B of the last micro-batch); sync = {format_seconds(ev.dp_sync_s)} "
-            f"over DP={lay.dp} on {spans['dp'].link}",
+            f"per-layer buckets on their own stream: c + (n − 1)·max(0, c − b) per stage, less "
+            f"the drain; sync = {format_seconds(ev.dp_sync_s)} over DP={lay.dp} on "
+            f"{spans['dp'].link}",
             bd.dp_s,
             ev,
         ),
@@ -105,7 +106,12 @@ def how_computed_markdown(ev: Evaluation, units: str = "binary") -> str:
         ),
         f"| **total** | | **{format_seconds(ev.step_time_s)}** | 100% |",
     ]
-    return "\n".join(lines)
+    # Rows that cannot apply at a degree of 1 (no TP group, no pipeline, no DP replicas) go.
+    idle = {"exposed TP": lay.tp == 1, "PP p2p": lay.pp == 1, "PP bubble": lay.pp == 1}
+    idle |= {"exposed DP": lay.dp == 1, "ZeRO-3 gathers": lay.zero_stage != 3}
+    return "\n".join(
+        x for x in lines if not any(x.startswith(f"| {k} |") for k, v in idle.items() if v)
+    )
 
 
 def exercise_markdown(good: Evaluation, bad: Evaluation, link: str) -> str:

@@ -4,9 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from core.parallel import ZERO_STAGES
 from core.pipeline import SCHEDULES
-from core.planner import CalibrationRow, SearchResult, calibration_table
+from core.planner import LLAMA3_405B, CalibrationRow, SearchResult, calibration_table, validate
 from core.units import gib_or_gb
+
+
+def _labels(zero: int | None, schedule: str | None, v: int | None, split=None) -> dict:
+    """Human labels of a row's ZeRO stage, schedule and layer split (registry labels)."""
+    sched = schedule and SCHEDULES[schedule].short_label + (f" v={v}" if v and v > 1 else "")
+    uneven = split and len(set(split)) > 1
+    return {
+        "zero": None if zero is None else ZERO_STAGES[zero].label,
+        "schedule_label": sched,
+        "layers": (f"{split[0]}/{split[1]}…/{split[-1]}" if uneven else "even") if sched else None,
+    }
 
 
 def table_rows(result: SearchResult, limit: int | None = None) -> list[dict]:
@@ -31,6 +43,9 @@ def table_rows(result: SearchResult, limit: int | None = None) -> list[dict]:
             "status": "ok",
             "reason": "",
         }
+        | _labels(
+            e.layout.zero_stage, e.layout.schedule, e.layout.num_chunks, e.layout.layers_per_stage
+        )
         for i, e in enumerate(result.ranked[:limit])
     ]
     rows += [
@@ -52,6 +67,7 @@ def table_rows(result: SearchResult, limit: int | None = None) -> list[dict]:
             "status": r.rule,
             "reason": r.reason,
         }
+        | _labels(r.zero_stage, r.schedule, r.num_chunks)
         for r in result.rejected
     ]
     return rows
@@ -78,6 +94,25 @@ def calibration_rows(rows: Sequence[CalibrationRow] | None = None) -> list[dict]
     ]
 
 
+def validation_rows() -> list[dict]:
+    """Published runs the model was not fitted on: published vs predicted MFU (core.planner)."""
+    out = []
+    for row in map(validate, LLAMA3_405B):
+        ev, r = row.fitting or row.fastest, row.run
+        out.append(
+            {
+                "run": r.name,
+                "TP × PP × DP": f"{r.tp} × {r.pp} × {r.dp}",
+                "published MFU": f"{r.mfu:.0%}",
+                "predicted MFU": f"{ev.mfu:.1%}",
+                "error": f"{row.error:+.1%}",
+                "step (s)": round(ev.step_time_s, 2),
+                "planner's variant": f"{ev.layout.label}, {ev.training.recompute} recompute",
+            }
+        )
+    return out
+
+
 # Table column -> (header, printf or Streamlit number format (None: shown as is), column width), in
 # order.
 TABLE_COLUMNS = {
@@ -85,17 +120,17 @@ TABLE_COLUMNS = {
     "dp": ("DP", None, "small"),
     "tp": ("TP", None, "small"),
     "pp": ("PP", None, "small"),
-    "zero_stage": ("ZeRO", None, "small"),
+    "zero": ("ZeRO", None, "small"),
     "micro_batch": ("mb", None, "small"),
-    "schedule": ("schedule", None, "medium"),
-    "num_chunks": ("v", None, "small"),
     "step_time_s": ("step (s)", "%.3g", "small"),
-    "vs_fastest": ("vs fastest", "percent", "small"),
     "mfu": ("MFU", "percent", "small"),
-    "tokens_per_s": ("tokens/s", "compact", "small"),
     "memory": ("memory", "%.1f", "small"),
+    "status": ("status", None, "small"),
+    "vs_fastest": ("vs fastest", "percent", "small"),
+    "schedule_label": ("schedule", None, "small"),
+    "layers": ("layers", None, "small"),
+    "tokens_per_s": ("tokens/s", "compact", "small"),
     "boring": ("boring", None, "small"),
-    "status": ("status", None, "medium"),
     "reason": ("reason", None, "large"),
 }
 
@@ -106,7 +141,7 @@ def table_columns(rule: str) -> list[str]:
     ones.
     """
     timing, why = (
-        {"rank", "step_time_s", "vs_fastest", "mfu", "tokens_per_s", "memory", "boring"},
+        {"rank", "step_time_s", "vs_fastest", "mfu", "tokens_per_s", "boring", "layers"},
         {"status", "reason"},
     )
     hide = set() if rule == "all" else why if rule == "ranked" else timing

@@ -12,8 +12,10 @@ from core.parallel import ORDERS as LAYOUT_ORDERS
 from core.parallel import ZERO_STAGES, Layout, ParallelDims, place
 from core.pipeline import SCHEDULES
 from core.planner import Evaluation, SearchResult, Training, evaluate, pick_layout, tp_flipped
+from core.training import RECIPES as RECIPE_REGISTRY
 from core.units import gib_or_gb
 from figures import planner as fp
+from figures.planner.gantt import AGGREGATE_ABOVE
 
 PICK = {k: k for k in ("fastest", "#2", "#3", "#4", "#5", "boring", "custom")}
 VS = {k: k for k in ("TP flipped", "boring", "fastest", "#2")}
@@ -32,6 +34,26 @@ HELP = {
     "pick": "The search's ranking, or custom: set it below or click a row of the table.",
 }
 ORDERS = {o: o for o in LAYOUT_ORDERS}  # innermost first
+RECIPES = {k: r.label for k, r in RECIPE_REGISTRY.items()}  # URL value: the registry's label
+EFF, PK = dict(step=0.05, help=HELP["eff"]), dict(help=HELP["pick"])
+INPUTS = "Inputs: model, cluster, batch, precision, recompute, which layout to draw"
+VALIDATION = (
+    "**Shown, not fitted:** published runs on other hardware, predicted with the same parameters "
+    "(nothing set from them). Schedule, recompute and ZeRO stage are not published: the planner "
+    "tries each and reports its fastest variant that fits in memory."
+)
+
+
+def input_summary(
+    nodes: int, gpn: int, gpu: str, model: str, gb: int, seq: int, rc: str, recipe: str
+) -> str:
+    """The inputs in one line, above their expander."""
+    return (
+        f"**{model}** on **{nodes} × {gpn} {gpu}** · batch {gb:,} × {seq:,} tokens · "
+        f"{rc} recompute · {recipe}"
+    )
+
+
 ZEROS = {str(k): v.label for k, v in ZERO_STAGES.items()}  # URL value zero=0..3
 CUSTOM = "Custom layout (used when Layout drawn = custom; a table row click fills it in)"
 NO_LAYOUT = (
@@ -58,7 +80,6 @@ EXERCISE = dict(
     pp="8",
     cmp="true",
 )
-MAX_OPS = 40_000  # F and B operations the Gantt chart draws at most (browser time)
 EXERCISE_TITLE = "The placement exercise: 8 nodes × 8 GPUs, TP = 8, PP = 8, DP = 1"
 
 
@@ -128,14 +149,10 @@ def pipeline_ops(ev: Evaluation) -> int:
     return 2 * ev.layout.pp * ev.num_microbatches * ev.layout.num_chunks
 
 
-def gantt_help(ops: int) -> str:
-    return f"{ops:,} F and B operations; drawn up to {MAX_OPS:,}."
-
-
-def gantt_too_big(ops: int) -> str:
+def gantt_help(ev: Evaluation) -> str:
     return (
-        f"{ops:,} operations: too many to draw; the step time above already uses the simulated "
-        "makespan."
+        f"{pipeline_ops(ev):,} F and B operations; above {AGGREGATE_ABOVE} micro-batches each "
+        "rank's ops merge into busy runs."
     )
 
 

@@ -60,3 +60,22 @@ def test_planner_row_click_draws_the_layout_and_the_link_restores_it(page, app_u
     wait_for_charts(other)
     assert _step_metric(other) == format_seconds(third.step_time_s)
     other.close()
+
+
+def test_answer_is_above_the_fold_at_1440x900(browser, app_url):
+    """A shared link's first screen: the metrics, the MFU caveat and the "why" paragraph all end
+    above y = 900 in a 1440 x 900 window (docs/screens/planner_1440.png is this view)."""
+    page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+    page.goto(f"{app_url}/planner")
+    wait_for_app_run(page)
+    wait_for_charts(page)
+    for locator in (
+        page.get_by_test_id("stMetric").filter(has_text="Step time"),
+        page.get_by_test_id("stMetric").filter(has_text="MFU"),
+        page.get_by_test_id("stMetric").filter(has_text="Memory"),
+        page.get_by_text("Fitted on A100 only", exact=False),
+        page.get_by_text("Recommended:", exact=False),
+    ):
+        box = locator.first.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 900, box
+    page.context.close()
