@@ -52,7 +52,9 @@ class App:
     def __init__(self, extra: list[str]):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(ROOT / "benchmarks" / "results" / "load-streamlit.log", "w")
+        results = ROOT / "benchmarks" / "results"  # git-ignored: absent on a fresh clone
+        results.mkdir(exist_ok=True)
+        self.log = open(results / "load-streamlit.log", "w")
         self.proc = subprocess.Popen(
             [
                 sys.executable,
