@@ -65,10 +65,17 @@ def block_grid_figure(rank, step, *, cp: int, layout: str, causal: bool) -> dict
     }
 
 
+# The Gantt's panels stacked in pixels: a row per rank, and between two panels room for the upper
+# panel's time ticks and the lower panel's label (presenter mode enlarges the chart with its text).
+ROW_PX, GAP_PX, TOP_PX, BOTTOM_PX = 34, 76, 90, 50
+
+
 def gantt_figure(results: list[BalanceResult]) -> dict:
     """One panel per layout: each rank's blocks per ring step; a step ends with its slowest rank."""
     traces, layout, k = [], {}, len(results)
     seen = set()
+    panel_px = ROW_PX * results[0].cp
+    plot_px = k * panel_px + (k - 1) * GAP_PX
     unit = max(results[0].step_pairs[0], 1)  # time in units of the first layout's step 0
     for i, res in enumerate(results):
         ax = "" if i == 0 else str(i + 1)
@@ -98,9 +105,9 @@ def gantt_figure(results: list[BalanceResult]) -> dict:
                 }
             )
             seen.add(src)
-        top = 1 - i / k
+        top = 1 - i * (panel_px + GAP_PX) / plot_px
         layout[f"yaxis{ax}"] = {
-            "domain": [top - 1 / k + 0.12, top - 0.02],
+            "domain": [max(top - panel_px / plot_px, 0.0), top],
             "autorange": "reversed",
             "anchor": f"x{ax}",
         }
@@ -140,7 +147,7 @@ def gantt_figure(results: list[BalanceResult]) -> dict:
             "plot_bgcolor": COLOURS["idle"],
             "showlegend": True,
             "legend": {"orientation": "v", "x": 1.01, "y": 1},
-            "height": 200 + 34 * cp * k,
-            "margin": margin(l=70, t=90, b=50, r=140),
+            "height": plot_px + TOP_PX + BOTTOM_PX,
+            "margin": margin(l=70, t=TOP_PX, b=BOTTOM_PX, r=140),
         },
     }

@@ -3,8 +3,25 @@ length (plain dict specs built from core.context_parallel results)."""
 
 from __future__ import annotations
 
-from core.units import bytes_in, gib_or_gb
-from figures.style import COLOURS, CP_SCHEME_COLOURS, SERIES_COLOURS, bottom_legend, margin
+from core.units import bytes_in, format_count, gib_or_gb
+from figures.style import (
+    COLOURS,
+    CP_SCHEME_COLOURS,
+    SERIES_COLOURS,
+    bottom_legend,
+    decade_ticks,
+    margin,
+    ticks_125,
+)
+
+
+def _log_axes(xs: list[float], ys: list[float], x_title: str, y_title: str) -> dict:
+    """Log x and y labelled only at round values (x at 1, 2, 5 × 10^k, y at the decades), so
+    Plotly's minor labels (2 … 9 between decades) never crowd a decade's label."""
+    return {
+        "xaxis": {"type": "log", "title": {"text": x_title}, **ticks_125(xs, format_count)},
+        "yaxis": {"type": "log", "title": {"text": y_title}, **decade_ticks(ys, format_count)},
+    }
 
 
 def traffic_figure(
@@ -96,8 +113,12 @@ def overlap_figure(points: dict[str, list], *, cp: int, crossings: dict[str, flo
                 "text": f"Context parallel · CP={cp} · does the K/V hop hide behind the block?",
                 "subtitle": {"text": "per ring step: compute grows with (S/C)², the hop with S/C"},
             },
-            "xaxis": {"type": "log", "title": {"text": "sequence length S (tokens)"}},
-            "yaxis": {"type": "log", "title": {"text": "µs per ring step"}},
+            **_log_axes(
+                xs,
+                [y for t in data for y in t["y"]],
+                "sequence length S (tokens)",
+                "µs per ring step",
+            ),
             "legend": bottom_legend(y=-0.25),
             "height": 420,
             "margin": margin(l=70, t=90, b=80),
@@ -142,8 +163,12 @@ def memory_figure(lines: dict[str, list], *, hbm_bytes: float, units: str, gpu: 
                     "flight) + model states; above the dotted line is out of memory"
                 },
             },
-            "xaxis": {"type": "log", "title": {"text": "sequence length S (tokens)"}},
-            "yaxis": {"type": "log", "title": {"text": f"{unit} per GPU"}},
+            **_log_axes(
+                xs,
+                [y for t in data for y in t["y"]],
+                "sequence length S (tokens)",
+                f"{unit} per GPU",
+            ),
             "legend": bottom_legend(y=-0.25),
             "height": 420,
             "margin": margin(l=70, t=90, b=80),
