@@ -13,9 +13,8 @@ from core.pipeline import SCHEDULES
 from core.planner import Efficiency, Training
 from core.training import RECOMPUTE_MODES
 from figures import planner as fp
-from figures.pipeline import gantt_figure
 from figures.planner import text as pt
-from figures.planner.gantt import AGGREGATE_ABOVE, aggregated_gantt_figure
+from figures.planner.gantt import planner_gantt_figure
 from figures.planner.run import Run, answer_words, caveat_words, evaluate_run, search_run
 
 SIZES, SEQ = common.same((1, 2, 4, 8, 16, 32, 72)), common.same(2**k for k in range(10, 16))
@@ -36,9 +35,8 @@ def _figs(run: Run, lay: Layout, colour: str, units: str, other: Layout | None, 
 
 @st.cache_data(max_entries=16)
 def _gantt(run: Run, lay: Layout) -> dict:
-    pipe = _eval(run, lay).pipeline()
-    big = pipe.num_microbatches > AGGREGATE_ABOVE  # one box per op would be a barcode
-    return aggregated_gantt_figure(pipe) if big else gantt_figure(pipe)
+    # The simulated step: a ValueError (shown by the caller) past the simulator's P·M·v op limit.
+    return planner_gantt_figure(_eval(run, lay).pipeline())
 
 
 @st.cache_data(max_entries=16)
@@ -123,7 +121,8 @@ else:
     elif cmp:
         st.info(pt.NOTHING_TO_COMPARE)
     if ev.layout.pp > 1 and common.toggle(pt.GANTT, False, key="gantt", help=pt.gantt_help(ev)):
-        common.chart(_gantt(run, ev.layout), key="gantt_chart")  # aggregated when M is large
+        if gantt := common.attempt(_gantt, run, ev.layout, prefix="Gantt: "):  # or why not
+            common.chart(gantt, key="gantt_chart")  # aggregated when M is large
 
 st.subheader(pt.table_title(gpus))
 rule = common.select("Show", pt.RULES, "all", key="rule", where=st.columns(4)[0])

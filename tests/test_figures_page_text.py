@@ -57,10 +57,20 @@ def test_planner_run_is_a_cache_key_equal_for_equal_controls():
 
 
 def test_planner_picked_layout_names_every_rule_when_nothing_runs():
+    # One node of 7 GPUs (7 nodes of 8 now run Llama-2 70B: PP = 7 or 28 on uneven stages). The
+    # three grids by hand: DP 7 does not divide 1152 = 2^7 · 3^2 (batch); TP 7 does not divide 64
+    # heads (model split); PP 7 holds 69e9 params x 16 B / 7 ≈ 158 GB per GPU on average > 80 GB
+    # (memory, for 1F1B and GPipe at each of the 24 micro-batches dividing 1152: 48), and
+    # interleaved 1F1B needs M a multiple of 7, never true as 7 ∤ 1152 (schedule: v = 2..8, every
+    # stage of the 10 / 12 x 5 / 10 split holding ≥ 8 layers, times 24 micro-batches: 168).
     tr = Training(global_batch=1152, seq_len=4096, recompute="selective")
-    res = search_run(Run(model="Llama-2 70B", cluster=make_cluster(num_nodes=7), training=tr))
-    with pytest.raises(ValueError, match="No layout of 56 GPUs runs Llama-2 70B"):
-        pt.picked_layout(res, "fastest", 56, "Llama-2 70B")
+    cluster = make_cluster(num_nodes=1, gpus_per_node=7)
+    res = search_run(Run(model="Llama-2 70B", cluster=cluster, training=tr))
+    with pytest.raises(ValueError, match="No layout of 7 GPUs runs Llama-2 70B") as err:
+        pt.picked_layout(res, "fastest", 7, "Llama-2 70B")
+    for rule in ("schedule (168)", "memory (48)", "batch (1)", "model split (1)"):
+        assert rule in str(err.value)
+    assert "PP at most the layers" in str(err.value)  # uneven stages: PP need not divide them
 
 
 def test_planner_self_checks_answer_by_hand():

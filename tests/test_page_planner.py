@@ -236,3 +236,17 @@ def test_gantt_on_request_is_the_simulated_pipeline_of_the_step():
     # The pipeline makespan is the step minus what happens outside it (exposed DP sync, optimizer).
     makespan = best.step_time_s - best.breakdown.dp_s - best.breakdown.optimizer_s
     assert f"makespan {makespan:.4g} s" in gantt["layout"]["title"]["subtitle"]["text"]
+
+
+def test_gantt_past_the_simulators_op_limit_says_why_and_the_page_goes_on():
+    # 1F1B at P = 8 with M = 65,536 micro-batches (DP 1, micro-batch 1): 2 P M = 1,048,576 F and
+    # B ops, over core.pipeline's 1,000,000-op limit. The step time comes from the planner's short
+    # simulation (P + 2 micro-batches), so only the drawing cannot run: it says why and what to do.
+    at = run(pick="custom", dp="1", tp="8", pp="8", gb="65536")
+    at.toggle(key="gantt").set_value(True).run()
+    assert not at.exception
+    error = next(e.value for e in at.error if e.value.startswith("Gantt: "))
+    assert "has 1,048,576 ops, over the 1,000,000-op limit" in error
+    assert "use a smaller P·M·v" in error
+    assert metric(at, "Step time").value  # the answer above still stands
+    assert at.dataframe  # and the page goes on to the table

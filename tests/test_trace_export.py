@@ -168,11 +168,20 @@ def test_planner_step_trace(kw):
     tr = valid(planner_step_trace(ev))
     pp = kw["pp"]
     assert tracks(tr) == {r: f"PP rank {r}" for r in range(pp)}
+    # Every track spans the simulated step: the full simulation's makespan, then the exposed DP
+    # sync and the optimizer. Stages are uneven (embedding first, LM head last), so the breakdown's
+    # makespan (core.planner.pipeline_makespan_s) takes the documented fast route instead:
+    # durations relative to the busiest stage rounded to 1% to share cache entries, P + 2
+    # micro-batches simulated (2P interleaved), the busiest stage's F + B per further one.
+    # docs/notes/planner.md ("Makespan of uneven stages") bounds it at 2.5% (3% in
+    # tests/test_planner_stages.py); here the rounding alone moves it by ~3e-5. So the trace must
+    # match its own simulation exactly, and the planner's step within that documented bound.
+    bd = ev.breakdown
+    step_us = (ev.pipeline().makespan_s + bd.dp_s + bd.optimizer_s) * 1e6
+    assert step_us == pytest.approx(ev.step_time_s * 1e6, rel=0.03)
     for r in range(pp):
         leaf = slices(tr, r)
-        # The simulated step (makespan + exposed DP sync + optimizer) equals the breakdown's total,
-        # which core.planner.step_time computes by its own route (closed makespan per micro-batch).
-        assert sum(e["dur"] for e in leaf) == pytest.approx(ev.step_time_s * 1e6, rel=1e-6)
+        assert sum(e["dur"] for e in leaf) == pytest.approx(step_us, rel=1e-6)
         assert {e["cat"] for e in leaf} <= {"compute", "comm", "idle"}
         ops = slices(tr, r, leaf_only=False)
         for op in (o for o in ops if o["cat"].startswith("op ")):  # children sit inside their op

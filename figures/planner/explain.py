@@ -177,8 +177,8 @@ def no_layout_message(result: SearchResult, num_gpus: int, model_name: str) -> s
     return (
         f"No layout of {num_gpus:,} GPUs runs {model_name}: every one breaks a rule — {rules}; "
         "the table below gives each reason. Memory: add nodes, recompute, shard with ZeRO or "
-        "shrink the micro-batch. Splits: choose a GPU count whose DP × TP × PP factors divide "
-        "the batch, the heads and the layers."
+        "shrink the micro-batch. Splits: choose a GPU count of DP × TP × PP with DP dividing the "
+        "batch, TP the heads, and PP at most the layers (stages may be uneven)."
     )
 
 

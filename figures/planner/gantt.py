@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.pipeline import PipelineResult
+from figures.pipeline import gantt_figure
 from figures.style import COLOURS, bottom_legend, margin
 
 AGGREGATE_ABOVE = 32  # micro-batches: above this the planner draws busy runs, not ops
@@ -35,6 +36,12 @@ def busy_runs(
                 )
             )
     return out
+
+
+def planner_gantt_figure(result: PipelineResult) -> dict:
+    """One box per op up to AGGREGATE_ABOVE micro-batches; busy runs above (a barcode otherwise)."""
+    many = result.num_microbatches > AGGREGATE_ABOVE
+    return aggregated_gantt_figure(result) if many else gantt_figure(result)
 
 
 def aggregated_gantt_figure(result: PipelineResult) -> dict:
