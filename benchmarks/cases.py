@@ -124,3 +124,13 @@ PAGE_CASES += [
     ("app_pages/expert_parallel.py", "defaults (E=64)", {}, dict(rerun_ms=100, latency_ms=200)),
 ]
 CORE_CASES += [("MoE layer: 8,192 tokens, 64 experts, top-8, EP=8", _moe_layer, 0.5)]
+
+# Issue 14 (the training step drawn), appended: issue 18's budgets for a page at its defaults.
+PAGE_CASES += [
+    (
+        "app_pages/training_step.py",
+        "defaults (planner's pick)",
+        {},
+        dict(rerun_ms=100, latency_ms=150),
+    )
+]
