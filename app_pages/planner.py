@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.links import run_step_link
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
 from core.memory import SIZED_SCHEDULES
 from core.model import MODEL_PRESETS
@@ -103,7 +104,7 @@ if lay := common.attempt(pt.drawn_layout, res, pick, gpus, model, custom):
 common.show_row_click_note("table")
 if ev:  # the answer first: layout, step, MFU (and what it was fitted on), memory, why
     common.metrics(pt.metric_kwargs(fp.headline_metrics(ev, units), ev.fits), [1.3, 1, 1, 1, 1.3])
-    st.caption(caveat_words(ev))
+    st.caption(f"{run_step_link(run, ev.layout)}  \n{caveat_words(ev)}")  # link, then caveat
 if pick == "fastest" or res.fastest is None:  # why this layout, or the closest one and its fixes
     st.markdown(_why(run, units))
 for w in ev.warnings if ev else ():

@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from app_pages import common
+from app_pages.common.links import STEP_PATH
 from core import scenarios as cs
 from core.hardware import SCALE_OUT_LINKS
 from figures import scenarios as fs
@@ -70,6 +71,11 @@ def _open(link: cs.Link, query: dict[str, str]) -> None:
         st.page_link(link.page, label=link.label, query_params=query, icon="↗️")
     except StreamlitPageNotFoundError:
         st.markdown(f"↗️ [{link.label}]({Path(link.page).stem}?{urlencode(query, quote_via=quote)})")
+    if link.page.endswith("/planner.py"):  # the step page reads the planner's keys (common.links)
+        step = urlencode({k: v for k, v in query.items() if k != "cmp"}, quote_via=quote)
+        st.markdown(
+            f"🎞️ [Draw this step]({STEP_PATH}?{step}): {link.label.removeprefix('Planner: ')}"
+        )
 
 
 common.start_page(

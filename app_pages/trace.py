@@ -136,7 +136,7 @@ common.download(
     key="json",
     where=row,
 )
-st.text(tt.PERFETTO)
+st.markdown(tt.PERFETTO)
 
 common.takeaway(tt.takeaway(tl.step_s, measured, hidden_t, hidden_p, fitted=rates is not None))
 with st.expander("How this is computed", expanded=True):

@@ -36,7 +36,10 @@ HELP = {
 UPLOAD = "Profiler traces: one .json or .json.gz per rank (prof.export_chrome_trace)"
 NO_FILES = "Upload one trace per rank, or turn the demo trace back on."
 NO_FIT = ". Showing the plan at 40 GFLOP/s and 300 MB/s."
-PERFETTO = "Open the JSON in https://ui.perfetto.dev or chrome://tracing: one track per rank."
+PERFETTO = (  # markdown: the address is a link; chrome:// pages cannot be linked to from a page
+    "Open the JSON in [ui.perfetto.dev](https://ui.perfetto.dev) (Open trace file) or type "
+    "`chrome://tracing` in Chrome's address bar: one track per rank."
+)
 MS = ("span_s", "compute_s", "comm_s", "overlap_s", "idle_s")  # per-rank columns shown in ms
 RANK_COLUMNS = {k: (k[:-2] + " (ms)", "%.3f", None) for k in MS}
 COMM_COLUMNS = {"ms": ("total (ms, summed)", "%.3f", None)}

@@ -291,3 +291,25 @@ def test_time_charts_print_the_link_in_the_sidebars_bandwidth_unit():
         "B = 450 GB/s"
         in time_vs_ranks_figure(message_bytes=1e9, **kw)["layout"]["title"]["subtitle"]["text"]
     )
+
+
+def test_log_axes_are_labelled_only_at_round_values():
+    """Issue 15 §3: Plotly's own minor labels on a log axis ("5, 2, 5, 2") read as data."""
+    fig = bytes_per_rank_figure(scan_bytes_per_rank([2, 4, 8, 1024], GIB))
+    # naive root sends 1 … 1023 GiB: ticks at 1, 2, 5 × 10^k from 1/2.5 to 1023 × 2.5
+    y2 = fig["layout"]["yaxis2"]
+    assert y2["type"] == "log" and y2["tickmode"] == "array"
+    assert y2["tickvals"] == pytest.approx([0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000])
+    assert y2["ticktext"][:3] == ["0.5", "1", "2"] and y2["ticktext"][-1] == "2000"
+    c = make_cluster(num_nodes=2, gpus_per_node=8)
+    figs = [
+        fig,
+        time_vs_ranks_figure(
+            message_bytes=GIB, bandwidth_bytes_per_s=300e9, latency_s=0.0, rank_counts=[2, 8, 16]
+        ),
+        time_vs_size_figure(num_ranks=64, bandwidth_bytes_per_s=50e9, latency_s=10e-6, cluster=c),
+    ]
+    for f in figs:
+        for name, ax in f["layout"].items():
+            if name.startswith(("xaxis", "yaxis")) and ax.get("type") == "log":
+                assert ax.get("tickmode") == "array", (f["layout"]["title"], name)

@@ -123,3 +123,21 @@ def test_useful_devices_figure_steps_down_from_allocated():
     bars = fig["data"][0]
     assert bars["y"] == pytest.approx([1000, 800, 640, 576])
     assert "576 of 1,000 (57.6%)" in fig["layout"]["title"]["text"]
+
+
+def test_daly_marker_draws_over_the_optimum_star_and_monte_carlo_is_explained():
+    """Issue 15 §3: Daly's τ sits within a percent of the optimum, so its marker must draw on top
+    of (after) a larger star; the legend says what a Monte Carlo run and s.e. are."""
+    curve = goodput_curve(checkpoint_s=300, restart_s=600, mtbf_s=3 * HOUR_S)
+    mc = simulate_goodput(
+        interval_s=3600, checkpoint_s=300, restart_s=600, mtbf_s=3 * HOUR_S, run_work_s=DAY_S
+    )
+    fig = goodput_figure(curve, [mc])
+    names = [t["name"] for t in fig["data"]]
+    star = next(i for i, n in enumerate(names) if n.startswith("exact optimum"))
+    for marker in ("Daly", "Young"):
+        i = next(i for i, n in enumerate(names) if n.startswith(marker))
+        assert star < i  # Plotly draws later traces on top
+        assert fig["data"][i]["marker"]["size"] < fig["data"][star]["marker"]["size"]
+    legend = _trace(fig, "Monte Carlo")["name"]
+    assert "±2 s.e." in legend and "standard error" in legend and "run = " in legend

@@ -5,6 +5,9 @@ settings the URL encodes), never from the page's own output; the placement exerc
 also checked against the ring all-reduce worked by hand in tests/test_planner.py.
 """
 
+import re
+from urllib.parse import parse_qs
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -250,3 +253,53 @@ def test_gantt_past_the_simulators_op_limit_says_why_and_the_page_goes_on():
     assert "use a smaller P·M·v" in error
     assert metric(at, "Step time").value  # the answer above still stands
     assert at.dataframe  # and the page goes on to the table
+
+
+def _step_link(at: AppTest) -> dict[str, str]:
+    """The query of the page's one "Draw this step" link (to the Training step page)."""
+    found = [m for c in at.caption for m in re.findall(r"\[🎞️ Draw this step\]\(([^)]+)\)", c.value)]
+    assert len(found) == 1, found
+    path, _, query = found[0].partition("?")
+    assert path == "training_step"
+    return {k: v[0] for k, v in parse_qs(query).items()}
+
+
+ZERO_LABELS = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "ZeRO-3"}  # the ZeRO select's URL labels
+
+
+def test_draw_this_step_link_carries_the_recommended_layout_and_the_run():
+    at = run()
+    assert not at.error
+    best = search(preset("Llama-2 70B"), make_cluster(num_nodes=8), DEFAULT).fastest.layout
+    q = _step_link(at)
+    assert (q["pick"], q["dp"], q["tp"], q["pp"], q["zero"]) == (
+        "custom",
+        str(best.dp),
+        str(best.tp),
+        str(best.pp),
+        ZERO_LABELS[best.zero_stage],
+    )
+    assert int(q["dp"]) * int(q["tp"]) * int(q["pp"]) == 64  # the page's 8 nodes × 8 GPUs
+    assert (q["nodes"], q["gpn"], q["model"], q["seq"], q["gb"], q["rc"]) == (
+        "8",
+        "8",
+        "Llama-2 70B",
+        "4096",
+        "1152",
+        "selective",
+    )
+
+
+def test_draw_this_step_link_follows_a_custom_layout_and_cluster():
+    at = run(**EXERCISE)  # GPT-3 175B on 8 × 8 H100, DP 1 × TP 8 × PP 8, global batch 64
+    q = _step_link(at)
+    assert (q["dp"], q["tp"], q["pp"], q["zero"], q["model"], q["gb"], q["seq"], q["rc"]) == (
+        "1",
+        "8",
+        "8",
+        "DDP",
+        "GPT-3 175B",
+        "64",
+        "2048",
+        "full",
+    )

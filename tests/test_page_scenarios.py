@@ -2,6 +2,7 @@
 offers
 opens its target page with exactly the stated widgets and the same headline number."""
 
+import re
 from urllib.parse import parse_qsl
 
 import pytest
@@ -158,3 +159,30 @@ def test_link_opens_its_page_with_the_stated_configuration(kind, i):
         assert widget_value(at, key) == value, (key, value)
     label, value = _expected_metric(kind, i)
     assert metrics(at)[label] == value
+
+
+def step_links(at) -> list[dict]:
+    """The queries of the page's "Draw this step" links (markdown links to the Training step)."""
+    found = [m for md in at.markdown for m in re.findall(r"\(training_step\?([^)]+)\)", md.value)]
+    return [dict(parse_qsl(q)) for q in found]
+
+
+@pytest.mark.parametrize("kind", ["place", "sentence"])
+def test_layout_scenarios_offer_draw_this_step_for_each_planner_layout(kind):
+    at = run_app(PAGE, {"sc": LABELS[kind]})
+    assert_clean(at)
+    planner = [dict(x.params) for x in RESULTS[kind]().links if x.page.endswith("/planner.py")]
+    assert len(planner) >= 2  # 3D placement: both orders; the sentence: ZeRO, DDP, TP across
+    expected = [{k: v for k, v in q.items() if k != "cmp"} for q in planner]
+    assert step_links(at) == expected
+
+
+def test_draw_this_step_link_opens_the_step_page_without_notices():
+    at = run_app(PAGE, {"sc": LABELS["place"]})
+    query = step_links(at)[1]  # TP across nodes
+    step = run_app("app_pages/training_step.py", query)
+    assert_clean(step)
+    notes = [w.value for w in step.warning if "was ignored" in w.value]
+    assert not notes, notes
+    for key, value in query.items():
+        assert widget_value(step, key) == value, (key, value)

@@ -56,6 +56,8 @@ def test_demo_renders_both_ranks_and_the_plan():
         "Analysis (CSV)",
         "Simulated plan (Chrome trace JSON)",
     ]
+    # Issue 15 §3: the Perfetto address is a link, not plain text.
+    assert any("[ui.perfetto.dev](https://ui.perfetto.dev)" in m.value for m in at.markdown)
 
 
 def test_deep_link_sets_the_plan_ranks():

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlencode
 
+from app_pages.common import settings
 from core.parallel import ZERO_STAGES, Layout
 from core.schedule_names import SCHEDULES
+from figures.planner.run import Run
 
 STEP_PATH = "training_step"  # Streamlit serves app_pages/training_step.py here
 
@@ -63,3 +65,24 @@ def step_url(layout: Layout, **kwargs) -> str:
 def step_link_markdown(layout: Layout, label: str = "🎞️ Draw this step", **kwargs) -> str:
     """A markdown link for st.markdown: "[label](training_step?…)"."""
     return f"[{label}]({step_url(layout, **kwargs)})"
+
+
+def run_step_link(run: Run, layout: Layout, label: str = "🎞️ Draw this step") -> str:
+    """step_link_markdown for a planner Run (its cluster, model and training) and the sidebar
+    settings. The step page has no recipe, efficiency, NIC-count or intra-node link inputs: it
+    draws at its own defaults for those.
+    """
+    cl, tr = run.cluster, run.training
+    return step_link_markdown(
+        layout,
+        label,
+        nodes=cl.num_nodes,
+        gpus_per_node=cl.gpus_per_node,
+        gpu=cl.gpu.name,
+        model=run.model,
+        seq_len=tr.seq_len,
+        global_batch=tr.global_batch,
+        recompute=tr.recompute,
+        inter_link=cl.inter_link.name,
+        settings=settings().query(),
+    )

@@ -15,7 +15,14 @@ from core.collectives import (
 )
 from core.units import format_bytes, gib_or_gb
 from figures.collectives.axes import ranks_axis
-from figures.style import ALGORITHM_COLOURS, COLOURS, SERIES_COLOURS, bottom_legend, margin
+from figures.style import (
+    ALGORITHM_COLOURS,
+    COLOURS,
+    SERIES_COLOURS,
+    bottom_legend,
+    margin,
+    ticks_125,
+)
 
 
 def bytes_per_rank_figure(scan: BytesScan, *, byte_system: str = "binary") -> dict:
@@ -88,6 +95,7 @@ def bytes_per_rank_figure(scan: BytesScan, *, byte_system: str = "binary") -> di
             },
         ]
     ticks = ranks_axis([int(c) for c in n])
+    y2 = [v for t in data if t.get("yaxis") == "y2" for v in t["y"]]  # labelled 1, 2, 5 × 10^k
     return {
         "data": data,
         "layout": {
@@ -102,6 +110,7 @@ def bytes_per_rank_figure(scan: BytesScan, *, byte_system: str = "binary") -> di
                 "title": {"text": f"sent by the busiest rank ({unit}, log)"},
                 "type": "log",
                 "anchor": "x2",
+                **ticks_125(y2),
             },
             "legend": bottom_legend(),
             "height": 460,

@@ -49,10 +49,12 @@ def goodput_figure(
             "hovertemplate": "interval %{customdata}<br>first order %{y:.2%}<extra></extra>",
         },
     ]
-    for key, label, symbol in (
-        ("young", "Young √(2δM)", "diamond"),
-        ("daly", "Daly 2006", "triangle-up"),
-        ("optimum", "exact optimum", "star"),
+    # The optimum first and largest: Young and Daly (often within a percent of it) draw on top
+    # of the star, so no marker hides another (issue 15 §3).
+    for key, label, symbol, size in (
+        ("optimum", "exact optimum", "star", 22),
+        ("young", "Young √(2δM)", "diamond", 12),
+        ("daly", "Daly 2006", "triangle-up", 11),
     ):
         w = getattr(curve, key)
         data.append(
@@ -64,7 +66,7 @@ def goodput_figure(
                 "y": [w.goodput],
                 "marker": {
                     "symbol": symbol,
-                    "size": 14,
+                    "size": size,
                     "color": RELIABILITY_COLOURS[key],
                     "line": {"width": 1, "color": COLOURS["paper"]},
                 },
@@ -93,7 +95,8 @@ def goodput_figure(
                 "type": "scatter",
                 "mode": "markers",
                 "x": [m.interval_s for m in monte_carlo],
-                "name": f"Monte Carlo ({'/'.join(map(str, sorted(runs)))} runs, ±2 s.e.)",
+                "name": f"Monte Carlo: {'/'.join(map(str, sorted(runs)))} runs, bars ±2 s.e.<br>"
+                "(run = one simulated job with random failures; s.e. = standard error of the mean)",
                 "y": [m.goodput for m in monte_carlo],
                 "error_y": {"type": "data", "array": [2 * m.goodput_stderr for m in monte_carlo]},
                 "customdata": [
