@@ -8,6 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from core.data_parallel import DpProof
+from figures.draw import arrow as _arrow
+from figures.draw import label as _text
+from figures.draw import rect as _rect
 from figures.style import COLOURS, GROUP_COLOURS, margin
 
 SHOWN = 6  # gradient components drawn per GPU (the proof figure shows them all)
@@ -18,42 +21,6 @@ BOX_H = 0.85  # a GPU box's height
 def shard_colour(rank: int) -> str:
     """Shard r and the GPU that holds it share one colour (a DP replica's group colour)."""
     return GROUP_COLOURS[rank % len(GROUP_COLOURS)]
-
-
-def _rect(x0, x1, y0, y1, *, fill, line=None, width=1.0, dash=None) -> dict:
-    return {
-        "type": "rect",
-        "x0": x0,
-        "x1": x1,
-        "y0": y0,
-        "y1": y1,
-        "fillcolor": fill,
-        "line": {"color": line or fill, "width": width, **({"dash": dash} if dash else {})},
-        "layer": "below",
-    }
-
-
-def _text(x, y, text, *, size=12, colour=None, **extra) -> dict:
-    font = {"size": size, "color": colour or COLOURS["ink"]}
-    return {"x": x, "y": y, "text": text, "showarrow": False, "font": font, **extra}
-
-
-def _arrow(x0, y0, x1, y1) -> dict:
-    return {
-        "x": x1,
-        "y": y1,
-        "ax": x0,
-        "ay": y0,
-        "xref": "x",
-        "yref": "y",
-        "axref": "x",
-        "ayref": "y",
-        "text": "",
-        "showarrow": True,
-        "arrowhead": 2,
-        "arrowwidth": 1.2,
-        "arrowcolor": COLOURS["guide"],
-    }
 
 
 def _bars(x0: float, y_mid: float, values: np.ndarray, scale: float, fill: str) -> list[dict]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.pipeline import KINDS, SCHEDULES, PipelineResult
+from figures.draw import arrow
 from figures.style import COLOURS, KIND_COLOURS, ink_on, margin
 
 BOX_PX = 64  # the stage box's marker size
@@ -158,23 +159,7 @@ def pp_drawing(result: PipelineResult, *, at: int | None = None) -> dict:
             "font": {"size": 11, "color": COLOURS["ink"]},
         }
     )
-    arrows = [
-        {
-            "x": r + 1 - 0.32,
-            "y": 0,
-            "ax": r + 0.32,
-            "ay": 0,
-            "xref": "x",
-            "yref": "y",
-            "axref": "x",
-            "ayref": "y",
-            "text": "",
-            "showarrow": True,
-            "arrowhead": 2,
-            "arrowcolor": COLOURS["guide"],
-        }
-        for r in range(p - 1)
-    ]
+    arrows = [arrow(r + 0.32, 0, r + 1 - 0.32, 0, width=1) for r in range(p - 1)]
     slider = {
         "active": at,
         "x": 0.1,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.tensor_parallel import mlp_ownership
+from figures import draw
 from figures.style import COLOURS, RANK_COLOURS, ink_on, margin
 
 # Column centres (data units): X, f, A_i, Y_i, B_i, Z_i, g, Z.
@@ -44,40 +45,17 @@ def mlp_shapes(*, tp: int, tokens: int, hidden: int, ffn: int) -> dict[str, list
 
 
 def _box(xc, yc, w, h, fill, line=None, dash=None) -> dict:
-    return {
-        "type": "rect",
-        "x0": xc - w / 2,
-        "x1": xc + w / 2,
-        "y0": yc - h / 2,
-        "y1": yc + h / 2,
-        "fillcolor": fill,
-        "line": {"color": line or fill, "width": 1.5, **({"dash": dash} if dash else {})},
-        "layer": "below",
-    }
+    return draw.rect(
+        xc - w / 2, xc + w / 2, yc - h / 2, yc + h / 2, fill=fill, line=line, width=1.5, dash=dash
+    )
 
 
 def _note(x, y, text, *, size=11, colour=None, **extra) -> dict:
-    font = {"size": size, "color": colour or COLOURS["ink"]}
-    return {"x": x, "y": y, "text": text, "showarrow": False, "font": font, **extra}
+    return draw.label(x, y, text, size=size, colour=colour, **extra)
 
 
 def _arrow(x0, y0, x1, y1) -> dict:
-    return {
-        "x": x1,
-        "y": y1,
-        "ax": x0,
-        "ay": y0,
-        "xref": "x",
-        "yref": "y",
-        "axref": "x",
-        "ayref": "y",
-        "text": "",
-        "showarrow": True,
-        "arrowhead": 2,
-        "arrowsize": 0.8,
-        "arrowwidth": 1,
-        "arrowcolor": COLOURS["guide"],
-    }
+    return draw.arrow(x0, y0, x1, y1, width=1, size=0.8)
 
 
 def tp_drawing(*, tp: int, tokens: int, hidden: int, ffn: int) -> dict:
