@@ -5,12 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.layout_inputs import custom_layout
 from app_pages.common.links import run_step_link
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
-from core.memory import SIZED_SCHEDULES
 from core.model import MODEL_PRESETS
-from core.parallel import ORDERS, Layout
-from core.pipeline import SCHEDULES
+from core.parallel import Layout
 from core.planner import Efficiency, Training
 from core.training import RECOMPUTE_MODES
 from figures import planner as fp
@@ -70,17 +69,7 @@ with st.expander(pt.INPUTS):  # compact: one summary line above, every input in 
     colour = common.select("Colour GPUs by", fp.COLOUR_BY, "tp", key="colour", where=c[13])
     cmp = common.toggle("Compare two layouts", False, key="cmp", where=c[14])
     vs = common.select("Second layout", pt.VS, "TP flipped", key="vs", where=c[15]) if cmp else None
-with st.expander(pt.CUSTOM, expanded=pick == "custom"):
-    c = st.columns(4) + st.columns(4)  # always rendered, so a row click can write them into the URL
-    dp = common.number("DP", 1, 65536, 1, key="dp", where=c[0])
-    tp = common.number("TP", 1, 65536, 8, key="tp", where=c[1])
-    pp = common.number("PP", 1, 65536, 8, key="pp", where=c[2])
-    zero = common.select("ZeRO", pt.ZEROS, "0", key="zero", where=c[3])
-    order = common.select("Order (innermost first)", pt.ORDERS, ORDERS[0], key="order", where=c[4])
-    mb = common.number("Micro-batch", 1, 65536, 1, key="mb", where=c[5])
-    scheds = {s: SCHEDULES[s].label for s in SIZED_SCHEDULES}
-    sched = common.select("Schedule", scheds, "1f1b", key="sched", where=c[6])
-    v = common.slider("Chunks v (interleaved)", 2, 8, 2, key="v", where=c[7])
+custom, _ = custom_layout(expanded=pick == "custom")
 
 units, gpus, ev = common.memory_units().value, nodes * int(gpn), None
 top[1].markdown(pt.input_summary(nodes, int(gpn), gpu, model, gb, seq, rc, pt.RECIPES[recipe]))
@@ -98,7 +87,7 @@ with common.explain_errors():
     )
     run = Run(model=model, cluster=cluster, training=training, sequence_parallel=sp)
     res = _search(run)
-custom = dict(dp=dp, tp=tp, pp=pp, zero=zero, sp=sp, mb=mb, sched=sched, v=v, order=order)
+custom |= dict(sp=sp)
 if lay := common.attempt(pt.drawn_layout, res, pick, gpus, model, custom):
     ev = common.attempt(_eval, run, lay)
 common.show_row_click_note("table")

@@ -5,11 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.layout_inputs import custom_layout
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
-from core.memory import SIZED_SCHEDULES
 from core.model import MODEL_PRESETS
-from core.parallel import ORDERS, Layout
-from core.pipeline import SCHEDULES
+from core.parallel import Layout
 from core.planner import Training
 from core.stepplan import StepPlan, drawn_ranks
 from core.training import RECOMPUTE_MODES
@@ -44,18 +43,8 @@ seq = int(common.select("Sequence length", SEQ, "4096", key="seq", where=c[5]))
 gb = common.number("Global batch (sequences)", 1, 65536, 1152, key="gb", where=c[6])
 rc = common.select("Recompute", common.same(RECOMPUTE_MODES), "selective", key="rc", where=c[7])
 pick = common.select("Layout drawn", pt.PICK, "fastest", key="pick", help=tx.LAYOUT_HELP)
-with st.expander(pt.CUSTOM, expanded=pick == "custom"):
-    c = st.columns(4) + st.columns(4)
-    dp = common.number("DP", 1, 65536, 1, key="dp", where=c[0])
-    tp = common.number("TP", 1, 65536, 8, key="tp", where=c[1])
-    pp = common.number("PP", 1, 65536, 8, key="pp", where=c[2])
-    zero = common.select("ZeRO", pt.ZEROS, "0", key="zero", where=c[3])
-    order = common.select("Order (innermost first)", pt.ORDERS, ORDERS[0], key="order", where=c[4])
-    mb = common.number("Micro-batch", 1, 65536, 1, key="mb", where=c[5])
-    scheds = {s: SCHEDULES[s].label for s in SIZED_SCHEDULES}
-    sched = common.select("Schedule", scheds, "1f1b", key="sched", where=c[6])
-    v = common.slider("Chunks v (interleaved)", 2, 8, 2, key="v", where=c[7])
-    sp = common.toggle("Sequence parallel", False, key="sp")
+custom, box = custom_layout(expanded=pick == "custom")
+sp = common.toggle("Sequence parallel", False, key="sp", where=box)
 
 units = common.memory_units()
 with common.explain_errors():
@@ -64,7 +53,7 @@ with common.explain_errors():
     )
     training = Training(global_batch=gb, seq_len=seq, recompute=rc)
     run = Run(model=model, cluster=cluster, training=training, sequence_parallel=sp)
-    custom = dict(dp=dp, tp=tp, pp=pp, zero=zero, sp=sp, mb=mb, sched=sched, v=v, order=order)
+    custom |= dict(sp=sp)
     lay = pt.drawn_layout(_search(run), pick, nodes * int(gpn), model, custom)
     plan: StepPlan = _plan(run, lay)
 
