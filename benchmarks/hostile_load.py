@@ -74,17 +74,9 @@ class Uploader(Session):
                 return None
 
     async def open_trace(self) -> None:
-        from websockets.asyncio.client import connect
+        from benchmarks.load import open_stream
 
-        self.ws = await connect(
-            self.url.replace("http", "ws") + "/_stcore/stream",
-            subprotocols=["streamlit"],
-            origin=self.url,
-            max_size=2**28,
-            compression=None,
-            ping_interval=None,
-            open_timeout=60,
-        )
+        self.ws = await open_stream(self.url)
         await self._send_rerun()
         await self._until_done()
         if not (self.session_id and self.uploader_id):

@@ -120,6 +120,19 @@ class App:
         self.log.close()
 
 
+async def open_stream(url: str):
+    """A browser tab's WebSocket to the app at `url` (sub-protocol streamlit, Origin = Host)."""
+    return await connect(
+        url.replace("http", "ws") + "/_stcore/stream",
+        subprotocols=["streamlit"],
+        origin=url,
+        max_size=2**28,
+        compression=None,
+        ping_interval=None,
+        open_timeout=60,
+    )
+
+
 @dataclass
 class Session:
     url: str
@@ -131,15 +144,7 @@ class Session:
     exceptions: int = 0
 
     async def open(self) -> float:
-        self.ws = await connect(
-            self.url.replace("http", "ws") + "/_stcore/stream",
-            subprotocols=["streamlit"],
-            origin=self.url,
-            max_size=2**28,
-            compression=None,
-            ping_interval=None,
-            open_timeout=60,
-        )
+        self.ws = await open_stream(self.url)
         return await self.rerun()
 
     async def rerun(self, value: float | None = None) -> float:
