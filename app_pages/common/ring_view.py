@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.glide import glide, next_token
 from app_pages.common.widgets import play_tick, playing
 from core import collectives as coll
 from core.hardware import make_cluster
@@ -53,7 +54,18 @@ def animation(n, elems, bw, alpha, link_name, size, units, height):
     )
 
 
-PLAY_EVERY_S = 1.2
+PLAY_EVERY_S = 1.2  # a step's glide takes 3 × 320 ms (figures/collectives/ring.py frame_ms)
+
+
+def came_from(view: tuple, step: int) -> int | None:
+    """The step the chart showed before this run when it is a neighbour of `step` on the same
+    ring (a Next / Back press, a key, a Play tick or a one-step drag: the chart glides), else None
+    (a jump: the first run, Reset, a longer drag or another ring)."""
+    before = st.session_state.get("_ring_shown")
+    st.session_state["_ring_shown"] = (view, step)
+    if before is None or before[0] != view or abs(before[1] - step) != 1:
+        return None
+    return before[1]
 
 
 def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.AlgorithmRun:
@@ -69,15 +81,20 @@ def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.Algorit
         play_tick("step", last, PLAY_EVERY_S)
         step = common.stepper("Step (0 = inputs)", last, key="step", play=True)
         left, right = st.columns([5, 2])
+        token = ""
         with common.explain_errors():
             ring = run("ring", n, size, bw, alpha)
             fig = animation(n, elems, bw, alpha, link_name, size, mem, 460 if present else 560)
+            prev = came_from((n, elems, link_name, size, present), step)
+            token = next_token("ring") if prev is not None else ""
             with left:
-                common.chart(figs.open_at_step(fig, step), key="ring")
+                common.chart(figs.open_at_step(fig, step, came_from=prev, token=token), key="ring")
             t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
         right.markdown(f"**{figs.step_caption(shown(n, elems), step)}**")
         for item in text.ring_metrics(ring, step, time_s=t, link_name=link_name, mem=mem, bwu=bwu):
             right.metric(**item)
+        with right:
+            glide(token)
         return ring
 
     return section()
