@@ -39,13 +39,16 @@ def run(name, n, size, bw, alpha, tiers: TwoTier | None = None):
     return coll.run_algorithm(name, inputs, message_bytes=size, cluster=cluster, **kw)
 
 
-@st.cache_data(max_entries=64)
+# cache_resource, not cache_data: a cache_data hit unpickles a copy (~5 ms each, several per step:
+# perf on the board, 11:13); these values are never mutated (open_at_step copies what it changes,
+# figures.theme.presenter deep-copies).
+@st.cache_resource(max_entries=64)
 def shown(n, elems):
     """The ring drawn and checked by eye: the learner's few elements per GPU."""
     return coll.ring_all_reduce(coll.example_inputs(n, elems))
 
 
-@st.cache_data(max_entries=64)
+@st.cache_resource(max_entries=64)
 def animation(n, elems, bw, alpha, link_name, size, units, height, zoom=None):
     kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha, link_name=link_name, message_bytes=size)
     timing = run("ring", n, size, bw, alpha).trace

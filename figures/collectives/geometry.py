@@ -16,6 +16,8 @@ import numpy as np
 RADIUS = 1.0  # the circle through the box centres (plot units)
 LABEL_GAP = 0.09  # between a box's outer corner and its GPU label
 NOTE_GAP = 0.17  # between a GPU label and the note of what that GPU just did
+ZOOM_LABEL_PULL = 0.07  # zoomed in, a GPU label sits this much closer to its box (LABEL_GAP is
+# sized for the whole ring; magnified it would float far from the box)
 
 
 def polar(radius, angle):
@@ -139,7 +141,7 @@ def view_window(boxes: RingBoxes, zoom: int | None = None) -> tuple[list, list]:
     if not 0 <= zoom < n:
         raise ValueError(f"zoom={zoom} is not a GPU of this ring: use 0 … {n - 1}, or None")
     near = [(zoom - 1) % n, zoom, (zoom + 1) % n]
-    (cx, cy), (lx, ly) = boxes.centres, boxes.labels()
+    (cx, cy), (lx, ly) = boxes.centres, boxes.labels(-ZOOM_LABEL_PULL)
     pad = boxes.cell / 2
     xs = np.concatenate([cx[near] - boxes.half_w, cx[near] + boxes.half_w, lx[near]])
     ys = np.concatenate([cy[near] - boxes.half_h, cy[near] + boxes.half_h, ly[near]])

@@ -16,7 +16,14 @@ import numpy as np
 from core.collectives import CollectiveTrace, check_positive, step_times_s
 from core.units import format_bytes, format_seconds
 from figures.collectives.frames import open_at_step, step_frames
-from figures.collectives.geometry import NOTE_GAP, box_shapes, link_arcs, ring_boxes, view_window
+from figures.collectives.geometry import (
+    NOTE_GAP,
+    ZOOM_LABEL_PULL,
+    box_shapes,
+    link_arcs,
+    ring_boxes,
+    view_window,
+)
 from figures.collectives.ring_check import check_ring
 from figures.collectives.story import PHASE_NAMES, followed_move, receiver_note
 from figures.style import COLOURS, PHASE_COLOURS, margin
@@ -158,7 +165,7 @@ def ring_animation_figure(
         f["traces"] = [2, 3, 4, 5]
     scale_kw = {"cmin": 1, "cmax": max(n, 2), "colorscale": "Viridis"}
     flight_px = max(1.15 * cell_px, 18)
-    lx, ly = boxes.labels()
+    lx, ly = boxes.labels(0.0 if zoom is None else -ZOOM_LABEL_PULL)
     links_x, links_y, heads = link_arcs(boxes)
     data = [
         {
@@ -257,7 +264,7 @@ def ring_animation_figure(
             "name": "GPUs",
             "x": np.round(lx, 4).tolist(),
             "y": np.round(ly, 4).tolist(),
-            "text": [f"GPU {r}" if n <= 12 else str(r) for r in range(n)],
+            "text": [f"GPU {r}" if n <= 12 or zoom is not None else str(r) for r in range(n)],
             "textfont": {"size": 12 if n <= 16 else 10, "color": COLOURS["ink"]},
             "cliponaxis": zoom is not None,
             "hoverinfo": "skip",
