@@ -158,3 +158,31 @@ def test_play_glides_each_step(page, app_url):
     shown = int(re.search(r"step=(\d+)", page.url).group(1))
     last = [(x, y) for _, x, y, title in got if f"step {shown} of 6" in title][-1]
     assert _inside(boxes[shown % 4], *last)  # paused: chunk 0 landed where the URL's step says
+
+
+def test_zoom_on_gpu_5_shows_its_numbered_cells_and_glides(page, app_url):
+    _open(page, app_url, "n=32&step=2&zoom=GPU+5")
+    boxes = _ring(page, "g.layout.shapes")
+    xr, yr = _ring(page, "[g._fullLayout.xaxis.range, g._fullLayout.yaxis.range]")
+    for r in (4, 5, 6):  # GPU 5 and its neighbours are in view (Plotly may widen one range)
+        b = boxes[r]
+        assert xr[0] < b["x0"] and b["x1"] < xr[1] and yr[0] < b["y0"] and b["y1"] < yr[1]
+    b = boxes[16]  # the far side of the ring is not
+    assert b["x1"] < xr[0] or xr[1] < b["x0"] or b["y1"] < yr[0] or yr[1] < b["y0"]
+    cells = _ring(page, "g.data.find(d => d.name === 'chunks').text")
+    assert cells[:32] == [str(c) for c in range(32)]  # every cell carries its chunk number
+    # The caption follows what GPU 5 receives: step 2 = reduce-scatter k = 1, GPU 4 sends chunk
+    # (4 − 1) mod 32 = 3.
+    story = page.get_by_text(re.compile(r"^step 2 of 62, reduce-scatter: GPU 4 sends chunk 3 "))
+    expect(story).to_have_count(1)
+    expect(page).to_have_url(re.compile(r"[?&]zoom=GPU(\+|%20)5(&|$)"))
+    # Next glides in the zoomed view too: step 3 moves chunk 2 from GPU 4 to GPU 5.
+    page.get_by_role("button", name="Next ▶").click()
+    page.wait_for_function(
+        f"""() => {{ const g = ({RING})();
+            return g && g.__glided && g.layout.title.text.includes('step 3 of 62'); }}""",
+        timeout=30_000,
+    )
+    expect(
+        page.get_by_text(re.compile(r"^step 3 of 62, reduce-scatter: GPU 4 sends chunk 2 "))
+    ).to_have_count(1)
