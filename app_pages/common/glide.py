@@ -1,16 +1,17 @@
 """Make the ring glide on every step change, not only on its "▶ Replay this step" button.
 
 Streamlit redraws a chart with Plotly.react, which runs no animation frames: on Next ▶, ←/→, a
-Play tick or a drag the chunks would jump. figures/collectives/frames.open_at_step opens the chart
-where the move starts and puts the move (frame names, options and a token) in layout.meta.glide;
-the few lines of JavaScript below, run by st.html in the page itself (no iframe), wait until the
-chart holding that token is drawn and call Plotly.animate on it once.
+Play tick or a drag the chunks would jump. open_at_step (figures/collectives/frames.py) opens
+the chart where the move starts and puts the move (frame names, options and a token) in
+layout.meta.glide; the few lines of JavaScript below, run by st.html in the page itself (no
+iframe), wait until the chart holding that token is drawn and call Plotly.animate on it once.
 
 Why this and not Plotly.react's own layout.transition: that animates only when nothing but
 animatable attributes changed (no text, no title), and it interpolates in a straight line, so the
 chunks would cut across the ring at small N instead of running along the link; the frames here
-follow the arc (figures/collectives/geometry.RingBoxes.in_flight). Streamlit's Plotly bundle sets
-window.Plotly (streamlit/frontend PlotlyChart chunk), so the script needs nothing else.
+follow the arc (RingBoxes.in_flight in figures/collectives/geometry.py). Streamlit's Plotly
+bundle sets window.Plotly (its frontend's PlotlyChart chunk ends `return window.Plotly=e`), so
+the script needs nothing else.
 """
 
 from __future__ import annotations
