@@ -35,8 +35,8 @@ RUN = {
     "ctx": cs.long_context,
     "moe": cs.moe_two_nodes,
 }
-CPS = {str(c): f"CP {c}" for c in cs.five_d.CPS}
-EPS = {str(e): f"EP {e}" for e in cs.five_d.EPS}
+CPS = {str(c): str(c) for c in cs.five_d.CPS}
+EPS = {str(e): str(e) for e in cs.five_d.EPS}
 NETS = common.same(SCALE_OUT_LINKS)
 AT = {str(n): str(n) for n in (16, 32, 64, 128, 256, 512)}
 

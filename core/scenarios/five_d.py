@@ -21,7 +21,7 @@ from core.expert_parallel import counts, ep_memory, moe_preset
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
 from core.memory import activation_bytes_per_layer, budget
 from core.model import preset
-from core.parallel import GroupSpan, group_span
+from core.parallel import ZERO_STAGES, GroupSpan, group_span
 from core.planner.cp_ep import EpLayer, ep_layer
 from core.scenarios.common import GPU, RESERVE, Link, link
 from core.training import Efficiency
@@ -124,7 +124,7 @@ def long_context(
                 "context_parallel",
                 f"Context parallelism: {model} at {seq_len:,} tokens, TP {tp}, PP {pp}, CP {cp}",
                 model=model,
-                seq=seq_len,
+                seq=f"{seq_len // 1024}K",
                 tp=tp,
                 pp=pp,
                 lcp=max(cp, 2),
@@ -156,7 +156,7 @@ def long_context(
                 pp=pp,
                 cp=cp,
                 ep=1,
-                zero=1,
+                zero=ZERO_STAGES[1].label,
                 mb=1,
             ),
         ),
@@ -291,7 +291,7 @@ def moe_two_nodes(ep: int = 8, model: str = "Mixtral 8x7B", seq_len: int = 4096)
                 pp=1,
                 cp=1,
                 ep=ep,
-                zero=1,
+                zero=ZERO_STAGES[1].label,
                 mb=1,
             ),
         ),
