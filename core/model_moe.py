@@ -49,6 +49,19 @@ class MoeSpec(ModelSpec):
     def top_k(self) -> int:
         return self.config.top_k
 
+    @property
+    def expert_ffn_hidden_size(self) -> int:
+        return self.config.expert_ffn
+
+    @property
+    def shared_experts(self) -> int:
+        return self.config.shared_experts
+
+    @property
+    def dense_layers(self) -> int:
+        """The first layers that keep a dense MLP (DeepSeek-V3: 3)."""
+        return self.config.dense_layers
+
     @cached_property
     def _counts(self):
         return counts(self.config)
