@@ -284,9 +284,12 @@ def test_128k_activations_by_hand_and_divided_by_cp():
     s = cs.long_context(8)
     for row in s.rows:
         assert row.activations_bytes == per_token * (S128 // row.cp) * 80
-        # states: bf16 weights + grads ÷ (TP × PP), Adam's 12 B ÷ (TP × PP × DP × CP), ZeRO-1
-        shard = math.ceil(P31_70 / 32)
-        assert row.states_bytes == pytest.approx(4 * shard + 12 * shard / row.cp, rel=1e-9)
+        # states of the first stage: 20 layers (sharded part ÷ TP 8, the two norms whole) and the
+        # vocab-parallel embedding ÷ TP; bf16 weights + grads, Adam's 12 B ÷ DP × CP (ZeRO-1)
+        sharded = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672
+        shard = 20 * (sharded // 8 + 2 * 8192) + 128256 * 8192 // 8
+        assert shard == 2_270_756_864
+        assert row.states_bytes == pytest.approx(4 * shard + 12 * shard / row.cp, rel=1e-12)
         assert row.gpus == 32 * row.cp
     assert s.rows[0].activations_bytes / GB == pytest.approx(359.7, abs=0.05)
 

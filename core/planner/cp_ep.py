@@ -32,6 +32,7 @@ import numpy as np
 from core.collectives import two_tier_all_to_all
 from core.context_parallel import cp_traffic
 from core.hardware import Cluster
+from core.memory.per_gpu import check_cp_ep
 from core.parallel import GroupSpan, Layout, group_span
 from core.training import Efficiency
 
@@ -90,6 +91,38 @@ def layout_spans(lay: Layout, cluster: Cluster) -> dict[str, GroupSpan]:
         one = replace(spans["tp"], dim="cp", size=1, crossing_groups=0, nodes_per_group=1)
         return spans | {"cp": one, "ep": replace(one, dim="ep")}
     return _spans(lay.tp, cp, lay.pp, lay.dp, ep, lay.order, cluster)
+
+
+# Context parallelism pays off only for long sequences: tried from 16K tokens on, while every
+# rank keeps ≥ 4K tokens (Llama 3 used CP 16 for 128K, none at 8K: arXiv:2407.21783 §3.3.2).
+CP_FROM_SEQ, CP_MIN_TOKENS, CP_MAX = 16384, 4096, 32
+
+
+def cp_degrees(seq_len: int, num_gpus: int) -> tuple[int, ...]:
+    """The CP degrees the search tries by default: 1, and powers of two up to 32 for long
+    sequences."""
+    out = [1]
+    while (c := 2 * out[-1]) <= CP_MAX and seq_len >= CP_FROM_SEQ and seq_len // c >= CP_MIN_TOKENS:
+        if num_gpus % c:
+            break
+        out.append(c)
+    return tuple(out)
+
+
+def ep_degrees(model, dpcp: int) -> tuple[int, ...]:
+    """EP degrees for an MoE model: divisors of its experts that divide DP × CP (EP folds into
+    them, ETP = TP); (1,) for a dense model."""
+    e = getattr(model, "num_experts", 0)
+    return tuple(d for d in range(1, e + 1) if e % d == 0 and dpcp % d == 0) if e else (1,)
+
+
+def cp_ep_problem(model, tp, pp, cp, ep, dp, seq_len: int) -> tuple[str, str] | None:
+    """check_5d's rule (core.memory.check_cp_ep): CP divides the sequence, EP the experts."""
+    try:
+        check_cp_ep(model, Layout(dp=dp, tp=tp, pp=pp, cp=cp, ep=ep), seq_len)
+    except ValueError as e:
+        return "CP/EP", str(e)
+    return None
 
 
 def _tier(span: GroupSpan, cluster: Cluster, eff: Efficiency) -> tuple[float, float]:
