@@ -6,8 +6,9 @@ TP, as Megatron-Core's default order "tp-cp-ep-dp-pp" keeps it (`NVIDIA/Megatron
 megatron/core/parallel_state.py`, initialize_model_parallel). The data-parallel group of a CP
 layout is DP × CP (Megatron's "dp_cp" group: CP ranks hold the same weights and reduce their
 gradients together). Experts fold into the same GPUs of a pipeline stage (Megatron-Core
-"parallel folding", `megatron/core/transformer/moe/README.md`): with ETP = 1 an EP group is EP
-consecutive ranks of the stage, so EP ≤ GPUs per node keeps the all-to-all on NVLink.
+"parallel folding", `megatron/core/transformer/moe/README.md`): an EP group is EP consecutive
+members of a DP × CP group (ETP = TP innermost, as core.memory counts the expert weights),
+so TP × EP ≤ GPUs per node keeps the all-to-all on NVLink.
 
 Costs per layer and micro-batch on one GPU:
 - CP, ring attention: C − 1 K/V hops forward, each of B_kv = 2 b (S/C) (h_kv/t) d β bytes
@@ -68,11 +69,10 @@ class _Grid:
         if dim in ("tp", "cp", "pp", "dp"):
             axis = ("tp", "cp", "pp", "dp").index(dim)
             return np.moveaxis(g, axis, -1).reshape(-1, g.shape[axis])
-        # dp_cp: ranks sharing (tp, pp); ep: consecutive ranks of one pipeline stage (ETP = 1)
-        stage = np.sort(np.moveaxis(g, 2, 0).reshape(self.pp, -1), axis=1)
-        if dim == "ep":
-            return stage.reshape(-1, self.ep)
-        return np.moveaxis(g, (1, 3), (-2, -1)).reshape(-1, self.cp * self.dp)
+        # dp_cp: ranks sharing (tp, pp); ep: EP consecutive members of a dp_cp group (experts
+        # fold as ETP × EP × EDP with ETP = TP innermost, as core.memory counts them)
+        dpcp = np.sort(np.moveaxis(g, (1, 3), (-2, -1)).reshape(-1, self.cp * self.dp), axis=1)
+        return dpcp.reshape(-1, self.ep) if dim == "ep" else dpcp
 
 
 @functools.lru_cache(maxsize=4096)
