@@ -8,7 +8,7 @@ from app_pages import common
 from app_pages.common.layout_inputs import custom_layout
 from app_pages.common.links import run_step_link
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
-from core.model import MODEL_PRESETS
+from core.model_moe import ALL_PRESETS
 from core.parallel import Layout
 from core.planner import Efficiency, Training
 from core.training import RECOMPUTE_MODES
@@ -17,9 +17,9 @@ from figures.planner import text as pt
 from figures.planner.gantt import planner_gantt_figure
 from figures.planner.run import Run, answer_words, caveat_words, evaluate_run, search_run
 
-SIZES, SEQ = common.same((1, 2, 4, 8, 16, 32, 72)), common.same(2**k for k in range(10, 16))
+SIZES, SEQ = common.same((1, 2, 4, 8, 16, 32, 72)), common.same(2**k for k in range(10, 18))
 ROWS, OWN, H, LINKS = 60, "GPU's own", pt.HELP, common.same(LINK_PRESETS)
-MODELS, GPUS = common.same(MODEL_PRESETS), common.same(GPU_PRESETS)
+MODELS, GPUS = common.same(ALL_PRESETS), common.same(GPU_PRESETS)  # dense and MoE
 
 _search = st.cache_resource(max_entries=16)(search_run)  # shared, never mutated: no copy per hit
 _eval = st.cache_resource(max_entries=128)(evaluate_run)
