@@ -214,7 +214,7 @@ def test_expert_parallel_states_equal_the_memory_pages(name, tp, dp, cp, ep):
     """core.expert_parallel.ep_memory (the EP page) and core.memory (the memory page) give the same
     model-state bytes for one layout: ZeRO-1, ETP = TP, PP = 1, mixed Adam."""
     from core.expert_parallel import ep_memory, moe_preset
-    from core.model_moe import any_preset
+    from core.expert_parallel.spec import any_preset
 
     e = ep_memory(moe_preset(name), ep=ep, etp=tp, tp=tp, pp=1, dp=dp, cp=cp)
     lay = Layout(dp=dp, tp=tp, cp=cp, ep=ep, zero_stage=1)
