@@ -47,7 +47,8 @@ def check_expert_layout(cfg: MoeConfig, *, ep: int, etp: int, tp: int, dp: int, 
         )
     if (tp * dp) % (ep * etp):
         raise ValueError(
-            f"EP × ETP = {ep * etp} does not divide TP × CP × DP = {tp * dp}: the expert layout "
+            f"EP × ETP = {ep * etp} does not divide TP × {'CP × ' * (cp > 1)}DP = {tp * dp}: the "
+            "expert layout "
             "folds into the same GPUs of a pipeline stage; pick EP × ETP among the divisors of "
             f"{tp * dp}"
         )
