@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from core.expert_parallel import MOE_PRESETS, MoeConfig, counts
+from core.expert_parallel.spec import ALL_PRESETS, MOE_MODEL_PRESETS, any_preset, moe_spec
 from core.memory import memory_per_gpu, what_fits
 from core.model import preset
-from core.model_moe import ALL_PRESETS, MOE_MODEL_PRESETS, any_preset, moe_spec
 from core.parallel import Layout
 from core.training import Training
 

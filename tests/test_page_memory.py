@@ -219,7 +219,7 @@ def test_compare_off_by_default_shows_no_layout_b():
 def test_compare_defaults_zero1_states_by_hand_and_the_oom():
     at = run({"cmp": "true"}, units="binary")
     assert not at.error
-    assert b_keys(at) == {"b_dp", "b_tp", "b_pp", "b_zero", "b_mb", "b_rc", "b_sp"}
+    assert b_keys(at) == {"b_dp", "b_tp", "b_pp", "b_zero", "b_mb", "b_rc", "b_sp", "b_cp"}
     m = metrics(at)
     # ZeRO-1 at DP 8, 16 B/param mixed Adam: 2Ψ weights + 2Ψ grads + 12Ψ/8 optimizer = 5.5Ψ bytes.
     assert (

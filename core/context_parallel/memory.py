@@ -6,7 +6,7 @@ docs/notes/memory.md) takes s/C; SP only splits the LayerNorm/dropout regions ov
 (`NVIDIA/Megatron-LM docs/user-guide/features/context_parallel.md`). The 1F1B first stage keeps PP
 micro-batches in flight. Model states: weights and gradients split by TP × PP, the optimizer also
 over the DP × CP ranks that hold the same shard (ZeRO-1, as Megatron's distributed optimizer does).
-Both are core.memory's first-stage numbers for the same layout (tests/test_consistency.py).
+The activations are core.memory's first stage's for the same layout (tests/test_consistency.py).
 """
 
 from __future__ import annotations
@@ -76,7 +76,9 @@ def cp_memory(
     # core.memory's first stage (the memory page's numbers; no layer-split check here, so any PP
     # the CP page offers works: L / PP layers' worth per micro-batch in flight)
     layer, flight, extras = stage_activations(model, 0, lay, tr, pp)
-    states = model_state_bytes_per_gpu(model.params_per_gpu(tp, pp, 0), dp * c, 1)
+    # States: the model split evenly over TP × PP (the CP page's hand-derived figure); core.memory
+    # counts the first stage exactly (its embedding, not the average of embedding and head).
+    states = model_state_bytes_per_gpu(-(-model.num_params // (tp * pp)), dp * c, 1)
     return CpMemoryPoint(
         seq_len=s,
         cp=c,

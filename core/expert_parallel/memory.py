@@ -6,8 +6,8 @@ and EP × ETP × EDP for the experts, so EP × ETP must divide TP × DP (`NVIDIA
 megatron/core/transformer/moe/README.md`). Bytes: bf16 weights and gradients, fp32 master weights
 and two Adam moments (12 bytes), ZeRO-1 sharding the optimizer over each part's data-parallel
 ranks (DP x CP for the dense part, EDP for the experts). Activations are on the Memory page.
-Norms and routers stay whole on every TP rank (core.model_moe): with ETP = TP and PP = 1 these are
-core.memory's numbers for the same layout at ZeRO-1 (tests/test_consistency.py).
+Norms and routers stay whole on every TP rank (core.expert_parallel.spec): with ETP = TP and
+PP = 1 these are core.memory's numbers for the same layout at ZeRO-1 (tests/test_consistency.py).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from core.checks import whole_number
 from core.expert_parallel.models import MoeConfig, counts
+from core.expert_parallel.spec import moe_spec
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,7 +47,8 @@ def check_expert_layout(cfg: MoeConfig, *, ep: int, etp: int, tp: int, dp: int, 
         )
     if (tp * dp) % (ep * etp):
         raise ValueError(
-            f"EP × ETP = {ep * etp} does not divide TP × CP × DP = {tp * dp}: the expert layout "
+            f"EP × ETP = {ep * etp} does not divide TP × {'CP × ' * (cp > 1)}DP = {tp * dp}: the "
+            "expert layout "
             "folds into the same GPUs of a pipeline stage; pick EP × ETP among the divisors of "
             f"{tp * dp}"
         )
@@ -70,8 +72,6 @@ def ep_memory(
     zero1=True,
 ) -> EpMemory:
     """Model-state bytes on one GPU of a stage (layers split evenly over PP)."""
-    from core.model_moe import moe_spec  # here: core.model_moe imports this package
-
     edp = check_expert_layout(cfg, ep=ep, etp=etp, tp=tp, dp=dp, cp=cp)
     pp = whole_number("PP", pp)
     dense = moe_spec(cfg).params_per_gpu(tp, 1, 0)  # one TP rank's share of the whole model

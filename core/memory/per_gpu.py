@@ -60,7 +60,7 @@ class MemoryResult(StageMemory):
 
 
 def num_experts(model) -> int:
-    """Routed experts per MoE layer (core.model_moe.MoeSpec); 0 for a dense model."""
+    """Routed experts per MoE layer (core.expert_parallel.spec.MoeSpec); 0 for a dense model."""
     return getattr(model, "num_experts", 0)
 
 
@@ -68,12 +68,19 @@ def _sum(a: ModelStates, b: ModelStates) -> ModelStates:
     return ModelStates(**{k: getattr(a, k) + getattr(b, k) for k in vars(a)})
 
 
+def shard_degrees(lay: Layout) -> tuple[int, int]:
+    """ZeRO's sharding degrees (dense part, routed experts): DP x CP ranks (the HSDP group x CP)
+    and the expert-data-parallel group, that / EP (DP x CP / EP when EP does not divide an HSDP
+    group)."""
+    nd = (lay.shard_degree or lay.dp) * lay.cp
+    return nd, nd // lay.ep if nd % lay.ep == 0 else lay.edp
+
+
 def _stage(model, lay: Layout, tr: Training, m: int, r: int) -> StageMemory:
-    psi, nd = model.params_per_gpu(lay.tp, lay.pp, r), (lay.shard_degree or lay.dp) * lay.cp
+    psi, (nd, nd_e) = model.params_per_gpu(lay.tp, lay.pp, r), shard_degrees(lay)
     states = model_state_bytes_per_gpu(psi, nd, lay.zero_stage, tr.recipe)
     psi_e = model.expert_params_per_gpu(lay.tp, lay.pp, r, lay.ep) if num_experts(model) else 0
-    if psi_e:  # HSDP: experts shard inside the same group of DP x CP ranks when EP divides it
-        nd_e = nd // lay.ep if nd % lay.ep == 0 else lay.edp
+    if psi_e:
         states = _sum(states, model_state_bytes_per_gpu(psi_e, nd_e, lay.zero_stage, tr.recipe))
     layer, flight, extras = stage_activations(model, r, lay, tr, m)
     sharded = lay.zero_stage == 3 and nd > 1  # weights sharded: each unit is gathered to use it
@@ -113,7 +120,9 @@ def check_cp_ep(model, layout: Layout, seq_len: int) -> None:
     """Raise core.expert_parallel.check_5d's message for the first CP / EP rule the run breaks:
     EP on a dense model or not dividing the experts, CP not dividing the sequence (2·CP chunks for
     zig-zag), Ulysses without whole heads per rank."""
-    from core.expert_parallel.validate import check_5d  # here: that package imports core.memory
+    # Imported here: core.expert_parallel's package imports core.context_parallel, whose memory
+    # module imports core.memory (no module-level cycle: validate imports only their rule modules).
+    from core.expert_parallel.validate import check_5d
 
     lay, e = layout, num_experts(model)
     if lay.cp == 1 and lay.ep == 1 and not e:
