@@ -7,8 +7,8 @@ import streamlit as st
 from app_pages import common
 from app_pages.common.layout_inputs import custom_layout
 from app_pages.common.links import run_step_link
+from core.expert_parallel.spec import ALL_PRESETS
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
-from core.model_moe import ALL_PRESETS
 from core.parallel import Layout
 from core.planner import Efficiency, Training
 from core.training import RECOMPUTE_MODES

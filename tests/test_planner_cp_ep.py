@@ -4,9 +4,9 @@ all-to-alls against hand computations, the rules rejected with their message, th
 
 import pytest
 
+from core.expert_parallel.spec import any_preset
 from core.hardware import make_cluster
 from core.model import preset
-from core.model_moe import any_preset
 from core.parallel import Layout
 from core.planner import Training, evaluate, search
 from core.planner.cp_ep import cp_degrees, cp_layer, ep_degrees, ep_layer, layout_spans

@@ -123,7 +123,7 @@ def _schedules(
     lighter first/last stages); interleaved for each v the split allows (a layer per chunk)."""
     if pp == 1:
         return [("1f1b", 1, None)]
-    # MoE stages hold whole, equal layer counts (core.model_moe splits the experts by stage)
+    # MoE stages hold whole, equal layer counts (core.expert_parallel.spec splits experts by stage)
     splits = [None] if getattr(model, "num_experts", 0) else split_options(model, pp, seq_len)
     out = [(s, 1, n) for n in splits for s in schedules if s != "interleaved_1f1b"]
     if "interleaved_1f1b" not in schedules:

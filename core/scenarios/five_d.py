@@ -2,7 +2,7 @@
 
 7 · Llama-3.1 70B at 131,072 tokens on H100s with TP 8 in the node and PP 4: activations per GPU
 do not shrink with PP (1F1B's first stage holds PP micro-batches of L/PP layers), so only cutting
-the sequence helps; context parallelism C divides them by C (core.context_parallel.cp_memory). The
+the sequence helps; context parallelism C divides them by C (core.memory, the memory page's). The
 Llama 3 paper trained its 128K stage with CP 16 (Dubey et al. 2024, arXiv:2407.21783, Table 4: TP
 8, CP 16, PP 16, DP 4 on 16,384 H100s for the 405B model).
 8 · Mixtral 8x7B on 2 × 8 H100 with DP 16 and EP experts folded in (core.expert_parallel): model
@@ -16,15 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.context_parallel import cp_memory, cp_traffic, overlap_threshold_local_tokens, step_times
+from core.context_parallel import cp_traffic, overlap_threshold_local_tokens, step_times
 from core.expert_parallel import counts, ep_memory, moe_preset
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
-from core.memory import activation_bytes_per_layer, budget
+from core.memory import activation_bytes_per_layer, budget, memory_per_gpu
 from core.model import preset
-from core.parallel import ZERO_STAGES, GroupSpan, group_span
+from core.parallel import ZERO_STAGES, GroupSpan, Layout, group_span
 from core.planner.cp_ep import EpLayer, ep_layer
 from core.scenarios.common import GPU, RESERVE, Link, link
-from core.training import Efficiency
+from core.training import Efficiency, Training
 
 CPS = (1, 2, 4, 8, 16, 32)
 LLAMA3_128K = dict(tp=8, cp=16, pp=16, dp=4, gpus=16384, seq_len=131072)  # Table 4, 405B
@@ -83,8 +83,10 @@ def long_context(
     spec, gpu = preset(model), GPU_PRESETS[GPU]
     cap = gpu.hbm_bytes
     rows = []
-    for c in CPS:
-        m = cp_memory(spec, seq_len=seq_len, cp=c, tp=tp, pp=pp)
+    for c in CPS:  # the memory page's numbers: its fullest stage, PP micro-batches in flight
+        lay = Layout(dp=1, tp=tp, pp=pp, cp=c, zero_stage=1, sequence_parallel=True)
+        tr = Training(global_batch=pp, seq_len=seq_len, recompute="selective")
+        m = memory_per_gpu(spec, lay, tr)
         ok = budget(m.total_bytes, cap, RESERVE).fits
         rows.append(
             CpRow(
@@ -140,6 +142,7 @@ def long_context(
                 dp=1,
                 sp="true",
                 rc="selective",
+                zero="1",
             ),
             link(
                 "planner",

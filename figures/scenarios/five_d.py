@@ -60,10 +60,11 @@ def long_context_text(s: LongContext, units: str) -> Walkthrough:
             f"rank keeps ≳ {thr:,.0f} tokens on {link}."
         ),
         how=(
-            "Activations and states: `core.context_parallel.cp_memory` (Korthikanti et al. 2022 "
-            "Table 2 per layer at S/C tokens with SP over TP, selective recompute, flash; the "
-            "1F1B first stage holds PP micro-batches of ⌈L/PP⌉ layers; states: bf16 weights "
-            "and gradients ÷ TP × PP, Adam ÷ TP × PP × DP × CP, ZeRO-1). Ring: "
+            "Activations and states: `core.memory.memory_per_gpu`, the memory page's fullest stage "
+            "(Korthikanti et al. 2022 Table 2 per layer at S/C tokens with SP over TP, selective "
+            "recompute, flash; the 1F1B first stage holds PP micro-batches of L/PP layers; "
+            "states: the first stage's layers and embedding, bf16 weights and gradients, Adam "
+            "over DP × CP, ZeRO-1). Ring: "
             "`core.context_parallel.cp_traffic` and `step_times` (block attention 4 b s_c² h d "
             "FLOPs at the dense peak, halved for a balanced causal step; hop = B_kv / link "
             "bandwidth, one NIC per GPU). Reserve and verdict: `core.memory.budget`."
