@@ -303,3 +303,37 @@ def test_draw_this_step_link_follows_a_custom_layout_and_cluster():
         "2048",
         "full",
     )
+
+
+# ---------- issue 17: CP and EP in the planner ----------
+def test_moe_preset_runs_and_the_answer_names_expert_parallelism():
+    from core.expert_parallel.spec import any_preset
+
+    at = run(model="Mixtral 8x7B", nodes="2", gb="64")
+    assert not at.error and not at.exception
+    tr = Training(global_batch=64, seq_len=4096, recompute="selective")
+    best = search(any_preset("Mixtral 8x7B"), make_cluster(num_nodes=2), tr).fastest
+    assert best.layout.ep > 1  # nothing fits 16 GPUs without sharding the experts
+    assert metric(at, "Step time").value == format_seconds(best.step_time_s)
+    words = " ".join(m.value for m in at.markdown)
+    assert f"**Expert parallelism {best.layout.ep}:**" in words
+    table = at.dataframe[0].value
+    assert {"cp", "ep"} <= set(table.columns) and table.iloc[0]["ep"] == best.layout.ep
+
+
+def test_custom_cp_layout_from_the_url_is_evaluated_with_its_ring():
+    params = dict(model="Llama-3.1 70B", seq="131072", nodes="32", gb="16", sp="true")
+    at = run(**params, pick="custom", dp="4", tp="8", pp="1", cp="8", ep="1", zero="ZeRO-3")
+    assert not at.error and not at.exception
+    tr = Training(global_batch=16, seq_len=131072, recompute="selective")
+    lay = Layout(dp=4, tp=8, pp=1, cp=8, zero_stage=3, sequence_parallel=True)
+    ev = evaluate(preset("Llama-3.1 70B"), make_cluster(num_nodes=32), lay, tr)
+    assert metric(at, "Step time").value == format_seconds(ev.step_time_s)
+    assert at.number_input(key="cp").value == 8
+
+
+def test_ep_on_a_dense_model_names_the_rule_and_the_fix():
+    at = run(pick="custom", dp="8", tp="8", pp="1", ep="2")
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "EP=2 on a dense model" in errors[0] and "use EP = 1" in errors[0]
+    assert len(at.dataframe[0].value) > 0  # the table still shows
