@@ -337,3 +337,38 @@ def test_ep_on_a_dense_model_names_the_rule_and_the_fix():
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "EP=2 on a dense model" in errors[0] and "use EP = 1" in errors[0]
     assert len(at.dataframe[0].value) > 0  # the table still shows
+
+
+# ---------- issue 18: the drawn-layout controls rerun only their fragment ----------
+@pytest.fixture(scope="module")
+def app():
+    from tests.fragments import shared_app
+
+    return shared_app()  # one spied server per test session (tests/fragments.py)
+
+
+def test_compare_toggle_reruns_only_the_drawn_layout_fragment(app):
+    tab = app.open("planner")
+    assert tab.widgets["cmp"][1], "the compare toggle should sit inside a fragment"
+    assert tab.widgets["colour"][1] == tab.widgets["cmp"][1]  # with Colour GPUs by
+    with app.counting() as calls:
+        tab.move("cmp", True)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls["app_pages.common:start_page"] == 0  # the page body did not rerun
+    assert calls["figures.planner:table_rows"] == 0  # nor the table section
+    assert calls["figures.planner.run:search_run"] == 0  # nor the search
+    assert calls["figures.planner:cluster_figure"] == 0  # the drawn figures come from cache
+    assert calls["figures.planner:compare_figure"] == 1  # the one new figure
+    # only this section's charts go out (the browser's message cache drops the two unchanged
+    # ones; this harness does not send its cached hashes, so they are listed)
+    assert tab.charts == ["cluster", "layout", "compare"]
+    assert "cmp" in tab.url_bound
+
+
+def test_nodes_slider_reruns_the_page(app):
+    tab = app.open("planner")
+    assert tab.widgets["nodes"][1] == ""  # outside every fragment: it feeds the search
+    with app.counting() as calls:
+        tab.move("nodes", 4)
+    assert not tab.fragment_run and calls["app_pages.common:start_page"] == 1
+    assert calls["figures.planner:table_rows"] == 1

@@ -245,3 +245,24 @@ def test_5d_link_opens_its_page_with_the_stated_configuration(kind, i):
         assert shown["one K/V block (B_kv)"] == format_bytes(r.kv_block_bytes, "decimal")
     if link.page.endswith("expert_parallel.py"):
         assert shown["total parameters"] == "46.7B"
+
+
+# ---------- issue 18: a scenario's knob reruns the scenario fragment, not the page ----------
+@pytest.fixture(scope="module")
+def app():
+    from tests.fragments import shared_app
+
+    return shared_app()  # one spied server per test session (tests/fragments.py)
+
+
+def test_knob_reruns_only_the_scenario_fragment(app):
+    tab = app.open("scenarios")
+    assert tab.widgets["nd"][1], "the knob should sit inside the scenario fragment"
+    with app.counting() as calls:
+        tab.move("nd", 32)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls["app_pages.common:start_page"] == 0
+    assert calls["app_pages.common:show_url_notices"] == 0  # outside the fragment
+    assert calls["figures.scenarios:walkthrough"] == 1  # the scenario, rebuilt at N = 32
+    assert tab.charts == ["fig_size"]
+    assert "nd" in tab.url_bound
