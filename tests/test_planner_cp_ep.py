@@ -131,8 +131,11 @@ def test_search_bounds_cp_and_ep():
     assert cp_degrees(131072, 16384) == (1, 2, 4, 8, 16, 32)
     assert cp_degrees(32768, 16384) == (1, 2, 4, 8)  # ≥ 4,096 tokens per rank
     assert ep_degrees(preset("Llama-3.2 1B"), 64) == (1,)
-    assert ep_degrees(any_preset("Mixtral 8x7B"), 12) == (1, 2, 4)  # divide 8 and DP × CP
-    assert ep_degrees(any_preset("DeepSeek-V3"), 64) == (1, 2, 4, 8, 16, 32, 64)
+    # divide 8 and DP × CP = 12: {1, 2, 4}; 4 is the largest inside a node, none beyond
+    assert ep_degrees(any_preset("Mixtral 8x7B"), 12) == (1, 4)
+    # 256 experts, DP × CP = 64: 1, 8 in the node, then 16 and 32 across nodes
+    assert ep_degrees(any_preset("DeepSeek-V3"), 64) == (1, 8, 16, 32)
+    assert ep_degrees(any_preset("DeepSeek-V3"), 64, tp=4) == (1, 2, 4, 8)  # TP × EP ≤ 8 in-node
 
 
 def test_128k_context_needs_cp_and_the_search_finds_it():

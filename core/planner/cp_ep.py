@@ -109,11 +109,18 @@ def cp_degrees(seq_len: int, num_gpus: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def ep_degrees(model, dpcp: int) -> tuple[int, ...]:
-    """EP degrees for an MoE model: divisors of its experts that divide DP × CP (EP folds into
-    them, ETP = TP); (1,) for a dense model."""
+def ep_degrees(model, dpcp: int, tp: int = 1, gpus_per_node: int = 8) -> tuple[int, ...]:
+    """EP degrees the search tries for an MoE model ((1,) for a dense one), among the divisors
+    of its experts that divide DP × CP (EP folds into them, ETP = TP): 1, the largest whose
+    group stays in a node (TP × EP ≤ GPUs per node), and the next two beyond it. Inside a node
+    a larger EP only saves memory (the all-to-all moves (EP − 1)/EP of the same bytes over
+    NVLink), so the smaller in-node ones are dominated; across nodes each step doubles the
+    NIC traffic's reach, so the search stops two steps out (bounds the search, issue 17)."""
     e = getattr(model, "num_experts", 0)
-    return tuple(d for d in range(1, e + 1) if e % d == 0 and dpcp % d == 0) if e else (1,)
+    ok = [d for d in range(1, e + 1) if e % d == 0 and dpcp % d == 0] if e else [1]
+    inside = [d for d in ok if d * tp <= gpus_per_node]
+    beyond = [d for d in ok if d * tp > gpus_per_node][:2]
+    return tuple(sorted({1, max(inside, default=1), *beyond}))
 
 
 def cp_ep_problem(model, tp, pp, cp, ep, dp, seq_len: int) -> tuple[str, str] | None:

@@ -136,7 +136,7 @@ def _schedules(
     ]
 
 
-def _grid(model, N: int, seq_len: int, cps, eps):
+def _grid(model, N: int, seq_len: int, cps, eps, gpn: int):
     """(tp, pp, cp, ep, dp) of every grid point."""
     for tp in _divisors(N):
         for pp in _divisors(N // tp):
@@ -144,7 +144,7 @@ def _grid(model, N: int, seq_len: int, cps, eps):
                 if (N // (tp * pp)) % cp:
                     continue
                 dp = N // (tp * pp * cp)
-                for ep in eps or ep_degrees(model, dp * cp):
+                for ep in eps or ep_degrees(model, dp * cp, tp, gpn):
                     if (dp * cp) % ep == 0:
                         yield tp, pp, cp, ep, dp
 
@@ -169,7 +169,7 @@ def search(
     N, B, ranked, rejected, least = cluster.num_gpus, training.global_batch, [], [], {}
     stage_cache: dict[Layout, tuple] = {}
     sp, usable = sequence_parallel, usable_bytes(cluster, training)
-    for tp, pp, cp, ep, dp in _grid(model, N, training.seq_len, cps, eps):
+    for tp, pp, cp, ep, dp in _grid(model, N, training.seq_len, cps, eps, cluster.gpus_per_node):
         dims = ParallelDims(dp=dp * cp, pp=pp, tp=tp, order=order)
         deg = dict(dp=dp, tp=tp, pp=pp, cp=cp, ep=ep)
         problem = _grid_problem(model, cluster, B, dims, dp) or cp_ep_problem(
