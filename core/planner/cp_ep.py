@@ -5,8 +5,8 @@ Rank grid (docs/notes/planner.md §2): the layout's order over TP, PP and DP wit
 TP, as Megatron-Core's default order "tp-cp-ep-dp-pp" keeps it (`NVIDIA/Megatron-LM
 megatron/core/parallel_state.py`, initialize_model_parallel). The data-parallel group of a CP
 layout is DP × CP (Megatron's "dp_cp" group: CP ranks hold the same weights and reduce their
-gradients together). Experts fold into the same GPUs of a pipeline stage (Megatron-Core
-"parallel folding", `megatron/core/transformer/moe/README.md`): an EP group is EP consecutive
+gradients together). Experts fold into the same GPUs of a pipeline stage ("parallel folding",
+`NVIDIA/Megatron-LM megatron/core/transformer/moe/README.md`): an EP group is EP consecutive
 members of a DP × CP group (ETP = TP innermost, as core.memory counts the expert weights),
 so TP × EP ≤ GPUs per node keeps the all-to-all on NVLink.
 

@@ -166,9 +166,7 @@ def long_context(
     )
 
 
-class _Groups:
-    """Fixed group membership for core.parallel.group_span (rows = groups of global ranks)."""
-
+class _Groups:  # fixed group membership for core.parallel.group_span (rows = groups of ranks)
     def __init__(self, rows) -> None:
         self.rows = np.asarray(rows)
 
