@@ -101,8 +101,8 @@ def scenario(units: str, bw_units: str) -> None:
         text, fig, links = _scenario(kind, knob, units, bw_units)
     st.subheader(text.title)
     st.markdown(text.intro)
+    common.chart(fig, key=f"fig_{kind}")  # the answer above the fold (issue 15), then the steps
     st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(text.steps, 1)))
-    common.chart(fig, key=f"fig_{kind}")
 
     st.markdown("**Open it yourself** — each link opens the page with exactly this configuration:")
     extra = common.settings().query()  # keep the global settings

@@ -47,7 +47,7 @@ def long_context_text(s: LongContext, units: str) -> Walkthrough:
             f"{format_seconds(s.hop_s[link])} vs {format_seconds(s.block_compute_s)} of "
             f"attention on the block it overlaps — **{'hidden' if s.hidden else 'exposed'}**. "
             f"It hides while each rank holds ≥ {thr:,.0f} tokens on {link} "
-            f"(here S/C = {local:,}); on {s.nvlink} {s.threshold_tokens[s.nvlink]:,.0f}.",
+            f"(here S/C = {local:,}); on {s.nvlink}: {s.threshold_tokens[s.nvlink]:,.0f}.",
             f"**What Llama 3 did.** The 405B model's 128K stage ran TP {ll['tp']}, CP "
             f"{ll['cp']}, PP {ll['pp']}, DP {ll['dp']} on {ll['gpus']:,} H100s "
             f"({LLAMA3_SOURCE}): CP {ll['cp']} leaves {ll['seq_len'] // ll['cp']:,} tokens per "
@@ -121,7 +121,7 @@ def moe_text(s: MoeTwoNodes, units: str) -> Walkthrough:
             f"**Across the two nodes** ({max(s.ep // 2, 1)} GPUs of the group on each): "
             f"{b(acr.nic_bytes)} of every all-to-all goes through the NICs, "
             f"{format_seconds(acr.all_to_all_s)} each — "
-            f"{acr.all_to_all_s / ins.all_to_all_s:.3g}× slower"
+            f"{acr.all_to_all_s / ins.all_to_all_s:.3g}× slower."
             if s.ep > 1
             else "**Across the two nodes**: at EP 1 there is no all-to-all at all.",
             f"**Against compute.** The expert GEMMs of a layer take "
