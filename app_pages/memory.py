@@ -41,8 +41,11 @@ run = Run(
 lay_a = Split(mb=r["mb"], rc=r["rc"], sp=r["sp"], **lay)
 with common.explain_errors():
     out = mv.cached_compute(run, lay_a)
-common.metrics(out["metrics"], [1.25, 0.75, 1, 1, 1])
-common.chart(out["bars"], key="bars", height=520)
+left, right = st.columns([3.2, 1])  # the chart beside its numbers: both above the fold
+with left:
+    common.chart(out["bars"], key="bars", height=520)
+for m in out["metrics"]:
+    right.metric(**m)
 st.caption(out["caption"])
 if r["model"] not in ("custom", "params"):
     mv.step_link(run, lay_a)

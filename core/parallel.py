@@ -188,7 +188,7 @@ def place(dims: ParallelDims, cluster: Cluster) -> Placement:
 @dataclass(frozen=True, kw_only=True)
 class Layout:
     """DP x TP x PP x CP, ZeRO, SP, micro-batch, schedule, order, per-stage layers, HSDP; EP folds
-    in DP x CP (Megatron-Core parallel_state.py: experts use ETP x EP x EDP, ETP = TP here)."""
+    in DP x CP (Megatron-Core's parallel state: experts use ETP x EP x EDP, ETP = TP here)."""
 
     dp: int
     tp: int = 1

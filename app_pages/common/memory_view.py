@@ -11,7 +11,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common.links import step_link_markdown
-from app_pages.common.widgets import nudges
+from app_pages.common.widgets import _nudge  # the queue behind widgets.nudges
 from core.hardware import GPU_PRESETS
 from core.training import RECIPES
 from figures import memory as fm
@@ -91,22 +91,27 @@ def run_controls() -> dict:
 def layout_row(moe: bool) -> dict:
     """DP, TP, PP, CP, EP and ZeRO, with keyboard steps: ←/→ halve/double DP, ↓/↑ halve/double TP
     (buttons with shortcuts, as on the pipeline page)."""
-    c = st.columns([1, 1, 1, 1, 1, 2])
+    c = st.columns([1, 1, 1, 1, 1, 3.2])
     out = dict(
-        dp=common.slider("DP (data-parallel ranks)", 1, 1024, 8, key="dp", where=c[0]),
-        tp=common.slider("TP (tensor-parallel ranks)", 1, 64, 1, key="tp", where=c[1]),
-        pp=common.slider("PP (pipeline stages)", 1, 64, 1, key="pp", where=c[2]),
-        cp=common.slider("CP (context-parallel ranks)", 1, 64, 1, key="cp", where=c[3],
-                         help=mt.HELP["cp"]),
-        ep=common.slider("EP (expert-parallel ranks)", 1, 256, 1, key="ep", where=c[4],
+        dp=common.slider("DP", 1, 1024, 8, key="dp", where=c[0], help=mt.HELP["dp"]),
+        tp=common.slider("TP", 1, 64, 1, key="tp", where=c[1], help=mt.HELP["tp"]),
+        pp=common.slider("PP", 1, 64, 1, key="pp", where=c[2], help=mt.HELP["pp"]),
+        cp=common.slider("CP", 1, 64, 1, key="cp", where=c[3], help=mt.HELP["cp"]),
+        ep=common.slider("EP", 1, 256, 1, key="ep", where=c[4],
                          help=mt.HELP["ep"] if moe else mt.HELP["ep_dense"], disabled=not moe),
         zero=common.select("ZeRO stage", mt.ZERO, "3", key="zero", radio=True, horizontal=True,
                            where=c[5], help=mt.HELP["zero"] + " " + mt.ZERO_CAPTION),
     )  # fmt: skip
-    with c[5]:
-        half, double = (lambda v: max(1, v // 2)), (lambda v: v * 2)
-        nudges("dp", [("DP ÷ 2 ←", "Left", half), ("DP × 2 →", "Right", double)])
-        nudges("tp", [("TP ÷ 2 ↓", "Down", half), ("TP × 2 ↑", "Up", double)])
+    half, double = (lambda v: max(1, v // 2)), (lambda v: v * 2)
+    row = c[5].container(horizontal=True, gap="small")  # one row of four keyboard steps
+    for key, label, shortcut, move in (
+        ("dp", "DP ÷2", "Left", half),
+        ("dp", "DP ×2", "Right", double),
+        ("tp", "TP ÷2", "Down", half),
+        ("tp", "TP ×2", "Up", double),
+    ):
+        row.button(label, key=f"{key}_{shortcut}", shortcut=shortcut, on_click=_nudge,
+                   args=(key, move))  # fmt: skip
     out["ep"] = out["ep"] if moe else 1  # a dense model has no experts to split
     return out
 

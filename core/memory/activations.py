@@ -144,9 +144,10 @@ def stage_activations(
         return 0.0, 0.0, 0.0  # a bare parameter count has no layer shape, hence no activations
     lay, tr, h = layout, training, model.hidden_size
     tp, pp, sp, b = lay.tp, lay.pp, lay.sequence_parallel, lay.micro_batch
-    # CP: each rank stores S / CP tokens of every activation (Megatron-LM docs/user-guide/features/
-    # context_parallel.md); Ulysses holds S tokens of a / CP heads inside attention: the same bytes
-    # but for the s² scores, which flash attention (what CP implementations use) never stores.
+    # CP: each rank stores S / CP tokens of every activation (`NVIDIA/Megatron-LM
+    # docs/user-guide/features/context_parallel.md`); Ulysses holds S tokens of a / CP heads
+    # inside attention: the same bytes but for the s² scores, which flash attention (what CP
+    # implementations use) never stores.
     s = tr.seq_len // lay.cp
     layer = activation_bytes_per_layer(
         s, b, h, model.num_heads, tp, sp, tr.recompute, tr.flash_attention, block_of(model)

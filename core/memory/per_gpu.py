@@ -1,7 +1,7 @@
 """Per-GPU training memory of a layout: model states under ZeRO/FSDP with TP/PP/CP/EP, plus
 activations, for every pipeline stage.
 
-CP and EP (Megatron-Core `megatron/core/parallel_state.py`; the Ultra-Scale Playbook's "5D
+CP and EP (`NVIDIA/Megatron-LM megatron/core/parallel_state.py`; the Ultra-Scale Playbook's "5D
 parallelism" section, nanotron/ultrascale-playbook): CP ranks hold replicas of the weights and
 reduce their gradients together with the DP ranks (the "dp_cp" group), so ZeRO shards the dense
 states over DP x CP; a routed expert's weights are split over EP x ETP (ETP = TP) and its states

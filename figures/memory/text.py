@@ -25,6 +25,11 @@ HELP = {
     "scenarios keep the same.",
     "flash": "Never stores the s² scores.",
     "cmp": "A second layout of the same run, side by side.",
+    "dp": "Data-parallel ranks: replicas of the model, each on its own share of the batch. "
+    "Keys ← / → halve / double it.",
+    "tp": "Tensor-parallel ranks: each layer's weight matrices split across GPUs. Keys ↓ / ↑ "
+    "halve / double it.",
+    "pp": "Pipeline stages: the layers split into consecutive stages.",
     "cp": "Context parallelism: each rank holds S / CP tokens of every activation and a replica "
     "of the weights; ZeRO shards over DP × CP (Megatron-Core's dp_cp group). Zig-zag ring "
     "attention needs 2·CP to divide the sequence.",
