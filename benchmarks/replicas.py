@@ -35,13 +35,15 @@ def main() -> None:
     prefix = Path(tempfile.mkdtemp(prefix="splitlab-replicas-"))
     ports = {"PROXY_PORT": free_port(), "APP_PORT_A": free_port(), "APP_PORT_B": free_port()}
     env = dict(os.environ, PREFIX=str(prefix), PYTHON=sys.executable, **map_str(ports))
-    out = subprocess.run(
-        ["bash", str(ROOT / "deploy" / "run_replicas.sh"), "--background"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    # Output to a file, not a pipe: the replicas and nginx inherit it and outlive the script.
+    with open(prefix / "run_replicas.out", "w") as log:
+        out = subprocess.run(
+            ["bash", str(ROOT / "deploy" / "run_replicas.sh"), "--background"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            timeout=300,
+        )
     pids = (
         [int(p) for p in (prefix / "pids").read_text().split()]
         if (prefix / "pids").exists()
@@ -49,7 +51,8 @@ def main() -> None:
     )
     try:
         if out.returncode != 0:
-            raise RuntimeError(f"run_replicas.sh failed: {out.stderr[-2000:]}")
+            text = (prefix / "run_replicas.out").read_text()[-2000:]
+            raise RuntimeError(f"run_replicas.sh failed: {text}")
         url = f"http://127.0.0.1:{ports['PROXY_PORT']}"
         remote = Remote(url, pids[:2])  # the two replicas; the third pid is nginx
         pick = {"want": args.slider, "whole_page": args.whole_page}
