@@ -31,10 +31,12 @@ are rebound to the counter too. Functions defined inside a page file itself are 
 section worth guarding lives in a module (app_pages/common/<page>_view.py). Caches are shared by
 every test of the session: assert `== 0` for what must not run; for what must run, spy a function
 that is not cached, or move to a value no other test used. `tab.charts` lists the charts the last
-rerun re-sent (their keys); `tab.url_bound` the URL keys of the `bind="query-params"` widgets it
-drew (the browser, not the server, writes those to the URL, so a bound widget inside a fragment
-must carry its key in the fragment's run); `tab.query_string` the URL after the server's own
-`st.query_params` writes. `spied_app("module:attr", ...)` starts a private server instead.
+rerun sent in full (their keys; like the browser, a tab sends the hashes of the messages it
+holds, so an unchanged chart of 10 kB or more comes back as a reference, counted in `tab.refs`);
+`tab.url_bound` the URL keys of the `bind="query-params"` widgets it drew (the browser, not the
+server, writes those to the URL, so a bound widget inside a fragment must carry its key in the
+fragment's run); `tab.query_string` the URL after the server's own `st.query_params` writes.
+`spied_app("module:attr", ...)` starts a private server instead.
 """
 
 from __future__ import annotations
@@ -144,9 +146,13 @@ class Tab:
         self.widgets: dict[str, tuple[str, str, object]] = {}  # key -> (type, fragment id, proto)
         self.states: dict[str, object] = {}  # widget id -> WidgetState last sent
         self.charts: list[str] = []
+        self.specs: dict[str, str] = {}  # chart key -> its Plotly JSON, as last sent in full
         self.elements: list[str] = []
         self.exceptions: list[str] = []
         self.url_bound: set[str] = set()  # query_param_key of the bound widgets the run drew
+        self.refs = 0  # elements the server sent as a reference to the browser's copy
+        self.cached: dict[str, int] = {}  # message hash -> run it was last seen (browser cache)
+        self.runs = 0
         self.fragment_run = False
         self.ws = connect(
             url.replace("http", "ws") + "/_stcore/stream",
@@ -167,16 +173,22 @@ class Tab:
         state = msg.rerun_script
         state.page_name, state.query_string = self.page, self.query_string
         state.fragment_id = fragment_id
+        state.cached_message_hashes.extend(self.cached)  # as the browser does
         for w in self.states.values():
             state.widget_states.widgets.add().CopyFrom(w)
         t0 = time.perf_counter()
         self.ws.send(msg.SerializeToString())
         self.charts, self.elements, self.exceptions, self.url_bound = [], [], [], set()
+        self.refs, self.runs = 0, self.runs + 1
         while True:
             fwd = ForwardMsg()
             fwd.ParseFromString(self.ws.recv(timeout=60))
             kind = fwd.WhichOneof("type")
-            if kind == "page_info_changed":
+            if fwd.metadata.cacheable and fwd.hash:
+                self.cached[fwd.hash] = self.runs
+            if kind == "ref_hash":  # an unchanged element of 10 kB or more: not sent again
+                self.cached[fwd.ref_hash], self.refs = self.runs, self.refs + 1
+            elif kind == "page_info_changed":
                 self.query_string = fwd.page_info_changed.query_string
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 self._saw(fwd.delta.new_element, fwd.delta.fragment_id)
@@ -185,6 +197,8 @@ class Tab:
                 if name == "FINISHED_EARLY_FOR_RERUN":
                     continue  # a callback or st.rerun: the next run follows on the same stream
                 self.fragment_run = name == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"
+                # the browser forgets what went unused for global.maxCachedMessageAge (2) runs
+                self.cached = {h: r for h, r in self.cached.items() if self.runs - r < 2}
                 return time.perf_counter() - t0
 
     def _saw(self, el, fragment_id: str) -> None:
@@ -194,6 +208,7 @@ class Tab:
         wid = getattr(inner, "id", "") if kind != "exception" else ""
         if kind == "plotly_chart":
             self.charts.append(wid.split("-", 2)[-1])
+            self.specs[self.charts[-1]] = inner.spec
         elif kind == "exception":
             self.exceptions.append(inner.message)
         elif wid.startswith("$$ID-") and wid.count("-") >= 2:
@@ -204,13 +219,19 @@ class Tab:
     def move(self, key: str, value) -> float:
         """Set the widget with user key `key` to `value` and rerun as the browser would: only
         the widget's fragment if it sits in one. Sliders take a number (or a (lo, hi) pair),
-        checkboxes/toggles a bool, selectboxes/radios the option's index, buttons True."""
+        checkboxes/toggles a bool, number inputs a number, buttons True; selectboxes, radios
+        and select_sliders an option's label as shown or its index, multiselects a list of them,
+        text inputs a string."""
         from streamlit.proto.WidgetStates_pb2 import WidgetState
 
         if key not in self.widgets:
             seen = sorted(self.widgets)
             raise KeyError(f"no widget with key {key!r} on /{self.page}; seen: {seen}")
         kind, fragment_id, proto = self.widgets[key]
+
+        def label(v) -> str:  # Streamlit 1.67 sends the option's shown label, not its index
+            return proto.options[v] if isinstance(v, int) and not isinstance(v, bool) else str(v)
+
         w = WidgetState(id=proto.id)
         if kind == "slider":
             w.double_array_value.data.extend(value if isinstance(value, tuple) else [value])
@@ -219,9 +240,14 @@ class Tab:
         elif kind == "button":
             w.trigger_value = True
         elif kind in ("selectbox", "radio"):
-            w.int_value = int(value)
+            w.string_value = label(value)
+        elif kind in ("select_slider", "multiselect"):
+            many = value if isinstance(value, (tuple, list)) else [value]
+            w.string_array_value.data.extend(label(v) for v in many)
         elif kind == "number_input":
             w.double_value = float(value)
+        elif kind in ("text_input", "text_area"):
+            w.string_value = str(value)
         else:
             raise NotImplementedError(f"move() does not drive a {kind} yet (key {key!r})")
         self.states[proto.id] = w

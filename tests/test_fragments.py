@@ -48,3 +48,16 @@ def test_a_page_slider_reruns_the_whole_page(app):
     assert calls[RING] >= 1  # once for the chart, plus the animation's own build on a cache miss
     assert "ring" in tab.charts and len(tab.charts) > 1
     assert {"n", "step"} <= tab.url_bound
+
+
+def test_a_selectbox_moves_by_shown_label_or_by_index(app):
+    """Streamlit 1.67 carries a selectbox's value as its shown label (string_value)."""
+    tab = app.open("collectives")
+    kind, _, proto = tab.widgets["link"]
+    assert kind == "selectbox" and len(proto.options) > 2
+    before = tab.specs["ring"]
+    tab.move("link", proto.options[-1] if proto.options[-1] != "NVLink 4" else proto.options[0])
+    assert not tab.exceptions and not tab.fragment_run
+    assert tab.specs["ring"] != before  # another link: other byte and time readouts in the ring
+    tab.move("link", list(proto.options).index("NVLink 4"))  # back, by index
+    assert not tab.exceptions and tab.specs["ring"] == before
