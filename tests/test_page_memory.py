@@ -420,3 +420,30 @@ def test_run_controls_fold_into_one_summarising_expander():
     at = run({"model": "Mixtral 8x7B", "seq": 8192})
     label = at.expander[0].label
     assert "Mixtral 8x7B" in label and "8,192 tokens" in label
+
+
+# --- Issue 18: layout B's controls rerun only the compare fragment (tests/fragments.py) ---
+
+
+@pytest.fixture(scope="module")
+def app():
+    from tests.fragments import shared_app
+
+    return shared_app()  # one spied server for the whole test session
+
+
+def test_layout_b_reruns_only_the_compare_fragment(app):
+    page, main, cmp = (
+        "app_pages.common:start_page",
+        "figures.memory:zero_stages_figure",  # the main chart's builder (inside compute)
+        "figures.memory:compare_layouts",  # layout B's chart (inside compare)
+    )
+    tab = app.open("memory", query_string="cmp=true")
+    assert tab.widgets["b_dp"][1] and tab.widgets["cmp"][1], "B's controls sit in a fragment"
+    assert tab.widgets["dp"][1] == ""  # A's layout feeds every section: outside
+    with app.counting() as calls:
+        tab.move("b_dp", 4)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[page] == 0 and calls[main] == 0 and calls[cmp] == 1
+    assert tab.charts == ["cmp_bars"]  # the main chart is not re-sent
+    assert "b_dp" in tab.url_bound  # still bound to ?b_dp= inside the fragment
