@@ -279,3 +279,6 @@ CP_SCHEME_COLOURS = {
     "ulysses": TAB10[8],
 }
 COLOURS["dropped"] = "#F4A582"  # (token, expert) pairs past the expert's capacity
+# The training-step drawing's CP K/V ring and EP all-to-all arrows (tab20b hues no meaning uses).
+COLOURS["cp_kv"] = "#8c6d31"
+COLOURS["ep_all_to_all"] = "#393b79"

@@ -24,11 +24,12 @@ def test_defaults_draw_the_planners_fastest_layout_before_the_step():
     training = Training(global_batch=1152, seq_len=4096, recompute="selective")
     fastest = search(model, cluster, training).fastest.layout  # the planner page's defaults
     assert fastest.label in " ".join(c.value for c in at.caption)
-    # The figure has one frame per phase of that layout's step, in the core's order; which
+    # The stepper has one step per phase of that layout's step, in the core's order; which
     # phases exist depends on the pick (no gather phase under ZeRO-0/3, no drain at PP = 1).
     plan = step_plan(model, cluster, fastest, training)
     n = len(plan.phases)
-    assert len(spec["frames"]) == n >= 4
+    assert at.slider(key="phase").max == n - 1 and n >= 4
+    assert "frames" not in spec  # one step control: the stepper, not an in-chart Play
     assert _title(spec).startswith(f"<b>Phase 1 of {n}: Before the step")
     assert at.slider(key="phase").value == 0
 

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import copy
 
-from core.stepplan import StepPlan, drawn_ranks
+from core.stepplan import StepPlan, coords
 from core.units import ByteSystem, format_bytes
 from figures.step import grid, text, timeline
 from figures.step.traffic import KINDS, traffic_traces
 from figures.style import COLOURS, margin
 
-FRAME_MS = 1800  # Play: time on each phase
+FRAME_MS = 1800  # the page's Play: time on each phase
+GLIDE_MS = 600  # bars and arrows glide this long into the next phase
 ROW_PX = 66  # height of one unit (a GPU cell) of the grid
-TOP, BOTTOM = 120, 95  # margins: the caption and Play above, the legend below
+TOP, BOTTOM = 100, 95  # margins: the caption above, the legend below
 STRIP = (0.0, 0.09)  # the timeline strip's share of the height (bottom)
 
 
@@ -32,7 +33,7 @@ def _node_labels(plan: StepPlan, geo) -> dict[int, str]:
     for node, *_ in geo.boxes:
         ranks = by_node.get(node, [])
         stages = _span(int(pl.coord("pp")[r]) for r in ranks) if ranks else "–"
-        reps = _span(int(pl.coord("dp")[r]) for r in ranks) if ranks else "–"
+        reps = _span(coords(pl, plan.fold, r)["dp"] for r in ranks) if ranks else "–"
         out[node] = f"node {node} · stage s{stages} · DP replica {reps}"
     return out
 
@@ -42,10 +43,14 @@ def _hover(plan: StepPlan, geo, units: ByteSystem) -> tuple[dict, list[dict]]:
     pl, gpn = plan.placement, plan.placement.cluster.gpus_per_node
     fixed, per_phase = {}, [{} for _ in plan.phases]
     for r in geo.centres:
-        c = {d: int(pl.coord(d)[r]) for d in ("dp", "pp", "tp")}
+        c = {d: int(pl.coord(d)[r]) for d in ("pp", "tp")} | coords(pl, plan.fold, r)
         h = plan.phases[0].holdings[c["pp"]]
         rows = [f"rank {r} · node {r // gpn}, GPU {r % gpn}"]
         rows.append(f"DP replica {c['dp']} · PP stage {c['pp']} · TP rank {c['tp']}")
+        if plan.fold.active:
+            rows.append(
+                f"CP rank {c['cp']} of {plan.fold.cp} · EP rank {c['ep']} of {plan.fold.ep}"
+            )
         for part in grid.PARTS:
             held, full = getattr(h, f"{part}_bytes"), getattr(h, f"full_{part}_bytes")
             how = "shard" if held < full else "replicated"
@@ -72,7 +77,7 @@ def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:
     return [
         *grid.fills(geo, pl, ph, names),
         *grid.idle(geo, pl, ph, "waits"),
-        *traffic_traces(geo, pl, drawn, ph, names),
+        *traffic_traces(geo, pl, drawn, ph, names, plan.fold),
         grid.hover(geo, hover[0], hover[1][index]),
     ]
 
@@ -82,7 +87,7 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
     n = len(plan.phases)
     if not 0 <= index < n:
         raise ValueError(f"phase {index} is not a phase of this step: use 0 … {n - 1}")
-    drawn = drawn_ranks(plan.placement)
+    drawn = plan.drawn
     geo = grid.geometry(plan.placement, drawn)
     names = {**text.PARTS, **{k: text.traffic_name(plan, k) for k in KINDS}}
     static = [grid.tracks(geo), grid.placeholders(geo), grid.stage_labels(geo, plan.placement)]
@@ -116,8 +121,6 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
     grid_px = (y1 - y0) * ROW_PX
     height = int(min(1000, max(460, grid_px / (1 - STRIP[1] - 0.05) + TOP + BOTTOM)))
     hidden = {"visible": False, "fixedrange": True}
-    anim = {"mode": "immediate", "transition": {"duration": 0}}
-    play = {**anim, "fromcurrent": True, "frame": {"duration": FRAME_MS, "redraw": True}}
     layout = {
         "title": {
             **_title(plan, index),
@@ -137,30 +140,8 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
         "yaxis2": {**hidden, "range": [0, 1], "domain": list(STRIP), "anchor": "x2"},
         "legend": {"orientation": "h", "x": 0, "y": -0.01, "yanchor": "top"},
         "hovermode": "closest",
-        "updatemenus": [
-            {
-                "type": "buttons",
-                "direction": "left",
-                "x": 1.0,
-                "y": 1.0,
-                "xanchor": "right",
-                "yanchor": "bottom",
-                "pad": {"b": 6},
-                "showactive": False,
-                "buttons": [
-                    {
-                        "label": "▶ Play phases",
-                        "method": "animate",
-                        "args": [labels[index:] if index else None, play],
-                    },
-                    {
-                        "label": "❚❚ Pause",
-                        "method": "animate",
-                        "args": [[None], {**anim, "frame": {"duration": 0, "redraw": False}}],
-                    },
-                ],
-            }
-        ],
+        # Plotly.react glides the bars and arrows from the phase shown before (same traces).
+        "transition": {"duration": GLIDE_MS, "easing": "cubic-in-out"},
     }
     # Copies: a trace shared by data and a frame would be recoloured twice in presenter mode.
     opened = copy.deepcopy(every[index])
@@ -170,7 +151,7 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
 
 def open_at(fig: dict, index: int) -> dict:
     """A step figure opened at phase `index`: its frame merged into the traces (as Plotly.animate
-    does), its caption, Play running on from there. Frames and unchanged traces are shared.
+    does) and its caption; no frames (the page's stepper holds the phase). Unchanged traces shared.
     """
     frames = fig["frames"]
     if not 0 <= index < len(frames):
@@ -179,15 +160,5 @@ def open_at(fig: dict, index: int) -> dict:
     for i, update in zip(frame["traces"], frame["data"]):
         data[i] = copy.deepcopy({**data[i], **update})  # own copies: presenter recolours them
     layout = fig["layout"]
-    menu = layout["updatemenus"][0]
-    play, *rest = menu["buttons"]
-    play = {**play, "args": [[f["name"] for f in frames[index:]], play["args"][1]]}
-    return {
-        **fig,
-        "data": data,
-        "layout": {
-            **layout,
-            "title": {**layout["title"], **frame["layout"]["title"]},
-            "updatemenus": [{**menu, "buttons": [play, *rest]}],
-        },
-    }
+    title = {**layout["title"], **frame["layout"]["title"]}
+    return {"data": data, "layout": {**layout, "title": title}}
