@@ -28,8 +28,8 @@ _plan = st.cache_resource(max_entries=64)(plan_run)
 
 
 @st.cache_resource(max_entries=32)  # shared, never mutated: open_at copies what it changes
-def _figure(run: Run, lay: Layout, cp: int, ep: int, units: str) -> dict:
-    return step_figure(_plan(run, lay, cp, ep), 0, ByteSystem(units))
+def _figure(run: Run, lay: Layout, cp: int, ep: int, units: str, present: bool) -> dict:
+    return step_figure(_plan(run, lay, cp, ep), 0, ByteSystem(units), present)
 
 
 def drawing(run: Run, lay: Layout, cp: int, ep: int, units: ByteSystem) -> None:
@@ -45,7 +45,8 @@ def drawing(run: Run, lay: Layout, cp: int, ep: int, units: ByteSystem) -> None:
         last = len(plan.phases) - 1
         play_tick("phase", last, PLAY_EVERY_S)
         phase = common.stepper("Phase", last, key="phase", play=True)
-        common.chart(open_at(_figure(run, lay, cp, ep, units.value), phase), key="step")
+        fig = _figure(run, lay, cp, ep, units.value, common.settings().presenter)
+        common.chart(open_at(fig, phase), key="step")
         st.markdown("\n".join(tx.phase_lines(plan, phase, units)))
         with st.expander("What one GPU of each stage holds in this phase"):
             st.markdown("\n".join(f"- {line}" for line in tx.holding_lines(plan, phase, units)))
@@ -61,7 +62,8 @@ pick = common.select(
 )
 cp = common.number("CP", 1, 64, 1, key="cp", help=itx.CP_HELP, where=top[2])
 ep = common.number("EP", 1, 256, 1, key="ep", help=itx.EP_HELP, where=top[3])
-with st.expander(itx.INPUTS):  # compact: the cluster and batch, summarised in the caption below
+left, right = st.columns(2)  # compact: the cluster and batch, summarised in the caption below
+with left.expander(itx.INPUTS):
     c = [*st.columns(4), *st.columns(4)]
     nodes = common.slider("Nodes", 1, 128, 8, key="nodes", where=c[0])
     gpn = common.select("GPUs per node", SIZES, "8", key="gpn", where=c[1])
@@ -71,7 +73,8 @@ with st.expander(itx.INPUTS):  # compact: the cluster and batch, summarised in t
     seq = int(common.select("Sequence length", SEQ, "4096", key="seq", where=c[4]))
     gb = common.number("Global batch (sequences)", 1, 65536, 1152, key="gb", where=c[5])
     rc = common.select("Recompute", common.same(RECOMPUTE_MODES), "selective", key="rc", where=c[6])
-custom, box = custom_layout(expanded=False)
+with right:
+    custom, box = custom_layout(expanded=False)
 sp = common.toggle("Sequence parallel", False, key="sp", where=box)
 
 units = common.memory_units()
@@ -87,12 +90,12 @@ with common.explain_errors():
 
 ev = plan.evaluation
 st.caption(itx.drawn_caption(plan, nodes, int(gpn), gpu, gb, seq, format_seconds(plan.step_time_s)))
+drawing(run, lay, cp, ep, units)
+for w in ev.warnings:  # under the drawing: the picture stays on the first screen (issue 15)
+    st.warning(w, icon="⚠️")
 for note in (tx.drawn_note(plan, plan.drawn), itx.fold_note(plan)):
     if note:
         st.info(note, icon="🔎")
-for w in ev.warnings:
-    st.warning(w, icon="⚠️")
-drawing(run, lay, cp, ep, units)
 common.takeaway(tx.takeaway(plan))
 with st.expander("How this is computed"):
     st.markdown(tx.HOW)

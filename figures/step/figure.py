@@ -15,7 +15,7 @@ from figures.style import COLOURS, margin
 FRAME_MS = 1800  # the page's Play: time on each phase
 GLIDE_MS = 600  # bars and arrows glide this long into the next phase
 ROW_PX = 66  # height of one unit (a GPU cell) of the grid
-TOP, BOTTOM = 100, 95  # margins: the caption above, the legend below
+TOP, BOTTOM = 50, 12  # margins: the title above; the legend sits under it, over the grid
 STRIP = (0.0, 0.09)  # the timeline strip's share of the height (bottom)
 
 
@@ -68,8 +68,22 @@ def _hover(plan: StepPlan, geo, units: ByteSystem) -> tuple[dict, list[dict]]:
 
 
 def _title(plan: StepPlan, index: int) -> dict:
-    head, sub = text.caption(plan, index)
-    return {"text": head, "subtitle": {"text": sub}}
+    """The phase and its times (what happens is written under the chart: text.phase_lines)."""
+    head, _ = text.caption(plan, index)
+    return {"text": head}
+
+
+def legend_px(names: list[str], present: bool) -> int:
+    """Height a horizontal legend of these entries takes: entries packed into rows of about
+    1,050 px (Chromium: ~6.6 px a character at Plotly's 12 px, ~8.8 at presenter's 16 px)."""
+    char, row_px, sample = (8.8, 30, 50) if present else (6.6, 21, 40)
+    rows, used = 1, 0.0
+    for name in names:
+        w = len(name) * char + sample
+        if used and used + w > 1050:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows * row_px + 6
 
 
 def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:
@@ -82,8 +96,11 @@ def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:
     ]
 
 
-def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.BINARY) -> dict:
-    """The animated step, opened at phase `index` (Play runs on from there)."""
+def step_figure(
+    plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.BINARY, present: bool = False
+) -> dict:
+    """The step drawn at phase `index`, with one frame per phase (open_at picks one); `present`
+    keeps room for the presenter's bigger legend."""
     n = len(plan.phases)
     if not 0 <= index < n:
         raise ValueError(f"phase {index} is not a phase of this step: use 0 … {n - 1}")
@@ -118,8 +135,22 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
     shapes, notes = grid.node_shapes(geo, _node_labels(plan, geo))
     (x0, x1), (y0, y1) = geo.x_range, geo.y_range
     # Cells stretch to the chart's width; their height is set here (about ROW_PX per cell row).
+    # Only what some phase draws gets a legend entry; the legend is kept above the grid, inside
+    # the plot area, so it is on the first screen (presenter mode moves only legends outside it).
+    # Copies: a trace shared by data and a frame would be recoloured twice in presenter mode.
+    opened = copy.deepcopy(every[index])
+    data = [*static, *opened[:-1], *strip, opened[-1]]
+    drawn_at = {k for k, t in enumerate(data) if t.get("x")}
+    drawn_at |= {k for f in frames for k, t in zip(f["traces"], f["data"]) if t.get("x")}
+    for k, trace in enumerate(data):
+        if trace.get("name") and k not in drawn_at:
+            trace["showlegend"] = False
+    entries = [t["name"] for t in data if t.get("name") and t.get("showlegend", True)]
+    room = legend_px(entries, present)
     grid_px = (y1 - y0) * ROW_PX
-    height = int(min(1000, max(460, grid_px / (1 - STRIP[1] - 0.05) + TOP + BOTTOM)))
+    plot_px = min(1000 - TOP - BOTTOM, max(360, grid_px / (1 - STRIP[1] - 0.05) + room))
+    height = int(plot_px + TOP + BOTTOM)
+    grid_top = 1 - room / plot_px
     hidden = {"visible": False, "fixedrange": True}
     layout = {
         "title": {
@@ -135,17 +166,14 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
         "shapes": shapes,
         "annotations": notes,
         "xaxis": {**hidden, "range": [x0, x1]},
-        "yaxis": {**hidden, "range": [y0, y1], "domain": [STRIP[1] + 0.04, 1.0]},
+        "yaxis": {**hidden, "range": [y0, y1], "domain": [STRIP[1] + 0.04, grid_top]},
         "xaxis2": {**hidden, "range": [0, 1], "anchor": "y2"},
         "yaxis2": {**hidden, "range": [0, 1], "domain": list(STRIP), "anchor": "x2"},
-        "legend": {"orientation": "h", "x": 0, "y": -0.01, "yanchor": "top"},
+        "legend": {"orientation": "h", "x": 0, "y": 0.999, "yanchor": "top"},
         "hovermode": "closest",
         # Plotly.react glides the bars and arrows from the phase shown before (same traces).
         "transition": {"duration": GLIDE_MS, "easing": "cubic-in-out"},
     }
-    # Copies: a trace shared by data and a frame would be recoloured twice in presenter mode.
-    opened = copy.deepcopy(every[index])
-    data = [*static, *opened[:-1], *strip, opened[-1]]
     return {"data": data, "frames": frames, "layout": layout}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from core.expert_parallel import counts
 from core.stepplan import StepPlan
 
-INPUTS = "Cluster and batch (nodes, GPUs per node, GPU, link, sequence, batch, recompute)"
+INPUTS = "Cluster and batch (nodes, GPUs, link, sequence, batch, recompute)"
 CP_HELP = (
     "Context-parallel ranks: each sequence split over CP GPUs whose K/V blocks rotate around a "
     "ring in every attention layer. Taken from the layout's DP GPUs (Megatron-Core order "
@@ -22,7 +22,7 @@ EP_HELP = (
 def drawn_caption(plan: StepPlan, nodes, gpn, gpu, gb, seq, step: str) -> str:
     """One line: the cluster and batch the expander holds, the layout drawn and its step time."""
     lay, f = plan.layout, plan.fold
-    fold = f" · CP {f.cp} · EP {f.ep}" if f.active else ""
+    fold = "".join(f" · {n} {v}" for n, v in (("CP", f.cp), ("EP", f.ep)) if v > 1)
     return (
         f"{nodes} × {gpn} {gpu} · {gb:,} sequences of {seq:,} tokens · drawn: **{lay.label}**"
         f"{fold} · step {step} (the planner's)."
@@ -33,11 +33,12 @@ def fold_note(plan: StepPlan) -> str | None:
     """How CP / EP and an MoE model are drawn while the planner models neither."""
     f, lay, out = plan.fold, plan.layout, []
     if f.active:
+        what = " and ".join(f"{n} {v}" for n, v in (("CP", f.cp), ("EP", f.ep)) if v > 1)
         out.append(
-            f"CP {f.cp} and EP {f.ep} are taken from the layout's {lay.dp} DP GPUs "
-            f"({lay.dp // f.cp} DP replicas × CP {f.cp}); the gradient sync runs over all "
+            f"{what} {'are' if ' and ' in what else 'is'} taken from the layout's {lay.dp} DP "
+            f"GPUs ({lay.dp // f.cp} DP replicas × CP {f.cp}); the gradient sync runs over all "
             f"{lay.dp}. Times are the planner's for DP = {lay.dp} (it does not model CP or EP "
-            "yet); the CP and EP arrows carry their own bytes."
+            f"yet); the {what.replace(' and ', ' / ')} arrows carry their own bytes."
         )
     if f.moe:
         n = counts(f.moe)
