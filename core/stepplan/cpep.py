@@ -46,8 +46,8 @@ class Fold:
 NONE = Fold()
 
 
-def check_fold(fold: Fold, lay: Layout, model, seq_len: int) -> None:
-    """ValueError naming the rule and the fix when CP and EP do not fit the layout."""
+def check_fold(fold: Fold, lay: Layout, model, seq_len: int, gpus: int) -> None:
+    """ValueError naming the rule and the fix when CP and EP do not fit the layout on `gpus`."""
     cp, ep = fold.cp, fold.ep
     for name, v in (("CP", cp), ("EP", ep)):
         if not isinstance(v, int) or v < 1:
@@ -59,8 +59,10 @@ def check_fold(fold: Fold, lay: Layout, model, seq_len: int) -> None:
             f"taken from them (Megatron-Core order tp-cp-ep-dp-pp); use CP in {ok}"
         )
     experts = fold.moe.experts if fold.moe else 0
+    if not fold.active:
+        return
     check_5d(
-        gpus=lay.world_size,
+        gpus=gpus,
         dp=lay.dp // cp,
         tp=lay.tp,
         pp=lay.pp,

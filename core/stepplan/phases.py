@@ -190,7 +190,7 @@ def step_plan(
             f"shard_degree={layout.shard_degree}: the step drawing shards ZeRO state over all "
             f"{layout.dp} DP ranks; leave shard_degree unset (HSDP is not drawn)"
         )
-    check_fold(fold, layout, model, training.seq_len)
+    check_fold(fold, layout, model, training.seq_len, cluster.num_gpus)
     ev = evaluate(model, cluster, layout, training)
     lay, m = ev.layout, ev.num_microbatches
     ops = 2 * lay.pp * m * lay.num_chunks

@@ -22,9 +22,12 @@ EP_HELP = (
 def drawn_caption(plan: StepPlan, nodes, gpn, gpu, gb, seq, step: str) -> str:
     """One line: the cluster and batch the expander holds, the layout drawn and its step time."""
     lay, f = plan.layout, plan.fold
-    fold = "".join(f" · {n} {v}" for n, v in (("CP", f.cp), ("EP", f.ep)) if v > 1)
+    label = lay.label
+    if f.cp > 1:  # the planner's DP counts DP × CP GPUs
+        label = label.replace(f"DP {lay.dp}", f"DP {lay.dp // f.cp} × CP {f.cp}", 1)
+    fold = f" · EP {f.ep}" if f.ep > 1 else ""
     return (
-        f"{nodes} × {gpn} {gpu} · {gb:,} sequences of {seq:,} tokens · drawn: **{lay.label}**"
+        f"{nodes} × {gpn} {gpu} · {gb:,} sequences of {seq:,} tokens · drawn: **{label}**"
         f"{fold} · step {step} (the planner's)."
     )
 
@@ -35,10 +38,11 @@ def fold_note(plan: StepPlan) -> str | None:
     if f.active:
         what = " and ".join(f"{n} {v}" for n, v in (("CP", f.cp), ("EP", f.ep)) if v > 1)
         out.append(
-            f"{what} {'are' if ' and ' in what else 'is'} taken from the layout's {lay.dp} DP "
-            f"GPUs ({lay.dp // f.cp} DP replicas × CP {f.cp}); the gradient sync runs over all "
-            f"{lay.dp}. Times are the planner's for DP = {lay.dp} (it does not model CP or EP "
-            f"yet); the {what.replace(' and ', ' / ')} arrows carry their own bytes."
+            f"{what}: {lay.dp // f.cp} DP replicas × CP {f.cp} = {lay.dp} GPUs per (TP, PP) "
+            f"position, EP groups of {f.ep} among them (Megatron-Core order tp-cp-ep-dp-pp); the "
+            f"gradient sync runs over all {lay.dp}. Times and memory are the planner's for "
+            f"DP = {lay.dp} (it does not model CP or EP yet); the "
+            f"{what} arrows carry their own bytes."
         )
     if f.moe:
         n = counts(f.moe)
