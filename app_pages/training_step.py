@@ -53,7 +53,8 @@ with common.explain_errors():
     training = Training(global_batch=gb, seq_len=seq, recompute=rc)
     run = Run(model=model, cluster=cluster, training=training, sequence_parallel=sp)
     custom |= dict(sp=sp, dp=custom["dp"] * cp)  # DP × TP × PP × CP = GPUs (Megatron-Core)
-    lay = pt.drawn_layout(view.search(run), pick, nodes * int(gpn), model, custom)
+    result = view.search(run) if pick != "custom" else None  # a custom layout needs no search
+    lay = pt.drawn_layout(result, pick, nodes * int(gpn), model, custom)
     plan: StepPlan = view.plan(run, lay, cp, ep)
 
 ev = plan.evaluation
