@@ -30,7 +30,7 @@ pick = common.select(
 )
 cp = common.number("CP", 1, 64, 1, key="cp", help=itx.CP_HELP, where=top[2])
 ep = common.number("EP", 1, 256, 1, key="ep", help=itx.EP_HELP, where=top[3])
-left, right = st.columns(2)  # compact: the cluster and batch, summarised in the caption below
+left, right = st.columns([2, 3])  # compact: the cluster and batch, summarised under the chart
 with left.expander(itx.INPUTS):
     c = [*st.columns(4), *st.columns(4)]
     nodes = common.slider("Nodes", 1, 128, 8, key="nodes", where=c[0])
@@ -58,8 +58,8 @@ with common.explain_errors():
     plan: StepPlan = view.plan(run, lay, cp, ep)
 
 ev = plan.evaluation
-st.caption(itx.drawn_caption(plan, nodes, int(gpn), gpu, gb, seq, format_seconds(plan.step_time_s)))
 view.drawing(run, lay, cp, ep, units)
+st.caption(itx.drawn_caption(plan, nodes, int(gpn), gpu, gb, seq, format_seconds(plan.step_time_s)))
 for w in ev.warnings:  # under the drawing: the picture stays on the first screen (issue 15)
     st.warning(w, icon="⚠️")
 for note in (tx.drawn_note(plan, plan.drawn), itx.fold_note(plan)):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from core.expert_parallel import counts
 from core.stepplan import StepPlan
 
-INPUTS = "Cluster and batch (nodes, GPUs, link, sequence, batch, recompute)"
+INPUTS = "Cluster, batch and recompute"
 CP_HELP = (
     "Context-parallel ranks: each sequence split over CP GPUs whose K/V blocks rotate around a "
     "ring in every attention layer. Taken from the layout's DP GPUs (Megatron-Core order "
