@@ -13,7 +13,6 @@ from figures.step.traffic import KINDS, traffic_traces
 from figures.style import COLOURS, margin
 
 FRAME_MS = 1800  # the page's Play: time on each phase
-GLIDE_MS = 600  # bars and arrows glide this long into the next phase
 ROW_PX = 66  # height of one unit (a GPU cell) of the grid
 TOP, BOTTOM = 50, 12  # margins: the title above; the legend sits under it, over the grid
 STRIP = (0.0, 0.09)  # the timeline strip's share of the height (bottom)
@@ -171,8 +170,6 @@ def step_figure(
         "yaxis2": {**hidden, "range": [0, 1], "domain": list(STRIP), "anchor": "x2"},
         "legend": {"orientation": "h", "x": 0, "y": 0.999, "yanchor": "top"},
         "hovermode": "closest",
-        # Plotly.react glides the bars and arrows from the phase shown before (same traces).
-        "transition": {"duration": GLIDE_MS, "easing": "cubic-in-out"},
     }
     return {"data": data, "frames": frames, "layout": layout}
 
