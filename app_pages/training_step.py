@@ -41,8 +41,11 @@ with left.expander(itx.INPUTS):
     seq = int(common.select("Sequence length", SEQ, "4096", key="seq", where=c[4]))
     gb = common.number("Global batch (sequences)", 1, 65536, 1152, key="gb", where=c[5])
     rc = common.select("Recompute", common.same(RECOMPUTE_MODES), "selective", key="rc", where=c[6])
-with right:
-    custom, box = custom_layout(expanded=False)
+with right:  # cp and ep are this page's own keys (above): plan5d's custom_layout skips them
+    try:
+        custom, box = custom_layout(expanded=False, cp_ep=False)
+    except TypeError:  # main's custom_layout has no cp/ep yet (drop this after plan5d lands)
+        custom, box = custom_layout(expanded=False)
 sp = common.toggle("Sequence parallel", False, key="sp", where=box)
 
 units = common.memory_units()
