@@ -260,6 +260,15 @@ def test_next_and_back_step_one_moment_and_keep_the_url_without_notices():
     assert _cover(at) == []
 
 
+def test_play_at_the_end_starts_from_the_first_moments_and_pause_stops():
+    at = run()
+    at.button(key="t_play").click().run()  # ▶ at the whole step: replay from the start
+    assert at.button(key="t_play").label == "❚❚ Pause" and 0 < at.slider(key="t").value <= 1
+    assert _cover(at)[0] == at.slider(key="t").value  # moments 0, 1 are t = 0 s, 1 s here
+    at.button(key="t_play").click().run()
+    assert at.button(key="t_play").label == "▶ Play" and not at.exception
+
+
 def test_a_moment_past_the_end_falls_back_to_the_whole_step_with_a_notice():
     at = run(t="999")
     notes = [w.value for w in at.warning if "`t=999`" in w.value]
