@@ -44,7 +44,9 @@ def _kw(job: Job) -> tuple[dict, rel.Interruptions, rel.Checkpoint]:
     return dict(checkpoint_s=ck.write_s, restart_s=job.restart_s, mtbf_s=run.job_mtbf_s), run, ck
 
 
-@st.cache_data(max_entries=64)
+# Cached as resources (one shared object per key, never mutated: common.chart and
+# figures.theme.presenter copy before changing a figure): a cache_data hit unpickles a copy.
+@st.cache_resource(max_entries=64)
 def _base(job: Job) -> dict:
     """Everything τ does not change (keyed with τ = 0): failures, checkpoint, the goodput curve
     and its Monte Carlo points (~1 ms each: every 16th curve point), the waste and scale charts."""
@@ -75,7 +77,7 @@ def _base(job: Job) -> dict:
     )
 
 
-@st.cache_data(max_entries=64)
+@st.cache_resource(max_entries=64)
 def plan(job: Job) -> dict:
     """The base plan plus what τ changes: the waste at τ, its Monte Carlo and the goodput chart."""
     base = _base(replace(job, tau_s=0.0))
@@ -90,7 +92,7 @@ def plan(job: Job) -> dict:
     return base | dict(mine=mine, mc=mc, mc_error=mc_error, goodput_fig=goodput_fig)
 
 
-@st.cache_data(max_entries=64)
+@st.cache_resource(max_entries=64)
 def _stragglers(jitter_pct: int) -> dict:
     """Closed form beside a 32-step Monte Carlo per rank count (~100 ms once per jitter value)."""
     ranks = tuple(2**k for k in range(16))  # 1 .. 32,768: the GPU slider's range
@@ -100,7 +102,7 @@ def _stragglers(jitter_pct: int) -> dict:
     return fig.stragglers_figure(curve)
 
 
-@st.cache_data(max_entries=64)
+@st.cache_resource(max_entries=64)
 def _useful(gpus: int, jitter_pct: int, pp: int, mb: int, goodput: float) -> tuple:
     """Bubble of a simulated 1F1B schedule, straggler slowdown at N ranks, and the useful GPUs."""
     bubble = simulate("1f1b", pp, mb).bubble_fraction
