@@ -7,11 +7,16 @@ import pytest
 
 from core.pipeline import bubble_sweep, simulate
 from figures.pipeline import (
+    at_time,
     bubble_vs_m_figure,
+    busy_ranks,
+    full_at,
     gantt_figure,
+    moments,
     peak_activations_figure,
     raster,
     side_by_side,
+    text,
 )
 from figures.style import KIND_COLOURS, schedule_colour, shade
 
@@ -125,20 +130,31 @@ def test_compared_gantts_share_one_time_axis():
     assert not b["layout"]["shapes"]
 
 
-def test_time_cursor_sweeps_the_step_and_counts_busy_ranks():
-    r = simulate("gpipe", 4, 8)  # T = 33 s
-    spec = gantt_figure(r)
-    frames = spec["frames"]
-    assert len(frames) == 25 and spec["layout"]["sliders"][0]["active"] == 24
-    notes = [f["layout"]["annotations"][-1]["text"] for f in frames[:-1]]
-    # t = 0: only rank 0 runs (F0); t = 33·4/24 = 5.5 s: ranks 0-3 all run forwards (rank 3's
-    # first F starts at 3 s); the last frame, the step done, has no cursor.
-    assert notes[0] == "t = 0 s: 1 of 4 ranks busy"
-    assert notes[4] == "t = 5.5 s: 4 of 4 ranks busy"
-    assert frames[-1]["layout"]["shapes"] == []
-    cover = frames[4]["layout"]["shapes"][0]
-    assert (cover["x0"], cover["x1"]) == (5.5, 33.0)
-    go.Figure(spec)
+def test_time_cursor_covers_the_future_and_counts_busy_ranks():
+    # GPipe, P = 4, M = 8, t_F = 1, t_B = 2: rank r runs F(j) over [r + j, r + j + 1), so at t = 0
+    # only rank 0 works, and t = 3 (rank 3's first F) is the first moment all four do: full.
+    r = simulate("gpipe", 4, 8)  # T = (M + P − 1)(t_F + t_B) = 33 s
+    assert (busy_ranks(r, 0.0), busy_ranks(r, 2.5), busy_ranks(r, 5.5)) == (1, 3, 4)
+    assert full_at(r) == 3.0
+    assert full_at(simulate("1f1b", 4, 1)) is None  # one micro-batch: one rank at a time
+    fig = gantt_figure(r)
+    assert "frames" not in fig and "sliders" not in fig["layout"]  # one control: the page's
+    cover, line = at_time(fig, 5.5)["layout"]["shapes"][-2:]
+    assert (cover["x0"], cover["x1"], line["x0"], line["x1"]) == (5.5, 33.0, 5.5, 5.5)
+    assert at_time(fig, 33.0) is fig and fig["layout"]["shapes"] == []  # the whole step
+    # Compared schedules share the cursor: ZB-H1 (27 s) and GPipe (33 s) moments, united.
+    ts = moments(simulate("zb_h1", 4, 8), r)
+    assert ts[0] == 0.0 and ts[-1] == 33.0 and 27.0 in ts and ts == sorted(set(ts))
+    words = text.cursor_caption(27.0, [(0, 4, 27.0, 3.0), (busy_ranks(r, 27.0), 4, 33.0, 3.0)])
+    # GPipe at t = 27: rank 3 ran B(j) over [11 + 2j, 13 + 2j), so it is done; ranks 2, 1, 0 (B
+    # one stage-time later each) run B7 [27, 29), B6 [27, 29), B5 [27, 29): 3 busy, 1 idle.
+    assert words == "t = 27 s · done at 27 s · 3 of 4 ranks busy, 1 idle"
+    assert text.cursor_caption(3.0, [(4, 4, 33.0, 3.0)]).endswith(
+        "4 of 4 ranks busy, the pipe is full"
+    )
+    assert text.cursor_caption(1.0, [(2, 4, 33.0, 3.0)]).endswith("2 of 4 ranks busy, filling")
+    assert text.cursor_caption(33.0, [(0, 4, 33.0, 3.0)]).startswith("The whole step (33 s)")
+    go.Figure(at_time(fig, 5.5))
 
 
 def test_shade_mixes_toward_white():

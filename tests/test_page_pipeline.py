@@ -214,3 +214,108 @@ def test_the_flow_drawing_follows_the_chosen_schedule_and_refuses_big_pipes_poli
     assert not big.exception and not big.error
     assert not [sp for sp in specs(big) if _is_flow(sp)]
     assert any("P ≤ 8" in w.value for w in big.warning)
+
+
+# --- the fill-and-drain time cursor (issue 14 §3: in the URL, in sync, no spurious notices) -----
+
+
+def _cover(at: AppTest) -> list[float]:
+    """[x0, x1] of the Gantt's cover over what has not happened yet, [] for the whole step."""
+    shapes = specs(at)[0]["layout"].get("shapes", [])
+    return [[s["x0"], s["x1"]] for s in shapes if s["type"] == "rect"][0] if shapes else []
+
+
+def test_a_link_opens_at_the_moment_the_pipe_is_full():
+    # 1F1B, P = 4, M = 8, t_F = 1: rank r starts F0 at r s, so the moments run 0, 1, 2, 3 … and
+    # moment 3 (t = 3 s) is the first with all four ranks busy. Every later op is covered.
+    at = run(t="3")
+    assert _cover(at) == [3.0, 33.0] and not [w for w in at.warning if "ignored" in w.value]
+    said = " ".join(md.value for md in at.markdown)
+    assert "t = 3 s · 4 of 4 ranks busy, the pipe is full" in said
+    flow = next(sp for sp in specs(at) if _is_flow(sp))
+    assert (
+        "at t = 3 s (the pipe is full) of a 33 s step"
+        in flow["layout"]["title"]["subtitle"]["text"]
+    )
+    assert "frames" not in flow and "frames" not in specs(at)[0]  # one control: the page's
+
+
+def test_the_cursor_opens_at_the_whole_step_and_stays_there_as_p_moves():
+    at = run()
+    assert _cover(at) == [] and at.slider(key="t").value == at.slider(key="t").proto.max
+    _button(at, "P + 1 ↑").click().run()  # P = 5: a longer step, more moments
+    assert _cover(at) == [] and at.slider(key="t").value == at.slider(key="t").proto.max
+    assert "1F1B · P=5 · M=8" in titles(at)
+
+
+def test_next_and_back_step_one_moment_and_keep_the_url_without_notices():
+    at = run(t="3")
+    at.button(key="t_L").click().run()
+    assert at.slider(key="t").value == 4 and at.query_params["t"] == "4" and _cover(at)[0] == 4.0
+    at.button(key="t_J").click().run()
+    at.button(key="t_J").click().run()
+    assert at.slider(key="t").value == 2 and _cover(at)[0] == 2.0
+    assert not [w for w in at.warning if "was ignored" in w.value]  # the URL said t=3: no notice
+    at.button(key="t_End").click().run()
+    assert _cover(at) == []
+
+
+def test_play_at_the_end_starts_from_the_first_moments_and_pause_stops():
+    at = run()
+    at.button(key="t_play").click().run()  # ▶ at the whole step: replay from the start
+    assert at.button(key="t_play").label == "❚❚ Pause" and 0 < at.slider(key="t").value <= 1
+    assert _cover(at)[0] == at.slider(key="t").value  # moments 0, 1 are t = 0 s, 1 s here
+    at.button(key="t_play").click().run()
+    assert at.button(key="t_play").label == "▶ Play" and not at.exception
+
+
+def test_a_moment_past_the_end_falls_back_to_the_whole_step_with_a_notice():
+    at = run(t="999")
+    notes = [w.value for w in at.warning if "`t=999`" in w.value]
+    assert len(notes) == 1 and "must be a moment from 0 to" in notes[0] and _cover(at) == []
+
+
+# --- fragment guards (issue 18): a real server, spied, over the browser's protocol ---------------
+
+PAGE_RUN = "app_pages.common:start_page"  # once per whole-page run, never in a fragment
+GANTT = "app_pages.common.pipeline_view:_gantt"
+SWEEP = "app_pages.common.pipeline_view:m_and_memory"  # the section below the fragment
+DRAWN = "app_pages.common.pipeline_view:_flow"
+
+
+@pytest.fixture(scope="module")
+def app():
+    from tests.fragments import spied_app
+
+    with spied_app(PAGE_RUN, GANTT, SWEEP, DRAWN) as a:
+        yield a
+
+
+def test_the_time_cursor_reruns_only_the_timeline_fragment(app):
+    tab = app.open("pipeline")
+    assert tab.widgets["t"][1] and tab.widgets["p"][1] == ""  # t in a fragment, P outside
+    with app.counting() as calls:
+        tab.move("t", 3)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE_RUN] == 0 and calls[SWEEP] == 0  # the page and the bubble chart: untouched
+    assert calls[DRAWN] == 1 and tab.charts == ["gantt0", "pp_draw"]  # only these re-sent
+    assert "t" in tab.url_bound  # still bound to ?t= inside the fragment
+    with app.counting() as calls:
+        tab.move("t_L", True)  # Next ▶ (key L): the same fragment only
+    assert tab.fragment_run and calls[PAGE_RUN] == 0 and calls[SWEEP] == 0
+
+
+def test_p_reruns_the_whole_page(app):
+    """The control: P feeds every section, so it stays outside the fragments."""
+    tab = app.open("pipeline")
+    with app.counting() as calls:
+        tab.move("p", 5)
+    assert not tab.fragment_run and calls[PAGE_RUN] == 1 and calls[SWEEP] == 1
+    assert {"gantt0", "pp_draw", "m_and_memory"} <= set(tab.charts) and "t" in tab.url_bound
+
+
+def test_a_self_check_answer_reruns_only_the_checks(app):
+    tab = app.open("pipeline")
+    with app.counting() as calls:
+        tab.move("q8", 46.7)
+    assert tab.fragment_run and calls[PAGE_RUN] == 0 and calls[GANTT] == 0 and tab.charts == []

@@ -255,3 +255,56 @@ def test_figure_titles_fit_half_width_columns_and_name_the_jitter_ratio():
     assert "720 of 1,000 (72.0%)" in sub  # 1000 x 0.8 x 0.9
     scale = fr.interruptions_figure([interruptions(num_gpus=8, run_s=DAY_S, gpu_mtbf_s=1e8)])
     assert scale["layout"]["xaxis"]["dtick"] == scale["layout"]["yaxis"]["dtick"] == 1  # decades
+
+
+# --- fragment guards (issue 18): a real server, spied, over the browser's protocol ---------------
+
+PAGE_RUN = "app_pages.common:start_page"  # once per whole-page run, never in a fragment
+PLAN = "app_pages.common.reliability_view:plan"  # failures, checkpoint and goodput: τ and up
+USEFUL = "app_pages.common.reliability_view:_useful"  # the stragglers section's numbers
+
+
+@pytest.fixture(scope="module")
+def app():
+    from tests.fragments import spied_app
+
+    with spied_app(PAGE_RUN, PLAN, USEFUL) as a:
+        yield a
+
+
+def test_jitter_reruns_only_the_stragglers_section(app):
+    tab = app.open("reliability")
+    assert all(tab.widgets[k][1] for k in ("jit", "pp", "mb")) and tab.widgets["gpus"][1] == ""
+    with app.counting() as calls:
+        tab.move("jit", 10)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE_RUN] == 0 and calls[PLAN] == 0 and calls[USEFUL] == 1
+    assert tab.charts == ["stragglers", "useful"]  # goodput, waste and scale are not re-sent
+    assert {"jit", "pp", "mb"} <= tab.url_bound  # still bound to the URL inside the fragment
+
+
+def test_tau_reruns_the_page_but_not_the_tau_free_work(app):
+    """The control: τ feeds the goodput chart, its metrics and the useful GPUs, so it reruns the
+    page; the curve, Monte Carlo, waste and scale charts are cached apart from τ."""
+    tab = app.open("reliability")
+    with app.counting() as calls:
+        tab.move("tau", 45)
+    assert not tab.fragment_run and calls[PAGE_RUN] == 1 and calls[PLAN] == 1
+    assert {"goodput", "stragglers", "useful"} <= set(tab.charts)
+
+
+def test_tau_free_work_is_shared_across_tau():
+    # The plan at τ = 45 min reuses the τ-free curve and Monte Carlo; its own point is the last,
+    # seeded as before (one seed per curve point, then τ's), so numbers do not move with caching.
+    from app_pages.common.reliability_view import Job, plan
+
+    kw = dict(gpus=1024, mtbf_h=20_000.0, days=7, restart_s=600.0, model="Llama-2 7B")
+    kw |= dict(recipe="mixed_adam", contents="weights+optimizer", bw_bytes_per_s=1e10)
+    a, b = plan(Job(tau_s=1800.0, **kw)), plan(Job(tau_s=2700.0, **kw))
+    assert a["curve"] == b["curve"] and a["mc"][:-1] == b["mc"][:-1]
+    assert (a["mc"][-1].interval_s, b["mc"][-1].interval_s) == (1800.0, 2700.0)
+    assert b["mine"].goodput == pytest.approx(waste(interval_s=2700.0, **_kw(b)).goodput)
+
+
+def _kw(p: dict) -> dict:
+    return dict(checkpoint_s=p["ck"].write_s, restart_s=600.0, mtbf_s=p["run"].job_mtbf_s)

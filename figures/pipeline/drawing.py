@@ -13,18 +13,13 @@ import numpy as np
 
 from core.pipeline import KINDS, SCHEDULES, PipelineResult
 from figures.draw import arrow
+from figures.pipeline.playback import full_at, moments
 from figures.style import COLOURS, KIND_COLOURS, ink_on, margin
 
 BOX_PX = 64  # the stage box's marker size
 HELD_ROW = -0.55  # y of the first row of held micro-batch dots
 DOTS_PER_ROW = 8
 MAX_RANKS, MAX_FRAMES = 8, 160  # a drawing for a small pipeline: the Gantt chart shows any size
-
-
-def moments(result: PipelineResult) -> list[float]:
-    """The times at which anything changes: every op's start and end, sorted, once each."""
-    ops = result.ops
-    return sorted(set(np.round(np.concatenate([ops.start_s, ops.end_s]), 9).tolist()))
 
 
 def state_at(result: PipelineResult, t: float) -> tuple[list[str | None], list[list[int]]]:
@@ -124,9 +119,14 @@ def _key(result: PipelineResult) -> list[dict]:
     ]
 
 
-def pp_drawing(result: PipelineResult, *, at: int | None = None) -> dict:
+def pp_drawing(
+    result: PipelineResult, *, at: int | None = None, still_at_s: float | None = None
+) -> dict:
     """Stages on GPUs with micro-batches flowing, one animation frame per moment of the timeline;
-    `at` picks the frame shown first (default: the first moment every GPU is busy, else 0)."""
+    `at` picks the frame shown first (default: the first moment every GPU is busy, else 0).
+
+    still_at_s: instead, one still at that time and no frames, slider or ▶ (the page's time
+    cursor drives it: a step re-sends three small traces, not every frame)."""
     p, ts = result.num_stages, moments(result)
     if p > MAX_RANKS or len(ts) > MAX_FRAMES:
         raise ValueError(
@@ -134,32 +134,13 @@ def pp_drawing(result: PipelineResult, *, at: int | None = None) -> dict:
             f"drawing animates at most {MAX_FRAMES} moments on at most {MAX_RANKS} GPUs; use "
             "P ≤ 8 and M ≤ 32 to watch the micro-batches flow (the timeline above shows any size)"
         )
+    if still_at_s is not None:
+        return _still(result, still_at_s)
     frames = [{"name": f"{t:g}", "data": _frame_data(result, t)} for t in ts]
     if at is None:
         busy = [i for i, t in enumerate(ts) if all(state_at(result, t)[0])]
         at = busy[0] if busy else 0
     at = min(max(at, 0), len(ts) - 1)
-    notes = [
-        {
-            "x": r,
-            "y": 0.62,
-            "text": f"<b>GPU {r}</b><br>stage {r}" if result.num_chunks == 1 else f"<b>GPU {r}</b>",
-            "showarrow": False,
-            "font": {"size": 12, "color": COLOURS["ink"]},
-        }
-        for r in range(p)
-    ]
-    notes.append(
-        {
-            "x": -0.5,
-            "y": HELD_ROW,
-            "text": "activations<br>held",
-            "showarrow": False,
-            "xanchor": "right",
-            "font": {"size": 11, "color": COLOURS["ink"]},
-        }
-    )
-    arrows = [arrow(r + 0.32, 0, r + 1 - 0.32, 0, width=1) for r in range(p - 1)]
     slider = {
         "active": at,
         "x": 0.1,
@@ -205,37 +186,63 @@ def pp_drawing(result: PipelineResult, *, at: int | None = None) -> dict:
             }
         ],
     }
-    name = SCHEDULES[result.schedule].short_label
-    v = result.num_chunks
-    stages = f"{p} stages" if v == 1 else f"{p * v} stages on {p} GPUs ({v} chunks each)"
     sub = (
         f"{p} GPUs · {result.num_microbatches} micro-batches · one frame per op start or end "
         f"({len(ts)} frames, {result.makespan_s:g} s step)"
     )
+    layout = _layout(result, sub) | {"sliders": [slider], "updatemenus": [play]}
+    return {"data": frames[at]["data"] + _key(result), "frames": frames, "layout": layout}
+
+
+def _still(result: PipelineResult, t_s: float) -> dict:
+    """The drawing at one time, no frames; the subtitle says when, and when the pipe is full."""
+    full = full_at(result)
+    when = " (the pipe is full)" if full is not None and abs(t_s - full) < 1e-9 else ""
+    sub = (
+        f"{result.num_stages} GPUs · {result.num_microbatches} micro-batches · at t = {t_s:g} s"
+        f"{when} of a {result.makespan_s:g} s step"
+    )
+    layout = _layout(result, sub) | {"height": 380, "margin": margin(l=10, r=10, t=80, b=10)}
+    return {"data": _frame_data(result, t_s) + _key(result), "layout": layout}
+
+
+def _layout(result: PipelineResult, sub: str) -> dict:
+    p, v = result.num_stages, result.num_chunks
+    name = SCHEDULES[result.schedule].short_label
+    stages = f"{p} stages" if v == 1 else f"{p * v} stages on {p} GPUs ({v} chunks each)"
+    notes = [
+        {
+            "x": r,
+            "y": 0.62,
+            "text": f"<b>GPU {r}</b><br>stage {r}" if v == 1 else f"<b>GPU {r}</b>",
+            "showarrow": False,
+            "font": {"size": 12, "color": COLOURS["ink"]},
+        }
+        for r in range(p)
+    ]
+    notes.append(
+        {
+            "x": -0.5,
+            "y": HELD_ROW,
+            "text": "activations<br>held",
+            "showarrow": False,
+            "xanchor": "right",
+            "font": {"size": 11, "color": COLOURS["ink"]},
+        }
+    )
+    arrows = [arrow(r + 0.32, 0, r + 1 - 0.32, 0, width=1) for r in range(p - 1)]
     return {
-        "data": frames[at]["data"] + _key(result),
-        "frames": frames,
-        "layout": {
-            "title": {
-                "text": f"Pipeline ({name}): micro-batches flowing through {stages}",
-                "subtitle": {"text": sub},
-            },
-            "annotations": notes + arrows,
-            "xaxis": {"visible": False, "range": [-1.2, p - 0.4], "fixedrange": True},
-            "yaxis": {"visible": False, "range": [HELD_ROW - 0.8, 0.95], "fixedrange": True},
-            "sliders": [slider],
-            "showlegend": True,
-            "legend": {
-                "orientation": "v",
-                "x": 0,
-                "xanchor": "left",
-                "y": 1.0,
-                "yanchor": "bottom",
-            },
-            "updatemenus": [play],
-            "height": 420,
-            "margin": margin(l=10, r=10, t=80, b=40),
-            "plot_bgcolor": COLOURS["paper"],
-            "paper_bgcolor": COLOURS["paper"],
+        "title": {
+            "text": f"Pipeline ({name}): micro-batches flowing through {stages}",
+            "subtitle": {"text": sub},
         },
+        "annotations": notes + arrows,
+        "xaxis": {"visible": False, "range": [-1.2, p - 0.4], "fixedrange": True},
+        "yaxis": {"visible": False, "range": [HELD_ROW - 0.8, 0.95], "fixedrange": True},
+        "showlegend": True,
+        "legend": {"orientation": "v", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom"},
+        "height": 420,
+        "margin": margin(l=10, r=10, t=80, b=40),
+        "plot_bgcolor": COLOURS["paper"],
+        "paper_bgcolor": COLOURS["paper"],
     }

@@ -44,7 +44,7 @@ def gantt_layout(
     end = max(time_range_s or 0.0, result.makespan_s)
     layout = {
         "title": {"text": title or gantt_title(result), "subtitle": {"text": _subtitle(result)}},
-        # No axis title: the ticks say "s", and the time cursor's slider sits under the axis.
+        # No axis title: the ticks say "s" (the page's time cursor sits under the chart).
         "xaxis": {"range": [0, end], "zeroline": False, "ticksuffix": " s"},
         "yaxis": {
             "title": {"text": ""},

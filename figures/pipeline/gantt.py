@@ -7,7 +7,6 @@ import numpy as np
 from core.pipeline import PipelineResult
 from figures.pipeline.frame import KIND_NAMES, gantt_layout
 from figures.pipeline.labels import label_items
-from figures.pipeline.playback import with_time_cursor
 from figures.pipeline.raster import gantt_raster_figure
 from figures.style import COLOURS, KIND_COLOURS, ink_on, shade
 
@@ -20,16 +19,14 @@ def gantt_figure(
     title: str | None = None,
     max_bars: int = MAX_BARS,
     time_range_s: float | None = None,
-    cursor: bool = True,
 ) -> dict:
     """Ranks on y, time on x: bars per op (base = start), or a raster heatmap when too many.
 
-    time_range_s: a shared time axis (compared schedules); cursor: a ▶ / time slider that sweeps
-    the step, covering what has not happened yet, so the pipe is seen filling and draining.
+    time_range_s: a shared time axis (compared schedules). The page's time cursor (fill and
+    drain) covers what has not happened yet: figures.pipeline.playback.at_time.
     """
     if len(result.ops) > max_bars:
-        fig = gantt_raster_figure(result, title=title, time_range_s=time_range_s)
-        return with_time_cursor(fig, result) if cursor else fig
+        return gantt_raster_figure(result, title=title, time_range_s=time_range_s)
     ops, v = result.ops, result.num_chunks
     traces = []
     # One trace per (kind, chunk): a single colour each, and numpy columns (sent as typed arrays)
@@ -80,8 +77,7 @@ def gantt_figure(
     layout = gantt_layout(result, title, time_range_s)
     layout.update({"barmode": "overlay", "bargap": 0.2})
     layout["annotations"] = layout["annotations"] + _range_notes(result, time_range_s)
-    fig = {"data": traces, "layout": layout}
-    return with_time_cursor(fig, result) if cursor else fig
+    return {"data": traces, "layout": layout}
 
 
 def _labels(result: PipelineResult, time_range_s: float | None = None) -> list[dict]:

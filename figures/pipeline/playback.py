@@ -1,6 +1,8 @@
-"""A time cursor over a Gantt: ▶ and a slider sweep the step from 0 to its end, covering what has
-not happened yet, so the pipe is seen filling (ranks start one by one) and draining (they stop one
-by one). Frames change only layout shapes and one annotation: cheap at any P and M.
+"""A time cursor over a Gantt: everything after time t is covered and a line marks t, so stepping t
+through the step shows the pipe filling (ranks start one by one) and draining (they stop one by
+one). The page's one "fill and drain" control (URL-bound: app_pages/common/pipeline_view.py) steps
+t through `moments`, the times an op starts or ends; only two layout shapes change per step, so a
+step re-sends a small figure at any P and M (the bars are the cached Gantt's own arrays).
 """
 
 from __future__ import annotations
@@ -10,7 +12,13 @@ import numpy as np
 from core.pipeline import PipelineResult
 from figures.style import COLOURS
 
-CURSOR_STEPS = 24
+
+def moments(*results: PipelineResult) -> list[float]:
+    """The times at which anything changes in any of the results: every op's start and end,
+    sorted, once each (compared schedules share one cursor on their shared time axis)."""
+    ops = [r.ops for r in results]
+    times = np.concatenate([t for o in ops for t in (o.start_s, o.end_s)] or [np.zeros(1)])
+    return sorted(set(np.round(times, 9).tolist()))
 
 
 def busy_ranks(result: PipelineResult, t_s: float) -> int:
@@ -20,119 +28,43 @@ def busy_ranks(result: PipelineResult, t_s: float) -> int:
     return int(np.unique(ops.rank[on]).size)
 
 
-def _cover(t_s: float, end_s: float) -> list[dict]:
-    if t_s >= end_s:
-        return []
-    return [
-        {
-            "type": "rect",
-            "xref": "x",
-            "yref": "paper",
-            "x0": t_s,
-            "x1": end_s,
-            "y0": 0,
-            "y1": 1,
-            "fillcolor": COLOURS["label_background"],
-            "line": {"width": 0},
-            "layer": "above",
-        },
-        {
-            "type": "line",
-            "xref": "x",
-            "yref": "paper",
-            "x0": t_s,
-            "x1": t_s,
-            "y0": 0,
-            "y1": 1,
-            "line": {"color": COLOURS["ink"], "width": 2},
-        },
-    ]
+def full_at(result: PipelineResult) -> float | None:
+    """The first moment every rank is busy (the pipe is full), or None if it never is."""
+    ops, p = result.ops, result.num_stages
+    # Not before every rank has started: the first candidate usually is the answer.
+    first = max(float(ops.start_s[ops.rank == r].min()) for r in range(p))
+    later = (t for t in moments(result) if t >= first - 1e-9)
+    return next((t for t in later if busy_ranks(result, t) == p), None)
 
 
-def with_time_cursor(fig: dict, result: PipelineResult, steps: int = CURSOR_STEPS) -> dict:
-    """fig with frames t = 0 … makespan, a ▶ button and a time slider (opens at the end)."""
+def at_time(fig: dict, t_s: float) -> dict:
+    """A copy of a Gantt figure with what has not happened by t covered and a line at t; at or past
+    the end of its time axis, the figure itself (the whole step: nothing covered)."""
     layout = fig["layout"]
     end = layout["xaxis"]["range"][1]
-    base_shapes, base_notes = layout.get("shapes", []), layout.get("annotations", [])
-    times = np.linspace(0.0, result.makespan_s, steps + 1)
-    p = result.num_stages
-    frames, slider_steps = [], []
-    for t in times.tolist():
-        name = f"{t:.4g}"
-        note = {
-            "x": 0,
-            "y": 1,
-            "xref": "paper",
-            "yref": "paper",
-            "xanchor": "left",
-            "yanchor": "bottom",
-            "text": f"t = {name} s: {busy_ranks(result, t)} of {p} ranks busy",
-            "showarrow": False,
-            "font": {"color": COLOURS["ink"]},
-        }
-        done = t >= result.makespan_s
-        frames.append(
-            {
-                "name": name,
-                "layout": {
-                    "shapes": base_shapes + _cover(t, end),
-                    "annotations": base_notes + ([] if done else [note]),
-                },
-            }
-        )
-        slider_steps.append(
-            {
-                "label": name,
-                "method": "animate",
-                "args": [[name], {"mode": "immediate", "frame": {"duration": 0, "redraw": False}}],
-            }
-        )
-    play = {
-        "label": "▶ fill and drain",
-        "method": "animate",
-        "args": [
-            [f["name"] for f in frames],
-            {
-                "mode": "immediate",
-                "frame": {"duration": 250, "redraw": False},
-                "transition": {"duration": 0},
-            },
-        ],
+    if t_s >= end:
+        return fig
+    cover = {
+        "type": "rect",
+        "xref": "x",
+        "yref": "paper",
+        "x0": t_s,
+        "x1": end,
+        "y0": 0,
+        "y1": 1,
+        "fillcolor": COLOURS["label_background"],
+        "line": {"width": 0},
+        "layer": "above",
     }
-    menus = [
-        {
-            "type": "buttons",
-            "showactive": False,
-            "x": 0,
-            "y": 0,
-            "xanchor": "left",
-            "yanchor": "top",
-            "pad": {"t": 56},
-            "buttons": [play],
-        }
-    ]
-    slider = {
-        "active": len(frames) - 1,
-        "x": 0.24,
-        "len": 0.76,
-        "y": 0,
-        "yanchor": "top",
-        "pad": {"t": 50},
-        "currentvalue": {"prefix": "t = ", "suffix": " s", "font": {"size": 14}},
-        "ticklen": 0,
-        "font": {"size": 10},
-        "steps": slider_steps,
+    line = {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": t_s,
+        "x1": t_s,
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": COLOURS["ink"], "width": 2},
     }
-    margin = {**layout.get("margin", {})}
-    margin["b"] = max(margin.get("b", 40), 116)
-    return {
-        **fig,
-        "frames": frames,
-        "layout": {
-            **layout,
-            "updatemenus": menus,
-            "sliders": [slider],
-            "margin": margin,
-            "height": layout["height"] + 76,
-        },
-    }
+    shapes = [*layout.get("shapes", []), cover, line]
+    return {**fig, "layout": {**layout, "shapes": shapes}}

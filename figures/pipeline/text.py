@@ -33,12 +33,47 @@ def v_help(uses_v: list[str]) -> str:
     )
 
 
+# Two lines on the 1280×720 presenter slide (issue 15); what each schedule buys is SCHEDULES_NOTE.
 TAKEAWAY = (
     "The bubble is the pipe filling and draining: ~(P−1) stage-times per rank whatever M is, so "
-    "more micro-batches shrink its share. 1F1B keeps GPipe's bubble but holds P−r activations, not "
-    "M; interleaving divides it by v for v× the sends; zero-bubble schedules fill it with deferred "
-    "weight-gradient work, the V shapes at up to 2× activations."
+    "more micro-batches shrink its share and smarter schedules fill it."
 )
+SCHEDULES_NOTE = (
+    "1F1B keeps GPipe's bubble but holds P−r activations, not M; interleaving divides it by v for "
+    "v× the sends; zero-bubble schedules fill it with deferred weight-gradient work, the V shapes "
+    "at up to 2× activations."
+)
+CURSOR_LABEL = "Fill and drain: the moment shown (last = the whole step)"
+CURSOR_HELP = (
+    "Steps through every op start and end; the Gantt covers what has not happened yet and the "
+    "drawing below shows that moment. Keys: J back, L next, K play / pause, End the whole step. "
+    "Kept in the URL (t = the moment's number), so a link opens at the same moment."
+)
+
+
+def cursor_caption(t_s: float, runs: list[tuple[int, int, float, float | None]]) -> str:
+    """One line under the Gantt: the time and, per schedule (busy ranks, P, makespan, first moment
+    every rank is busy), how many ranks work: filling (before that moment), full, or k idle."""
+    end = max(r[2] for r in runs)
+    if t_s >= end:
+        return f"The whole step ({end:.4g} s): step back to watch the pipe fill and drain."
+    parts = []
+    for busy, p, makespan, full in runs:
+        if t_s >= makespan:
+            parts.append(f"done at {makespan:.4g} s")
+            continue
+        filling = full is None or t_s < full
+        phase = "the pipe is full" if busy == p else "filling" if filling else f"{p - busy} idle"
+        parts.append(f"{busy} of {p} ranks busy, {phase}")
+    return f"t = {t_s:.4g} s · " + " · ".join(parts)
+
+
+def times_summary(f: float, i: float, w: float, lat: float, split: bool, vs: str | None) -> str:
+    """The expander's label: the secondary controls' values on one line."""
+    back = f"t_I {i:g} s · t_W {w:g} s" if split else f"t_B {i + w:g} s"
+    other = f"compare with {vs}" if vs else "compare: off"
+    return f"Op times and compare: t_F {f:g} s · {back} · p2p {lat:g} s · {other}"
+
 
 _SIMULATION = (
     "Each rank runs its schedule's op list in order (no idle slots in the lists); an event "

@@ -106,19 +106,20 @@ def short_interval_warning(mine, ck, curve) -> str | None:
     )
 
 
-def takeaway(gpus: int, run: rel.Interruptions, days: int, curve, ud) -> str:
+def takeaway(gpus: int, run: rel.Interruptions, days: int, curve) -> str:
+    """Two lines on the presenter slide: the failure rate and the interval that answers it (the
+    useful-GPU count sits with its own controls, in the stragglers section)."""
     return (
         f"{gpus:,} GPUs cut a per-GPU MTBF of {format_seconds(run.gpu_mtbf_s)} to a job MTBF of "
         f"{format_seconds(run.job_mtbf_s)}: ~{run.expected_interruptions:,.0f} interruptions in "
         f"{days} d. Checkpointing every {format_seconds(curve.optimum.interval_s)} (≈ √(2δM)) "
-        f"keeps goodput at {curve.optimum.goodput:.1%}; after bubble, stragglers and failures, "
-        f"{ud.useful_gpus:,.0f} of {gpus:,} GPUs do useful work at any instant."
+        f"keeps goodput at {curve.optimum.goodput:.1%}."
     )
 
 
-def how_computed(job, plan: dict, *, slow, ud, bubble, pp: int, mb: int) -> list[tuple[str, str]]:
-    """Every formula with this run's numbers in one aligned LaTeX block, then the assumptions:
-    `job` the page's controls (gpus, mtbf_h, days), `plan` its failure and checkpoint results."""
+def how_computed(job, plan: dict) -> list[tuple[str, str]]:
+    """Every failure and checkpoint formula with this run's numbers in one aligned LaTeX block,
+    then the assumptions: `job` the page's controls (gpus, mtbf_h, days), `plan` its results."""
     gpus, mtbf_h, days = job.gpus, job.mtbf_h, job.days
     run, ck, curve, mine = plan["run"], plan["ck"], plan["curve"], plan["mine"]
 
@@ -141,16 +142,30 @@ def how_computed(job, plan: dict, *, slow, ud, bubble, pp: int, mb: int) -> list
         rf"&\approx 1 - \frac{{\delta}}{{\tau}} - \frac{{\tau/2 + R}}{{M}} = "
         rf"{t(f'{1 - mine.first_order_waste:.2%}')}\ \text{{(first order; optimum at }}"
         rf"{t(curve.optimum.interval_s)}\text{{)}}",
+    ]
+    caption = (
+        f"Independent exponential failures, also during checkpoints and restarts (Young, CACM "
+        f"1974; Daly, FGCS 2006); Monte Carlo: {days} d of work per run, seeded."
+    )
+    latex = r"\begin{aligned}" + r" \\[4pt] ".join(rows) + r"\end{aligned}"
+    return [("latex", latex), ("caption", caption)]
+
+
+def useful_computed(*, slow, ud, bubble, pp: int, mb: int) -> list[tuple[str, str]]:
+    """The straggler slowdown and the useful GPUs with this section's numbers."""
+
+    def t(x: str) -> str:
+        return rf"\text{{{x}}}".replace("%", r"\%")
+
+    rows = [
         rf"\frac{{E[\text{{step}}]}}{{\mu}} &= 1 + \frac{{\sigma}}{{\mu}} E\big[\max_{{i \le N}} "
         rf"Z_i\big] = {t(f'{slow:.4f}')}",
         rf"\text{{useful GPUs}} &= N (1 - b) \frac{{\text{{goodput}}}}{{\text{{slowdown}}}} = "
         rf"{t(f'{ud.useful_gpus:,.0f}')}\ (b = {t(f'{bubble:.1%}')})",
     ]
     caption = (
-        f"Independent exponential failures, also during checkpoints and restarts (Young, CACM "
-        f"1974; Daly, FGCS 2006); Monte Carlo: {days} d of work per run, seeded. b: 1F1B simulator "
-        f"bubble at P = {pp}, {mb} micro-batches. Each rank's step ~ N(μ, σ²); a step waits for "
-        "the slowest."
+        f"b: 1F1B simulator bubble at P = {pp}, {mb} micro-batches. Each rank's step ~ N(μ, σ²); "
+        "a step waits for the slowest. Goodput: at your τ, above."
     )
     latex = r"\begin{aligned}" + r" \\[4pt] ".join(rows) + r"\end{aligned}"
     return [("latex", latex), ("caption", caption)]
