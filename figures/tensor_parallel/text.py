@@ -40,6 +40,14 @@ TAKEAWAY = (
 )
 
 
+def settings_summary(model: str, mb: int, seq: int, gpu: str, nic: str, sp: bool) -> str:
+    """The folded layer settings in one line, under their expander."""
+    return (
+        f"{model.split(' (')[0]} · b = {mb} × s = {seq:,} tokens · {gpu} · {nic} · sequence "
+        f"parallel {'on' if sp else 'off'}"
+    )
+
+
 def proof_metrics(fwd: float, bwd: float, tp: int) -> list[dict]:
     """The proof's row: the largest forward and backward differences, and each GPU's share."""
     return [
