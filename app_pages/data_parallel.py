@@ -42,8 +42,8 @@ def proof_section(how) -> None:
     how.markdown("\n\n".join(fd.how_computed_lines(p, None, None, None, units, bw_units)))
 
 
-@st.fragment
-def scaling_section(how) -> int:
+@st.fragment(key="dp_scaling")
+def scaling_section(how) -> None:
     st.subheader("2 · Scaling: compute + exposed all-reduce, 8 → 512 GPUs")
     c = st.columns(4)
     size = common.select("Model size (parameters)", SIZES, "7", key="size", where=c[0])
@@ -66,9 +66,12 @@ def scaling_section(how) -> int:
         tip = "Off: one all-reduce after backward."
         ovl = common.toggle("Buckets + overlap", True, key="ovl", where=c[1], help=tip)
         tip = "PyTorch DDP default: 25 MiB"
-        bkt = common.slider("Bucket size (MiB)", 1, 1024, 25, key="bkt", where=c[2], help=tip)
+        again = sections.rerun("dp_scaling", "dp_scenario")  # § 3 reads the bucket size
+        bkt = common.slider(
+            "Bucket size (MiB)", 1, 1024, 25, key="bkt", where=c[2], help=tip, on_change=again
+        )
     summary.caption(text.settings_summary(gpu, gpn, nics, kind, scale, ovl, bkt))
-    sections.rerun_page_if_changed("bkt", bkt)  # the scenario below reuses the bucket size
+    sections.share("bkt", bkt)
     controls = dict(size=size, kt=kt, gpu=gpu, gpn=gpn, nic=nic, nics=nics, ovl=ovl, bkt=bkt)
     run = data.ScalingRun(kind=kind, scale=scale, at_n=at_n, **controls)
     job = step = None
@@ -79,7 +82,15 @@ def scaling_section(how) -> int:
         common.charts((out["figs"][0], "steps"), (out["figs"][1], "eff"))
         common.chart(out["figs"][2], key="timeline")
     how.markdown("\n\n".join(fd.how_computed_lines(None, job, step, None, units, bw_units)))
-    return bkt
+
+
+@st.fragment(key="dp_scenario")
+def scenario_section() -> None:
+    st.subheader("3 · The scenario: it scaled to 8 GPUs, and 64 is slower")
+    sn = data.scenario(sections.shared("bkt", 25), units, bw_units)
+    st.markdown(sn["md"])
+    common.csv_button(sn["rows"], "dp_scenario_8_vs_64.csv")
+    common.chart(sn["fig"], key="scenario")
 
 
 @st.fragment
@@ -100,7 +111,6 @@ q = "Why is averaging gradients across GPUs the same as one big batch, and when 
 common.start_page("Data parallelism", q)
 common.walk("data_parallel")
 units, bw_units = common.settings().memory_units.value, common.settings().bandwidth_units.value
-sections.forget("bkt")
 s1, s2, s3, s4, tail = (st.container() for _ in range(5))
 with tail:
     common.takeaway(text.takeaway(common.settings().presenter))
@@ -110,14 +120,9 @@ with tail:
 with s1:
     proof_section(how[0])
 with s2:
-    bkt = scaling_section(how[1])
+    scaling_section(how[1])
 with s3:
-    st.subheader("3 · The scenario: it scaled to 8 GPUs, and 64 is slower")
-    sections.page_reads("bkt", bkt)
-    sn = data.scenario(bkt, units, bw_units)
-    st.markdown(sn["md"])
-    common.csv_button(sn["rows"], "dp_scenario_8_vs_64.csv")
-    common.chart(sn["fig"], key="scenario")
+    scenario_section()
 with s4:
     straggler_section(how[2])
 common.show_url_notices()

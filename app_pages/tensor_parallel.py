@@ -1,7 +1,8 @@
 """Tensor parallelism: how one layer's math splits across GPUs, and why TP stays inside a node.
 
 The TP degree and the layer's settings feed sections 1–3, one `st.fragment` (issue 18): a move
-reruns those sections alone; the sweep (section 4) reruns only when a setting it reads changes
+reruns those sections alone; the sweep (section 4, another) reruns too when a setting it reads
+changes
 (app_pages/common/sections.py)."""
 
 from __future__ import annotations
@@ -20,26 +21,32 @@ from figures.tensor_parallel.text import TOY
 MODELS = {name: name.split(" (")[0] for name in MODEL_PRESETS}
 NICS = common.same(SCALE_OUT_LINKS)
 GPN, MFU = data.GPN, data.MFU
+DEFAULT_LAYER = ("GPT-3 175B", 1, 2048, "H100 SXM", "InfiniBand NDR")
 _BLOCKS = {"markdown": st.markdown, "latex": st.latex, "caption": st.caption}
 
 
-@st.fragment
-def split_section(how) -> tuple:
+@st.fragment(key="tp_split")
+def split_section(how) -> None:
     top = sections.chart_slot(common.settings().presenter)  # presenting: the drawing first
     c = st.columns([1, 2], vertical_alignment="bottom")
     tp = common.slider("TP degree", 1, 8, 2, key="tp", where=c[0])
     with c[1].expander("Model, batch, sequence, GPU, NIC, sequence parallel"):
+        e, both = st.columns(3), dict(on_change=sections.rerun("tp_split", "tp_sweep"))
+        model = common.select("Model", MODELS, "GPT-3 175B", key="model", where=e[0], **both)
+        mb = common.slider("Micro-batch b (sequences)", 1, 16, 1, key="mb", where=e[1], **both)
+        seq = common.slider(
+            "Sequence length s", 256, 32768, 2048, step=256, key="seq", where=e[2], **both
+        )
         e = st.columns(3)
-        model = common.select("Model", MODELS, "GPT-3 175B", key="model", where=e[0])
-        mb = common.slider("Micro-batch b (sequences)", 1, 16, 1, key="mb", where=e[1])
-        seq = common.slider("Sequence length s", 256, 32768, 2048, step=256, key="seq", where=e[2])
-        e = st.columns(3)
-        gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=e[0])
-        nic = common.select("NIC", NICS, "InfiniBand NDR", key="nic", where=e[1])
+        gpu = common.select(
+            "GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=e[0], **both
+        )
+        nic = common.select("NIC", NICS, "InfiniBand NDR", key="nic", where=e[1], **both)
         sp_help = "Korthikanti et al. 2022: each all-reduce becomes reduce-scatter + all-gather."
         sp = common.toggle("Sequence parallel", False, key="sp", where=e[2], help=sp_help)
     c[1].caption(text.settings_summary(model, mb, seq, gpu, nic, sp))
-    sections.rerun_page_if_changed("tp_sweep", (model, mb, seq, gpu, nic))  # section 4 reads them
+    layer = (model, mb, seq, gpu, nic)  # section 4 reads them
+    sections.share("layer", layer)
     units = common.settings().memory_units.value
     st.subheader("1 · The split, proved with arrays")
     draw = dict(tp=tp, tokens=TOY["tokens"], hidden=TOY["hidden"], ffn=TOY["ffn"])
@@ -64,7 +71,17 @@ def split_section(how) -> tuple:
     with how.container():
         for kind, line in blocks:
             _BLOCKS[kind](line)
-    return model, mb, seq, gpu, nic
+
+
+@st.fragment(key="tp_sweep")
+def sweep_section() -> None:
+    model, mb, seq, gpu, nic = sections.shared("layer", DEFAULT_LAYER)
+    st.subheader("4 · TP degree sweep: the node boundary, DGX-class and thin")
+    if sw := common.attempt(data.sweep, model, mb, seq, gpu, nic):
+        for nics in (GPN, 1):
+            common.chart(sw[nics]["fig"], key=f"sweep{nics}")
+            st.markdown(text.sweep_note(GPN, nics, nic, sw[nics]["note"]))
+        st.markdown(sw["lessons"])
 
 
 common.start_page(
@@ -72,23 +89,16 @@ common.start_page(
     "How does one layer's math split across GPUs exactly, and why does TP stay inside a node?",
 )
 common.walk("tensor_parallel")
-sections.forget("tp_sweep")
 s1, s4, tail = st.container(), st.container(), st.container()
 with tail:
-    common.takeaway(text.TAKEAWAY)
+    common.takeaway(text.takeaway(common.settings().presenter))
     st.subheader("How this is computed")
     how = st.empty()
     common.self_checks(text.self_checks(common.settings().memory_units.value))
 with s1:
-    model, mb, seq, gpu, nic = split_section(how)
+    split_section(how)
 with s4:
-    sections.page_reads("tp_sweep", (model, mb, seq, gpu, nic))
-    st.subheader("4 · TP degree sweep: the node boundary, DGX-class and thin")
-    if sw := common.attempt(data.sweep, model, mb, seq, gpu, nic):
-        for nics in (GPN, 1):
-            common.chart(sw[nics]["fig"], key=f"sweep{nics}")
-            st.markdown(text.sweep_note(GPN, nics, nic, sw[nics]["note"]))
-        st.markdown(sw["lessons"])
+    sweep_section()
     st.subheader("5 · The proof at every TP degree: only float rounding")
     common.chart(data.proof_sweep(), key="proof")
 common.show_url_notices()

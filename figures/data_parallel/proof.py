@@ -150,7 +150,7 @@ def loss_curves_figure(curves: SgdCurves, shard_sizes: tuple[int, ...]) -> dict:
             "yaxis": {"domain": [0.42, 1.0], "title": {"text": "full-batch loss (MSE / 2)"}},
             "yaxis2": {
                 "domain": [0.0, 0.32],
-                "title": {"text": "− full batch"},
+                "title": {"text": "loss − full batch"},
                 "anchor": "x",
                 "exponentformat": "e",
                 "zeroline": True,

@@ -137,7 +137,7 @@ def tp_drawing(*, tp: int, tokens: int, hidden: int, ffn: int) -> dict:
             notes.append(_arrow(COLS[a] + BOX_W / 2, y, COLS[b] - BOX_W / 2, y))
     notes.append(_arrow(COLS["X"] + BOX_W / 2, mid, COLS["f"] - OP_R, mid))
     notes.append(_arrow(COLS["g"] + OP_R, mid, COLS["Z"] - BOX_W / 2, mid))
-    top = tp - 1 + row_h / 2 + 0.3
+    top = tp - 1 + row_h / 2 + 0.35
     heads = {
         "A": "A split<br>by columns",
         "Y": "Y = GeLU(X A)<br>local, no talk",
@@ -147,8 +147,7 @@ def tp_drawing(*, tp: int, tokens: int, hidden: int, ffn: int) -> dict:
     for key, text in heads.items():
         notes.append(_note(COLS[key], top, f"<i>{text}</i>", yanchor="bottom"))
     sub = (
-        f"TP = {tp}, {tokens} tokens, h = {hidden}, FFN = {ffn}: each GPU holds 1/{tp} of A and B; "
-        "per MLP block one all-reduce forward (g), one backward (f)"
+        f"TP = {tp}: each GPU holds 1/{tp} of A and B; one all-reduce forward (g), one backward (f)"
     )
     return {
         "data": [],

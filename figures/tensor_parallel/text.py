@@ -39,6 +39,17 @@ TAKEAWAY = (
     "is per-message network latency on the critical path and NICs needed by DP and PP."
 )
 
+# The presenter slide's headline: the same lesson in two lines at 26 px on a 1280 px screen.
+TAKEAWAY_SHORT = (
+    "Column-then-row splitting is exact: one all-reduce per block joins the slices. Four per layer "
+    "ride the critical path: fine on NVLink, too slow over PCIe or the network."
+)
+
+
+def takeaway(presenting: bool) -> str:
+    """The page's lesson: whole on a laptop, two lines on the presenter slide."""
+    return TAKEAWAY_SHORT if presenting else TAKEAWAY
+
 
 def settings_summary(model: str, mb: int, seq: int, gpu: str, nic: str, sp: bool) -> str:
     """The folded layer settings in one line, under their expander."""
