@@ -72,7 +72,6 @@ def slider(
 ) -> Any:
     """A URL-bound slider; an out-of-range or malformed URL value falls back with a notice.
     disabled: greyed out (say why in `help`) when it does nothing for the current choices.
-    on_change: Streamlit's widget callback (e.g. app_pages/common/sections.py's `rerun`).
 
     Key presses queued by `nudges` move it from the value it last showed (not from the browser's
     possibly stale copy). A notice only when the URL seeded the slider (its first run): after a
@@ -83,18 +82,8 @@ def slider(
             at = min(max(move(at), lo), hi)
         st.session_state[key] = at
     raw = _raw(key) if key not in st.session_state else None
-    value = where.slider(
-        label,
-        lo,
-        hi,
-        default,
-        step=step,
-        key=key,
-        help=help,
-        bind=_BIND,
-        disabled=disabled,
-        on_change=on_change,
-    )
+    kw = dict(step=step, key=key, help=help, bind=_BIND, disabled=disabled, on_change=on_change)
+    value = where.slider(label, lo, hi, default, **kw)
     st.session_state[f"_{key}_at"] = value
     if raw is not None and not _same_number(raw, value):
         _note(key, raw, f"must be a number from {lo} to {hi}", value)
@@ -174,38 +163,22 @@ def select(
     labels = list(choices.values())
     raw = _raw(key)
     index = list(choices).index(default)
+    kw = dict(index=index, key=key, help=help, bind=_BIND, on_change=on_change)
     if radio:
-        shown = where.radio(
-            label,
-            labels,
-            index=index,
-            key=key,
-            help=help,
-            horizontal=horizontal,
-            bind=_BIND,
-            on_change=on_change,
-        )
+        shown = where.radio(label, labels, horizontal=horizontal, **kw)
     else:
-        shown = where.selectbox(
-            label, labels, index=index, key=key, help=help, bind=_BIND, on_change=on_change
-        )
+        shown = where.selectbox(label, labels, **kw)
     if raw is not None and raw != shown:
         _note(key, raw, f"must be one of {', '.join(labels)}", shown)
     return next(k for k, v in choices.items() if v == shown)
 
 
 def toggle(
-    label: str,
-    default: bool,
-    *,
-    key: str,
-    help: str | None = None,
-    where: Any = st,
-    on_change: Any = None,
+    label: str, default: bool, *, key: str, help: str | None = None, where: Any = st
 ) -> bool:
     """A URL-bound on/off switch; anything but true/false in the URL falls back with a notice."""
     raw = _raw(key)
-    value = where.toggle(label, value=default, key=key, help=help, bind=_BIND, on_change=on_change)
+    value = where.toggle(label, value=default, key=key, help=help, bind=_BIND)
     if raw is not None and raw.lower() != str(value).lower():
         _note(key, raw, "must be true or false", value)
     return value
