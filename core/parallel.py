@@ -11,6 +11,7 @@ import numpy as np
 from core.checks import check_choice, check_divides, whole_number
 from core.hardware import Cluster
 from core.schedule_names import SCHEDULES, check_chunks
+from core.zero_stages import ZERO_STAGES, ZeroStage  # noqa: F401 (re-exported)
 
 DIMS = ("dp", "pp", "tp")
 # An order lists the dimensions innermost (adjacent ranks) first, as in Megatron-Core's
@@ -18,29 +19,6 @@ DIMS = ("dp", "pp", "tp")
 # innermost, in one NVLink domain; PP across nodes; DP outermost (Llama 3 paper Sec. 3.3.2).
 ORDERS = tuple("-".join(p) for p in permutations(("tp", "pp", "dp")))
 DEFAULT_ORDER = "tp-pp-dp"
-
-
-@dataclass(frozen=True, kw_only=True)
-class ZeroStage:
-    """One ZeRO stage: display label, the model states it shards over the DP ranks, source."""
-
-    label: str
-    shards: str
-    pytorch: str  # PyTorch's name for the same split (stage 0 is plain DDP, FSDP NO_SHARD)
-    source: str
-
-
-# Rajbhandari et al., SC'20 (arXiv:1910.02054) Sec. 5; PyTorch names the same splits
-# NO_SHARD / SHARD_GRAD_OP / FULL_SHARD (torch.distributed.fsdp.ShardingStrategy).
-ZERO_STAGES: dict[int, ZeroStage] = {
-    z: ZeroStage(label=label, shards=shards, pytorch=pt, source=src)
-    for z, label, shards, pt, src in [
-        (0, "DDP", "nothing", "NO_SHARD", "PyTorch DDP; FSDP NO_SHARD"),
-        (1, "ZeRO-1", "optimizer states", "ZeroRedundancyOptimizer", "ZeRO Sec. 5.1 (P_os)"),
-        (2, "ZeRO-2", "optimizer states, gradients", "SHARD_GRAD_OP", "ZeRO Sec. 5.2 (P_os+g)"),
-        (3, "ZeRO-3", "all model states", "FULL_SHARD", "ZeRO Sec. 5.3 (P_os+g+p)"),
-    ]
-}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,12 +187,15 @@ def place(dims: ParallelDims, cluster: Cluster) -> Placement:
 
 @dataclass(frozen=True, kw_only=True)
 class Layout:
-    """DP x TP x PP, ZeRO, SP, micro-batch, schedule, chunks v, rank order, layers per stage;
-    shard_degree < dp shards inside groups and replicates across them (HSDP)."""
+    """DP x TP x PP x CP, ZeRO, SP, micro-batch, schedule, order, per-stage layers, HSDP; EP folds
+    in DP x CP (Megatron-Core's parallel state: experts use ETP x EP x EDP, ETP = TP here)."""
 
     dp: int
     tp: int = 1
     pp: int = 1
+    cp: int = 1  # context parallel: ranks splitting each sequence
+    ep: int = 1  # expert parallel: ranks splitting each MoE layer's experts
+    cp_kind: str = "zigzag"  # core.expert_parallel.CP_KINDS: ring, zigzag or ulysses
     zero_stage: int = 0
     sequence_parallel: bool = False
     micro_batch: int = 1
@@ -222,16 +203,22 @@ class Layout:
     num_chunks: int = 1  # v: model chunks per rank (interleaved schedules)
     order: str = DEFAULT_ORDER
     shard_degree: int | None = None  # None: shard over all DP ranks
-    # Layers on each pipeline stage, first to last; None = L / PP each. Megatron's
-    # decoder_first/last_pipeline_num_layers and torchtitan's split points set the same thing.
+    # Layers per stage, first to last; None = L / PP each (Megatron decoder_first_pipeline_...)
     layers_per_stage: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
-        for f in ("dp", "tp", "pp", "micro_batch", "num_chunks"):  # ints even from 8.0
+        for f in ("dp", "tp", "pp", "cp", "ep", "micro_batch", "num_chunks"):  # ints from 8.0
             object.__setattr__(self, f, whole_number(f, getattr(self, f)))
         zero = int(check_choice("zero_stage", self.zero_stage, ZERO_STAGES))
         object.__setattr__(self, "zero_stage", zero)
         check_chunks(self.schedule, self.num_chunks, name="num_chunks")
+        check_choice("cp_kind", self.cp_kind, ("ring", "zigzag", "ulysses"))
+        if (dpcp := self.dp * self.cp) % self.ep:  # check_5d's wording, with ETP = TP
+            raise ValueError(
+                f"EP × ETP = {self.ep * self.tp} does not divide TP × CP × DP = {self.tp * dpcp}: "
+                "the expert layout folds into the same GPUs of a pipeline stage (ETP = TP here); "
+                f"pick EP among the divisors of DP × CP = {dpcp}"
+            )
         if self.shard_degree is not None:
             shard = whole_number("shard_degree", self.shard_degree)
             object.__setattr__(self, "shard_degree", shard)
@@ -258,12 +245,17 @@ class Layout:
         return n
 
     @property
-    def dims(self) -> ParallelDims:
+    def dims(self) -> ParallelDims:  # the rank grid; CP ranks are not placed on it yet
         return ParallelDims(dp=self.dp, pp=self.pp, tp=self.tp, order=self.order)
 
     @property
     def world_size(self) -> int:
-        return self.dp * self.tp * self.pp
+        return self.dp * self.tp * self.pp * self.cp
+
+    @property
+    def edp(self) -> int:
+        """Expert data-parallel degree: replicas of each expert shard (DP x CP / EP)."""
+        return self.dp * self.cp // self.ep
 
     def check_batch(self, global_batch: int) -> None:
         """Raise ValueError (numbers, rule, fix) unless DP x micro-batch divides the batch."""
@@ -282,7 +274,14 @@ class Layout:
 
     def check(self, num_gpus: int, global_batch: int) -> None:
         """Raise ValueError (numbers, rule, fix) unless the layout can run this batch here."""
-        self.dims.check_gpus(num_gpus)
+        if self.cp == 1:
+            return self.dims.check_gpus(num_gpus), self.check_batch(global_batch)
+        if self.world_size != num_gpus:  # check_5d's wording
+            raise ValueError(
+                f"DP × TP × PP × CP = {self.dp} × {self.tp} × {self.pp} × {self.cp} = "
+                f"{self.world_size} ≠ {num_gpus} GPUs: every GPU holds one (DP, TP, PP, CP) "
+                f"coordinate (EP folds inside them); change a degree so the product is {num_gpus}"
+            )
         self.check_batch(global_batch)
 
     @property
@@ -294,7 +293,8 @@ class Layout:
         order = "" if self.order == DEFAULT_ORDER else f", order {self.order}"
         n = self.layers_per_stage
         split = f" (layers {n[0]}/{n[1]}{'…/' + str(n[-1]) if len(n) > 2 else ''})" if n else ""
+        cp = (f" × CP {self.cp}" if self.cp > 1 else "") + (f" (EP {self.ep})" * (self.ep > 1))
         return (
-            f"DP {self.dp} × TP {self.tp} × PP {self.pp}{split}, {zero}{shard}{sp}, "
+            f"DP {self.dp} × TP {self.tp} × PP {self.pp}{split}{cp}, {zero}{shard}{sp}, "
             f"mb {self.micro_batch}, {SCHEDULES[self.schedule].label}{v}{order}"
         )

@@ -7,41 +7,49 @@ functions ("module:attr") in call counters, and drives it over the same WebSocke
 browser tab speaks (streamlit/proto: BackMsg.rerun_script with `fragment_id` = the fragment that
 holds the widget, exactly what the frontend sends for a widget inside a fragment).
 
-Recipe (one server per test module):
+Recipe: one server for the whole test session, shared by every module (`shared_app()`); at
+start it wraps every module-level function (and st.cache_data / functools.cache function) of
+every module under figures/ and app_pages/common/ in a call counter, so a test counts any of them:
 
-    from tests.fragments import spied_app
+    from tests.fragments import shared_app
 
     @pytest.fixture(scope="module")
     def app():
-        with spied_app("app_pages.common:start_page", "figures.collectives:open_at_step") as a:
-            yield a
+        return shared_app()
 
     def test_step_reruns_only_the_ring(app):
-        tab = app.open("collectives")            # full first run, like opening the URL
+        tab = app.open("collectives")            # a new tab: the page's first full run
         with app.counting() as calls:
-            tab.move("step", 3)      # the widget's user key; a value of the widget's type
+            tab.move("step", 3)                   # the widget's user key, a value of its type
         assert tab.fragment_run                   # the server ran only a fragment
         assert calls["app_pages.common:start_page"] == 0   # the page body did not rerun
         assert calls["figures.collectives:open_at_step"] == 1
 
-Spy what a page calls through a module attribute at call time (`common.start_page`, `figs.x`) or
-imports by name (`from m import f` in a page is re-executed every run, so it sees the spy). A
-function defined inside the page file itself cannot be spied: move the section to a module. A
-module that did `from m import f` before the server started holds the unspied f: spy the name
-where the caller looks it up ("app_pages.common.my_view:f", any module-level global works).
-`tab.charts` lists the charts the last rerun re-sent (their keys); `tab.url_bound` the URL keys of
-the `bind="query-params"` widgets it drew (the browser, not the server, writes those to the URL,
-so a bound widget inside a fragment must carry its key in the fragment's run); `tab.query_string`
-the URL after the server's own `st.query_params` writes.
+A name is "module:attr" as the caller spells it (`figures.collectives:open_at_step` and the
+defining submodule's name count the same calls); `from m import f` bindings inside those modules
+are rebound to the counter too. Functions defined inside a page file itself are not counted: a
+section worth guarding lives in a module under app_pages/common/ (the planner's planner_view).
+Caches are shared by every test of the session: assert `== 0` for what must not run; for what must
+run, spy a function that is not cached, or move to a value no other test used. `tab.charts` lists
+the charts the last rerun sent in full (their keys; like the browser, a tab sends the hashes of the
+messages it holds, so an unchanged chart of 10 kB or more comes back as a reference, counted in
+`tab.refs`); `tab.url_bound` the URL keys of the `bind="query-params"` widgets it drew (the
+browser, not the server, writes those to the URL, so a bound widget inside a fragment must carry
+its key in the fragment's run); `tab.query_string` the URL after the server's own `st.query_params`
+writes. `spied_app("module:attr", ...)` starts a private server instead.
 """
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
 import functools
 import importlib
+import inspect
+import json
 import os
+import pkgutil
 import subprocess
 import sys
 import tempfile
@@ -52,25 +60,80 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SPY_ENV, LOG_ENV = "SPLITLAB_SPY", "SPLITLAB_SPY_LOG"
+EVERYTHING = ("figures", "app_pages.common")  # the packages `shared_app` counts whole
+
+
+def _counter(original, name: str, fd: int):
+    """A stand-in that writes `name` to the log, then calls `original`. Plain functions get a
+    function (it binds and hashes like one); cached ones an object that forwards `.clear()` &c."""
+    line = (name + "\n").encode()
+    if inspect.isfunction(original):
+
+        def spy(*args, **kwargs):
+            os.write(fd, line)
+            return original(*args, **kwargs)
+
+        return functools.update_wrapper(spy, original, updated=())
+
+    class Spy:
+        def __call__(self, *args, **kwargs):
+            os.write(fd, line)
+            return original(*args, **kwargs)
+
+        def __getattr__(self, attr):
+            return getattr(original, attr)
+
+    return Spy()
+
+
+def _spyable(obj, packages: tuple[str, ...]) -> bool:
+    """A function (or cached function) defined in one of `packages`; classes are left alone."""
+    home = getattr(obj, "__module__", None) or ""
+    in_packages = any(home == p or home.startswith(p + ".") for p in packages)
+    return (
+        in_packages and callable(obj) and not isinstance(obj, type) and hasattr(obj, "__qualname__")
+    )
 
 
 def _install_spies(targets: list[str], log_path: str) -> None:
-    """In the server process: replace each module attribute with a wrapper that logs one line."""
-    for target in targets:
+    """In the server process: count calls of each "module:attr" target, or of every function of
+    every module in a package target ("pkg.*"); write the aliases (names -> counted name)."""
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    packages = tuple(t[:-2] for t in targets if t.endswith(".*"))
+    modules = []
+    for pkg in packages:
+        modules.append(importlib.import_module(pkg))
+        for info in pkgutil.walk_packages(modules[-1].__path__, pkg + "."):
+            modules.append(importlib.import_module(info.name))
+    spies, aliases = {}, {}  # id(original) -> (counted name, counter); "mod:attr" -> counted name
+    for target in (t for t in targets if not t.endswith(".*")):
         mod_name, attr = target.split(":")
-        owner = importlib.import_module(mod_name)
-        *path, name = attr.split(".")
-        for part in path:
-            owner = getattr(owner, part)
-        original = getattr(owner, name)
+        modules.append(importlib.import_module(mod_name))
+        original = getattr(modules[-1], attr)
+        spies[id(original)] = (target, _counter(original, target, fd))
+    for mod in modules:  # every function once, under the module that defines it
+        for obj in list(vars(mod).values()):
+            if id(obj) not in spies and _spyable(obj, packages):
+                name = f"{obj.__module__}:{obj.__qualname__}"
+                spies[id(obj)] = (name, _counter(obj, name, fd))
+    for mod in modules:  # then every name bound to one of them, re-exports and imports included
+        for attr, obj in list(vars(mod).items()):
+            if id(obj) in spies and not attr.startswith("__"):
+                name, spy = spies[id(obj)]
+                setattr(mod, attr, spy)
+                aliases[f"{mod.__name__}:{attr}"] = name
+    Path(log_path + ".aliases.json").write_text(json.dumps(aliases))
 
-        def spy(*args, _original=original, _target=target, **kwargs):
-            with open(log_path, "a") as log:
-                log.write(_target + "\n")
-            return _original(*args, **kwargs)
 
-        functools.update_wrapper(spy, original, updated=())
-        setattr(owner, name, spy)
+class Calls(collections.Counter):
+    """Calls per counted name; `calls["figures.collectives:open_at_step"]` also finds a function
+    counted under the submodule that defines it."""
+
+    aliases: dict[str, str] = {}
+
+    def __missing__(self, key: str) -> int:
+        name = self.aliases.get(key, key)
+        return self[name] if name != key else 0
 
 
 class Tab:
@@ -83,9 +146,13 @@ class Tab:
         self.widgets: dict[str, tuple[str, str, object]] = {}  # key -> (type, fragment id, proto)
         self.states: dict[str, object] = {}  # widget id -> WidgetState last sent
         self.charts: list[str] = []
+        self.specs: dict[str, str] = {}  # chart key -> its Plotly JSON, as last sent in full
         self.elements: list[str] = []
         self.exceptions: list[str] = []
         self.url_bound: set[str] = set()  # query_param_key of the bound widgets the run drew
+        self.refs = 0  # elements the server sent as a reference to the browser's copy
+        self.cached: dict[str, int] = {}  # message hash -> run it was last seen (browser cache)
+        self.runs = 0
         self.fragment_run = False
         self.ws = connect(
             url.replace("http", "ws") + "/_stcore/stream",
@@ -106,16 +173,22 @@ class Tab:
         state = msg.rerun_script
         state.page_name, state.query_string = self.page, self.query_string
         state.fragment_id = fragment_id
+        state.cached_message_hashes.extend(self.cached)  # as the browser does
         for w in self.states.values():
             state.widget_states.widgets.add().CopyFrom(w)
         t0 = time.perf_counter()
         self.ws.send(msg.SerializeToString())
         self.charts, self.elements, self.exceptions, self.url_bound = [], [], [], set()
+        self.refs, self.runs = 0, self.runs + 1
         while True:
             fwd = ForwardMsg()
             fwd.ParseFromString(self.ws.recv(timeout=60))
             kind = fwd.WhichOneof("type")
-            if kind == "page_info_changed":
+            if fwd.metadata.cacheable and fwd.hash:
+                self.cached[fwd.hash] = self.runs
+            if kind == "ref_hash":  # an unchanged element of 10 kB or more: not sent again
+                self.cached[fwd.ref_hash], self.refs = self.runs, self.refs + 1
+            elif kind == "page_info_changed":
                 self.query_string = fwd.page_info_changed.query_string
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 self._saw(fwd.delta.new_element, fwd.delta.fragment_id)
@@ -124,6 +197,8 @@ class Tab:
                 if name == "FINISHED_EARLY_FOR_RERUN":
                     continue  # a callback or st.rerun: the next run follows on the same stream
                 self.fragment_run = name == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"
+                # the browser forgets what went unused for global.maxCachedMessageAge (2) runs
+                self.cached = {h: r for h, r in self.cached.items() if self.runs - r < 2}
                 return time.perf_counter() - t0
 
     def _saw(self, el, fragment_id: str) -> None:
@@ -133,6 +208,7 @@ class Tab:
         wid = getattr(inner, "id", "") if kind != "exception" else ""
         if kind == "plotly_chart":
             self.charts.append(wid.split("-", 2)[-1])
+            self.specs[self.charts[-1]] = inner.spec
         elif kind == "exception":
             self.exceptions.append(inner.message)
         elif wid.startswith("$$ID-") and wid.count("-") >= 2:
@@ -143,13 +219,19 @@ class Tab:
     def move(self, key: str, value) -> float:
         """Set the widget with user key `key` to `value` and rerun as the browser would: only
         the widget's fragment if it sits in one. Sliders take a number (or a (lo, hi) pair),
-        checkboxes/toggles a bool, selectboxes/radios the option's index, buttons True."""
+        checkboxes/toggles a bool, number inputs a number, buttons True; selectboxes, radios
+        and select_sliders an option's label as shown or its index, multiselects a list of them,
+        text inputs a string."""
         from streamlit.proto.WidgetStates_pb2 import WidgetState
 
         if key not in self.widgets:
             seen = sorted(self.widgets)
             raise KeyError(f"no widget with key {key!r} on /{self.page}; seen: {seen}")
         kind, fragment_id, proto = self.widgets[key]
+
+        def label(v) -> str:  # Streamlit 1.67 sends the option's shown label, not its index
+            return proto.options[v] if isinstance(v, int) and not isinstance(v, bool) else str(v)
+
         w = WidgetState(id=proto.id)
         if kind == "slider":
             w.double_array_value.data.extend(value if isinstance(value, tuple) else [value])
@@ -158,9 +240,14 @@ class Tab:
         elif kind == "button":
             w.trigger_value = True
         elif kind in ("selectbox", "radio"):
-            w.int_value = int(value)
+            w.string_value = label(value)
+        elif kind in ("select_slider", "multiselect"):
+            many = value if isinstance(value, (tuple, list)) else [value]
+            w.string_array_value.data.extend(label(v) for v in many)
         elif kind == "number_input":
             w.double_value = float(value)
+        elif kind in ("text_input", "text_area"):
+            w.string_value = str(value)
         else:
             raise NotImplementedError(f"move() does not drive a {kind} yet (key {key!r})")
         self.states[proto.id] = w
@@ -183,15 +270,17 @@ class SpiedApp:
         self.tabs.append(Tab(self.url, page, query_string))
         return self.tabs[-1]
 
-    def calls(self) -> collections.Counter:
+    def calls(self) -> Calls:
         """Calls of each spied function since the server started."""
         lines = self.log_path.read_text().split() if self.log_path.exists() else []
-        return collections.Counter(lines)
+        aliases = Path(str(self.log_path) + ".aliases.json")
+        Calls.aliases = json.loads(aliases.read_text()) if aliases.exists() else {}
+        return Calls(lines)
 
     @contextlib.contextmanager
-    def counting(self) -> Iterator[collections.Counter]:
+    def counting(self) -> Iterator[Calls]:
         """Yields a Counter filled, on exit, with the spied calls made inside the block."""
-        before, out = self.calls(), collections.Counter()
+        before, out = self.calls(), Calls()
         yield out
         out.update(self.calls() - before)
 
@@ -232,6 +321,19 @@ def spied_app(*targets: str) -> Iterator[SpiedApp]:
         except subprocess.TimeoutExpired:
             proc.kill()
         out.close()
+
+
+_SHARED: list = []
+
+
+def shared_app() -> SpiedApp:
+    """The session's one spied server (started on first use, stopped when pytest exits): every
+    function under figures/ and app_pages/common/ counted."""
+    if not _SHARED:
+        manager = spied_app(*(p + ".*" for p in EVERYTHING))
+        _SHARED.append(manager.__enter__())
+        atexit.register(manager.__exit__, None, None, None)
+    return _SHARED[0]
 
 
 if __name__ == "__main__":  # the server process: spies first, then Streamlit's own CLI

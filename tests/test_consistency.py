@@ -198,3 +198,53 @@ def test_a_planner_warning_states_the_metrics_number():
     (warning,) = [w for w in plan.warnings if w.startswith("does not fit")]
     assert f"does not fit: {format_bytes(used, 'decimal')} per GPU" in warning
     assert "> 85.5 GB of HBM" in warning  # 81,559 MiB
+
+
+@pytest.mark.parametrize(
+    "name, tp, dp, cp, ep",
+    [
+        ("Mixtral 8x7B", 1, 8, 1, 8),
+        ("Mixtral 8x7B", 2, 4, 2, 4),
+        ("Qwen3-30B-A3B", 1, 16, 1, 16),
+        ("Qwen3-235B-A22B", 4, 8, 2, 16),
+        ("DeepSeek-V3", 8, 16, 2, 32),
+    ],
+)
+def test_expert_parallel_states_equal_the_memory_pages(name, tp, dp, cp, ep):
+    """core.expert_parallel.ep_memory (the EP page) and core.memory (the memory page) give the same
+    model-state bytes for one layout: ZeRO-1, ETP = TP, PP = 1, mixed Adam."""
+    from core.expert_parallel import ep_memory, moe_preset
+    from core.expert_parallel.spec import any_preset
+
+    e = ep_memory(moe_preset(name), ep=ep, etp=tp, tp=tp, pp=1, dp=dp, cp=cp)
+    lay = Layout(dp=dp, tp=tp, cp=cp, ep=ep, zero_stage=1)
+    m = memory_per_gpu(any_preset(name), lay, Training(global_batch=dp, seq_len=SEQ))
+    assert (e.dense_params_per_gpu, e.expert_params_per_gpu) == (
+        m.params_on_gpu,
+        m.expert_params_on_gpu,
+    )
+    assert (e.parameters_bytes, e.gradients_bytes, e.optimizer_bytes) == (
+        m.parameters_bytes,
+        m.gradients_bytes,
+        m.optimizer_bytes,
+    )
+    assert e.edp == lay.edp
+
+
+@pytest.mark.parametrize("cp, tp, pp", [(1, 8, 4), (8, 8, 4), (2, 1, 1), (4, 2, 2)])
+def test_context_parallel_memory_equals_the_memory_pages_first_stage(cp, tp, pp):
+    """core.context_parallel.cp_memory's activations (the CP page) are core.memory's first pipeline
+    stage's; its states split the whole model evenly over TP × PP (the CP page's hand figure), so
+    they equal core.memory's only where the first stage holds exactly 1 / (TP × PP) of it."""
+    from core.context_parallel import cp_memory
+
+    m, s = preset("Llama-3.1 70B"), 32768
+    pt = cp_memory(m, seq_len=s, cp=cp, tp=tp, pp=pp, dp=2, recompute="selective")
+    lay = Layout(dp=2, tp=tp, pp=pp, cp=cp, cp_kind="ring", zero_stage=1, sequence_parallel=True)
+    tr = Training(global_batch=2 * pp, seq_len=s, recompute="selective", flash_attention=True)
+    first = memory_per_gpu(m, lay, tr).stages[0]
+    assert pt.activations_bytes == first.activations_bytes
+    even = -(-m.num_params // (tp * pp))
+    assert pt.states_bytes == 4 * even + 12 * -(-even // (2 * cp))  # ZeRO-1 over DP × CP
+    if tp * pp == 1:  # one GPU holds the whole model: both count it whole
+        assert pt.states_bytes == first.states_bytes

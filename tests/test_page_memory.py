@@ -219,7 +219,7 @@ def test_compare_off_by_default_shows_no_layout_b():
 def test_compare_defaults_zero1_states_by_hand_and_the_oom():
     at = run({"cmp": "true"}, units="binary")
     assert not at.error
-    assert b_keys(at) == {"b_dp", "b_tp", "b_pp", "b_zero", "b_mb", "b_rc", "b_sp"}
+    assert b_keys(at) == {"b_dp", "b_tp", "b_pp", "b_zero", "b_mb", "b_rc", "b_sp", "b_cp"}
     m = metrics(at)
     # ZeRO-1 at DP 8, 16 B/param mixed Adam: 2Ψ weights + 2Ψ grads + 12Ψ/8 optimizer = 5.5Ψ bytes.
     assert (
@@ -342,3 +342,108 @@ def test_savings_notes_stay_clear_of_the_capacity_line():
         assert on_line or abs(note["y"] - cap) >= 0.1 * top, note
         if on_line:
             assert note["yshift"] == (4 if note["yanchor"] == "bottom" else -4)
+
+
+# --- CP, EP and the MoE presets (issue 17, "Everywhere else") ---
+
+
+def slider_by_key(at: AppTest, key: str):
+    return next(s for s in at.slider if s.key == key)
+
+
+def test_moe_presets_are_in_the_model_list():
+    at = run()
+    model = next(s for s in at.selectbox if s.key == "model")
+    assert {"Mixtral 8x7B", "DeepSeek-V3", "Qwen3-30B-A3B", "Qwen3-235B-A22B"} <= set(model.options)
+
+
+def test_ep_is_disabled_with_its_reason_for_a_dense_model():
+    ep = slider_by_key(run(), "ep")
+    assert ep.disabled and "no experts" in ep.help
+
+
+def test_mixtral_with_ep_8_states_by_hand():
+    # Mixtral 8x7B (HF config: h 4096, 32 layers, 32 q / 8 kv heads × 128, 8 experts of FFN 14336,
+    # V 32000, untied): routed experts 8 × 32 × 3·4096·14336 = 45,097,156,608; the rest
+    # (attention 32 × (2·4096² + 2·4096·1024) = 1,342,177,280, norms 32 × 2 × 4096 + 4096,
+    # routers 32 × 8 × 4096, embedding + head 2 × 32000 × 4096) = 1,605,636,096 → 46.7B total.
+    # DP 8, EP 8, ZeRO-3 (16 B/param): dense over 8 ranks, experts ÷ 8 then over EDP = 1.
+    dense, experts = 1_605_636_096, 45_097_156_608
+    at = run({"model": "Mixtral 8x7B", "dp": 8, "ep": 8, "zero": 3})
+    assert not at.error and not slider_by_key(at, "ep").disabled
+    states = 16 * (dense // 8 + experts // 8)
+    assert metrics(at)["States / GPU"] == f"{states / GB:.3g} GB"
+    assert dense + experts == 46_702_792_704  # the 46.7B Jiang et al. 2024 publish
+    assert "46.7B parameters (12.9B active per token" in " ".join(c.value for c in at.caption)
+
+
+def test_ep_not_dividing_the_experts_names_the_rule():
+    at = run({"model": "Mixtral 8x7B", "dp": 6, "ep": 3})
+    assert any("EP=3 does not divide 8 experts" in e.value for e in at.error)
+    assert not at.exception
+
+
+def test_cp_halves_the_activations_and_counts_its_gpus():
+    # Llama-2 13B (no dropout), TP 1, no recompute, flash: stored bytes per token and layer
+    # 8h + 4q + 4kv + 6f = 8·5120 + 8·5120 + 6·13824 = 164,864; 40 layers; the head's 4sbh + fp32
+    # logits 4sbV on top. CP 2 of 4096 tokens leaves 2048 per rank.
+    s, h, v = 2048, 5120, 32000
+    acts = 40 * 164_864 * s + 4 * s * h + 4 * s * v
+    at = run({"cp": 2, "dp": 4})
+    assert metrics(at)["Activations / GPU"] == f"{acts / GB:.3g} GB"
+    assert "8 GPUs = DP 4 × TP 1 × PP 1 × CP 2" in " ".join(c.value for c in at.caption)
+
+
+def test_cp_not_dividing_the_sequence_names_the_rule():
+    at = run({"cp": 3})
+    assert any("does not split into 2·CP = 6 chunks" in e.value for e in at.error)
+
+
+def test_draw_this_step_link_states_its_cluster_and_batch():
+    at = run({"dp": 4, "tp": 2, "pp": 2})
+    text = " ".join(md.value for md in at.markdown)
+    link = re.search(r"\]\((training_step\?[^)]+)\)", text)
+    q = dict(parse_qsl(urlsplit(link.group(1)).query))
+    # 16 GPUs → 2 nodes of 8; global batch = DP 4 × micro-batch 1 × PP 2 micro-batches = 8
+    assert (q["nodes"], q["gpn"], q["dp"], q["tp"], q["pp"], q["gb"]) == (
+        "2",
+        "8",
+        "4",
+        "2",
+        "2",
+        "8",
+    )
+    assert "⌈16 / 8⌉ nodes" in text and "= 8 sequences" in text
+
+
+def test_run_controls_fold_into_one_summarising_expander():
+    at = run({"model": "Mixtral 8x7B", "seq": 8192})
+    label = at.expander[0].label
+    assert "Mixtral 8x7B" in label and "8,192 tokens" in label
+
+
+# --- Issue 18: layout B's controls rerun only the compare fragment (tests/fragments.py) ---
+
+
+@pytest.fixture(scope="module")
+def app():
+    from tests.fragments import shared_app
+
+    return shared_app()  # one spied server for the whole test session
+
+
+def test_layout_b_reruns_only_the_compare_fragment(app):
+    page, main, cmp = (
+        "app_pages.common:start_page",
+        "figures.memory:zero_stages_figure",  # the main chart's builder (inside compute)
+        "figures.memory:compare_layouts",  # layout B's chart (inside compare)
+    )
+    tab = app.open("memory", query_string="cmp=true")
+    assert tab.widgets["b_dp"][1] and tab.widgets["cmp"][1], "B's controls sit in a fragment"
+    assert tab.widgets["dp"][1] == ""  # A's layout feeds every section: outside
+    with app.counting() as calls:
+        tab.move("b_dp", 4)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[page] == 0 and calls[main] == 0 and calls[cmp] == 1
+    assert tab.charts == ["cmp_bars"]  # the main chart is not re-sent
+    assert "b_dp" in tab.url_bound  # still bound to ?b_dp= inside the fragment

@@ -6,17 +6,19 @@ docs/notes/memory.md) takes s/C; SP only splits the LayerNorm/dropout regions ov
 (`NVIDIA/Megatron-LM docs/user-guide/features/context_parallel.md`). The 1F1B first stage keeps PP
 micro-batches in flight. Model states: weights and gradients split by TP × PP, the optimizer also
 over the DP × CP ranks that hold the same shard (ZeRO-1, as Megatron's distributed optimizer does).
+The activations are core.memory's first stage's for the same layout (tests/test_consistency.py).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from core.checks import whole_number
 from core.hardware import GpuSpec
-from core.memory import activation_bytes_per_layer, block_of, model_state_bytes_per_gpu
+from core.memory import model_state_bytes_per_gpu, stage_activations
 from core.model import ModelSpec
+from core.parallel import Layout
+from core.training import Training
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,25 +57,33 @@ def cp_memory(
             f"sequence length {s} does not divide by CP={c}: every CP rank holds S/C tokens; "
             f"use a sequence length divisible by {c}"
         )
-    per_layer = activation_bytes_per_layer(
-        s // c,
-        micro_batch,
-        model.hidden_size,
-        model.num_heads,
+    lay = Layout(
+        dp=dp,
         tp=tp,
+        pp=pp,
+        cp=c,
+        cp_kind="ring",
+        zero_stage=1,
         sequence_parallel=sequence_parallel,
+        micro_batch=micro_batch,
+    )
+    tr = Training(
+        global_batch=dp * micro_batch * pp,  # PP micro-batches: the first stage holds PP in flight
+        seq_len=s,
         recompute=recompute,
         flash_attention=flash_attention,
-        block=block_of(model),  # the same block the Memory page counts
     )
-    layers = math.ceil(model.num_layers / pp)
-    shard = math.ceil(model.num_params / (tp * pp))
-    states = model_state_bytes_per_gpu(shard, dp * c, 1)
+    # core.memory's first stage (the memory page's numbers; no layer-split check here, so any PP
+    # the CP page offers works: L / PP layers' worth per micro-batch in flight)
+    layer, flight, extras = stage_activations(model, 0, lay, tr, pp)
+    # States: the model split evenly over TP × PP (the CP page's hand-derived figure); core.memory
+    # counts the first stage exactly (its embedding, not the average of embedding and head).
+    states = model_state_bytes_per_gpu(-(-model.num_params // (tp * pp)), dp * c, 1)
     return CpMemoryPoint(
         seq_len=s,
         cp=c,
         sequence_parallel=sequence_parallel,
-        activations_bytes=per_layer * layers * pp,
+        activations_bytes=layer * flight + extras,
         states_bytes=float(states.total_bytes),
     )
 

@@ -24,9 +24,15 @@ from core.expert_parallel.router import (
     token_batch,
     top_k,
 )
+from core.expert_parallel.spec import ALL_PRESETS, MOE_MODEL_PRESETS, MoeSpec, any_preset, moe_spec
 from core.expert_parallel.validate import CP_KINDS, check_5d
 
 __all__ = [
+    "ALL_PRESETS",
+    "MOE_MODEL_PRESETS",
+    "MoeSpec",
+    "any_preset",
+    "moe_spec",
     "BiasRun",
     "CP_KINDS",
     "EpMemory",

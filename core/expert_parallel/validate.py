@@ -9,7 +9,8 @@ EP divides the experts and, with ETP, the TP × CP × DP ranks of a stage (Megat
 from __future__ import annotations
 
 from core.checks import check_choice, check_divides, whole_number
-from core.context_parallel import check_cp, check_ulysses
+from core.context_parallel.ring import check_cp  # the modules, not the package: core.memory
+from core.context_parallel.traffic import check_ulysses  # imports this one
 
 CP_KINDS = {
     "ring": "ring attention, contiguous chunks",

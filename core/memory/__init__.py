@@ -18,6 +18,7 @@ from core.memory.per_gpu import (
     memory_by_zero_stage,
     memory_per_gpu,
     recompute_tradeoff,
+    shard_degrees,
 )
 from core.memory.zero import (
     FSDP_STRATEGIES,
@@ -55,6 +56,7 @@ __all__ = [
     "memory_per_gpu",
     "model_state_bytes_per_gpu",
     "recompute_tradeoff",
+    "shard_degrees",
     "stage_activations",
     "what_fits",
     "zero_comm_bytes_per_gpu",

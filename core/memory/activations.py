@@ -144,15 +144,18 @@ def stage_activations(
         return 0.0, 0.0, 0.0  # a bare parameter count has no layer shape, hence no activations
     lay, tr, h = layout, training, model.hidden_size
     tp, pp, sp, b = lay.tp, lay.pp, lay.sequence_parallel, lay.micro_batch
+    # CP: each rank stores S / CP tokens of every activation (`NVIDIA/Megatron-LM
+    # docs/user-guide/features/context_parallel.md`); Ulysses holds S tokens of a / CP heads
+    # inside attention: the same bytes but for the s² scores, which flash attention (what CP
+    # implementations use) never stores.
+    s = tr.seq_len // lay.cp
     layer = activation_bytes_per_layer(
-        tr.seq_len, b, h, model.num_heads, tp, sp, tr.recompute, tr.flash_attention, block_of(model)
+        s, b, h, model.num_heads, tp, sp, tr.recompute, tr.flash_attention, block_of(model)
     )
     flight = layers_in_flight(
         stage, model.num_layers, pp, num_microbatches, lay.schedule, lay.num_chunks
     )
-    extras = edge_activation_bytes(
-        stage, pp, tr.seq_len, b, h, model.vocab_size, tp, sp, model.dropout
-    )
+    extras = edge_activation_bytes(stage, pp, s, b, h, model.vocab_size, tp, sp, model.dropout)
     return layer, flight, extras * flight * pp / model.num_layers  # x micro-batches in flight
 
 

@@ -4,6 +4,7 @@ largest micro-batch that fit.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from core.memory.per_gpu import memory_per_gpu
@@ -98,11 +99,14 @@ def what_fits(
         tr = replace(training, global_batch=m * lay.dp * lay.micro_batch)
         return fits(memory_per_gpu(model, lay, tr).total_bytes, capacity_bytes, reserve_bytes)
 
-    rows = []
+    rows, step = [], layout.ep // math.gcd(layout.ep, layout.cp)  # EP must divide DP x CP
+
     for z in range(4):
         lay = replace(layout, zero_stage=z, shard_degree=None)
-        # DDP memory does not fall with dp: only dp = 1 needs checking.
-        dp = _first_true(lambda d, lay=lay: ok(replace(lay, dp=d)), 1, 1 if z == 0 else max_dp)
+        # DDP memory does not fall with dp: only the smallest dp needs checking.
+        top = 1 if z == 0 else max_dp // step
+        k = _first_true(lambda k, lay=lay: ok(replace(lay, dp=k * step)), 1, top)
+        dp = k and k * step
         mb = None
         if isinstance(model, ModelSpec):
             bad = _first_true(
@@ -111,7 +115,10 @@ def what_fits(
             mb = max_micro_batch if bad is None else bad - 1
         rows.append(
             FitRow(
-                zero_stage=z, min_dp=dp, min_gpus=dp and dp * lay.tp * lay.pp, max_micro_batch=mb
+                zero_stage=z,
+                min_dp=dp,
+                min_gpus=dp and dp * lay.tp * lay.pp * lay.cp,
+                max_micro_batch=mb,
             )
         )
     return tuple(rows)

@@ -90,7 +90,7 @@ def layer_allgather_bytes(model: ModelSpec, tp: int = 1, recipe: str = "mixed_ad
     return model.layer_params_per_gpu(whole_number("tp", tp)) * get_recipe(recipe).param_bytes
 
 
-def gathered_unit_bytes(model, tp: int, stage: int, pp: int, recipe: str = "mixed_adam") -> int:
+def gathered_unit_bytes(model, tp: int, stage: int, pp: int, recipe="mixed_adam", ep=1) -> int:
     """ZeRO-3 / FULL_SHARD's working set on one GPU: the largest unit of the stage gathered whole
     (the current one) and the next one prefetched, each at the weights' dtype, plus the current
     unit's unsharded gradients before their reduce-scatter (docs/notes/memory.md §6).
@@ -101,7 +101,7 @@ def gathered_unit_bytes(model, tp: int, stage: int, pp: int, recipe: str = "mixe
     # (deepspeedai/DeepSpeed deepspeed/runtime/zero/stage3.py).
     if not isinstance(model, ModelSpec):
         return 0  # a bare parameter count has no layers to gather
-    unit = model.layer_params_per_gpu(tp)
+    unit = model.layer_params_per_gpu(tp, ep) if ep > 1 else model.layer_params_per_gpu(tp)
     if stage == 0 or stage == pp - 1:  # the vocab-parallel embedding / head is a unit too
         unit = max(unit, -(-model.word_embedding_params // tp))
     r = get_recipe(recipe)

@@ -10,6 +10,7 @@ from figures.memory.labels import (
     activation_formula,
     fits_rows,
     headline_metrics,
+    is_moe,
     run_caption,
 )
 from figures.memory.recompute import recompute_tradeoff_figure
@@ -37,6 +38,7 @@ __all__ = [
     "headline_metrics",
     "how_computed_blocks",
     "how_computed_markdown",
+    "is_moe",
     "layout_label",
     "pipeline_stages_figure",
     "recompute_tradeoff_figure",

@@ -11,6 +11,7 @@ from core.memory import (
     layer_allgather_bytes,
     memory_per_gpu,
     model_state_bytes_per_gpu,
+    shard_degrees,
     zero_comm_bytes_per_gpu,
 )
 from core.model import preset
@@ -63,7 +64,7 @@ def how_computed_blocks(
         2: f"{w} Ψ + {g + o} Ψ / N_d",
         3: f"{w + g + o} Ψ / N_d",
     }
-    n_d = chosen.layout.shard_degree or chosen.layout.dp
+    n_d = shard_degrees(chosen.layout)[0]
     text = [
         f"**Model states** (ZeRO paper, Sec. 5; recipe {rec.label} = {w} weights + "
         f"{g} gradients + {o} optimizer bytes per parameter). Ψ = parameters on the fullest GPU "

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from core.expert_parallel.spec import ALL_PRESETS, MOE_MODEL_PRESETS
 from core.memory import FitRow, MemoryResult, budget, model_state_bytes_per_gpu
-from core.model import MODEL_PRESETS
 from core.parallel import ZERO_STAGES
 from core.training import RECIPES, RESERVE_PARTS
 from core.units import format_bytes, format_count
@@ -18,7 +18,7 @@ def pytorch_name(zero_stage: int) -> str:
 
 
 # Short, stable labels: Streamlit writes the label into the URL.
-MODEL_LABELS = {n: n.split(" (")[0] for n in MODEL_PRESETS} | {
+MODEL_LABELS = {n: n.split(" (")[0] for n in ALL_PRESETS} | {
     "custom": "custom shape",
     "params": "N parameters",
 }
@@ -78,15 +78,28 @@ def headline_metrics(
     ]
 
 
+def is_moe(model: str) -> bool:
+    """A preset name of a mixture-of-experts model (the EP slider applies)."""
+    return model in MOE_MODEL_PRESETS
+
+
 def run_caption(
-    dp: int, tp: int, pp: int, num_params: int, recipe: str, units: str = "binary"
-) -> str:
+    dp: int, tp: int, pp: int, num_params: int, recipe: str, units: str = "binary", cp=1, ep=1,
+    active: int | None = None,
+) -> str:  # fmt: skip
     """The line under the headline metrics: GPU count, model size, recipe and the unit
-    convention.
+    convention; an MoE adds its active parameters and how EP splits its experts.
     """
+    moe = (
+        f" ({format_count(active)} active per token; experts ÷ EP {ep} × TP {tp}, their ZeRO "
+        f"over DP × CP / EP = {dp * cp // ep:,})"
+        if active is not None and active != num_params
+        else ""
+    )
     return (
-        f"{dp * tp * pp:,} GPUs = DP {dp} × TP {tp} × PP {pp} · {format_count(num_params)} "
-        "parameters · "
+        f"{dp * tp * pp * cp:,} GPUs = DP {dp} × TP {tp} × PP {pp}"
+        + (f" × CP {cp}" if cp > 1 else "")
+        + f" · {format_count(num_params)} parameters{moe} · "
         f"recipe **{RECIPES[recipe].label}** · sizes in "
         f"{'GiB (2³⁰ B)' if units == 'binary' else 'GB (10⁹ B)'} (switch in the sidebar) · hover a "
         "bar "
@@ -95,13 +108,13 @@ def run_caption(
 
 
 def fits_rows(
-    rows: list[FitRow], dp: int, tp: int, pp: int, max_micro_batch: int = 4096
+    rows: list[FitRow], dp: int, tp: int, pp: int, max_micro_batch: int = 4096, cp: int = 1
 ) -> list[dict]:
     """The what-fits table: per ZeRO stage, the fewest GPUs and the largest micro-batch that fit."""
     out = []
     for r in rows:
         gpus = (
-            f"{r.min_gpus:,} = DP {r.min_dp:,} × TP {tp} × PP {pp}"
+            f"{r.min_gpus:,} = DP {r.min_dp:,} × TP {tp} × PP {pp}" + f" × CP {cp}" * (cp > 1)
             if r.min_dp
             else "none (DP does not help)"
             if r.zero_stage == 0

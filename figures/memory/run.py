@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core import memory as cm
+from core.expert_parallel.spec import any_preset
 from core.hardware import GPU_PRESETS
-from core.model import ModelSpec, ParamsOnly, preset
+from core.model import ModelSpec, ParamsOnly
 from core.parallel import ZERO_STAGES, Layout
 from core.training import Training
 from figures import memory as fm
@@ -50,6 +51,8 @@ class Split:
     mb: int
     rc: str
     sp: bool
+    cp: int = 1  # context parallel: ranks splitting each sequence
+    ep: int = 1  # expert parallel (MoE models): ranks splitting each layer's experts
 
 
 def model_of(run: Run):
@@ -65,7 +68,7 @@ def model_of(run: Run):
             gated_mlp=True,
             tied_embeddings=False,
         )
-    return preset(run.model)
+    return any_preset(run.model)
 
 
 def configs(run: Run, lay: Split):
@@ -77,6 +80,8 @@ def configs(run: Run, lay: Split):
         dp=dp,
         tp=tp,
         pp=pp,
+        cp=lay.cp,
+        ep=lay.ep,
         zero_stage=int(zero.replace("hsdp", "3")),
         sequence_parallel=sp,
         micro_batch=mb,
@@ -106,13 +111,17 @@ def compare(run: Run, a: Split, b: Split) -> dict:
     return fm.compare_layouts(ra, rb, cap, reserve, run.units, run.gpu)
 
 
+def _active(model) -> int | None:
+    return getattr(model, "active_params", None)
+
+
 def compute(run: Run, lay: Split) -> dict:
     """Every number and figure of the page for one setting (plain values in, plain data out)."""
     model, units, recipe = model_of(run), run.units, run.recipe
     dp, tp, pp, zero = lay.dp, lay.tp, lay.pp, lay.zero
     par, tr = configs(run, lay)
     cap, reserve = _capacity(run, tr)
-    z, nd = par.zero_stage, par.shard_degree or dp
+    z, nd = par.zero_stage, cm.shard_degrees(par)[0]
     res = cm.memory_by_zero_stage(model, par, tr)
     ch, shaped = res[z], isinstance(model, ModelSpec)
     comm = tuple(cm.zero_comm_bytes_per_gpu(ch.params_on_gpu, nd, s, recipe) for s in (0, z))
@@ -120,14 +129,16 @@ def compute(run: Run, lay: Split) -> dict:
     return dict(
         ch=ch,
         nd=nd,
-        caption=fm.run_caption(dp, tp, pp, model.num_params, recipe, units),
+        caption=fm.run_caption(
+            dp, tp, pp, model.num_params, recipe, units, lay.cp, lay.ep, _active(model)
+        ),
         metrics=fm.headline_metrics(
             ch, cap, reserve, NAMES[zero], model.num_params, recipe, run.gpu, units
         ),
         states=[r.states_bytes for r in res],
         bars=fm.zero_stages_figure(res, cap, reserve, units, run.gpu, selected=z),
         stages=pp > 1 and fm.pipeline_stages_figure(ch, cap, reserve, units, run.gpu),
-        fits=fm.fits_rows(cm.what_fits(model, par, tr, cap, reserve), dp, tp, pp),
+        fits=fm.fits_rows(cm.what_fits(model, par, tr, cap, reserve), dp, tp, pp, cp=lay.cp),
         trade=shaped and fm.recompute_tradeoff_figure(cm.recompute_tradeoff(model, par, tr), units),
         how=fm.how_computed_blocks(res, ch, comm, gather, NAMES[zero], units, model),
     )

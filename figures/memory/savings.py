@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.memory import MemoryResult
+from core.memory import MemoryResult, shard_degrees
 from core.parallel import ZERO_STAGES
 from core.training import get_recipe
 from core.units import format_bytes, gib_or_gb
@@ -37,7 +37,7 @@ def savings_notes(
     }
     for i in range(1, len(results)):
         a, b = results[i - 1], results[i]
-        z, n = b.layout.zero_stage, b.layout.shard_degree or b.layout.dp
+        z, n = b.layout.zero_stage, shard_degrees(b.layout)[0]
         what, k = per[z]
         saved = a.total_bytes - b.total_bytes
         form = f"{k}Ψ(1−1/N)" + (" − gathered" if b.gathered_bytes else "")

@@ -4,7 +4,7 @@ reserve) with the capacity line and a fits / OOM verdict above each bar.
 
 from __future__ import annotations
 
-from core.memory import MemoryResult, StageMemory, fits
+from core.memory import MemoryResult, StageMemory, fits, shard_degrees
 from core.parallel import ZERO_STAGES
 from core.training import RESERVE_PARTS, get_recipe
 from core.units import format_bytes, gib_or_gb
@@ -52,10 +52,15 @@ def _formula(field: str, sharded_from: int | None, st: StageMemory, result: Memo
         "gradients_bytes": rec.grad_bytes,
         "optimizer_bytes": rec.optimizer_bytes,
     }[field]
-    n = result.layout.shard_degree or result.layout.dp
-    if result.layout.zero_stage >= sharded_from and n > 1:
-        return f"{per} B/param × ⌈Ψ / N_d⌉ = {per} × ⌈{st.params_on_gpu:,} / {n}⌉"
-    return f"{per} B/param × Ψ = {per} × {st.params_on_gpu:,} (not sharded)"
+    (n, n_e), on = shard_degrees(result.layout), result.layout.zero_stage >= sharded_from
+    experts = (  # MoE: the routed experts on this GPU (÷ EP × TP), sharded over EDP
+        f" + experts {per} × ⌈{st.expert_params_on_gpu:,} / {n_e if on else 1}⌉"
+        if st.expert_params_on_gpu
+        else ""
+    )
+    if on and n > 1:
+        return f"{per} B/param × ⌈Ψ / N_d⌉ = {per} × ⌈{st.params_on_gpu:,} / {n}⌉" + experts
+    return f"{per} B/param × Ψ = {per} × {st.params_on_gpu:,} (not sharded)" + experts
 
 
 def _stacked(
@@ -223,7 +228,8 @@ def layout_label(result: MemoryResult) -> str:
     extra = (
         f" · recompute {tr.recompute}" if tr.recompute != "none" else ""
     ) + " · SP" * par.sequence_parallel
-    return f"DP {par.dp:,} · TP {par.tp} · PP {par.pp} · {zero} · mb {par.micro_batch}{extra}"
+    five = f" · CP {par.cp}" * (par.cp > 1) + f" · EP {par.ep}" * (par.ep > 1)
+    return f"DP {par.dp:,} · TP {par.tp} · PP {par.pp}{five} · {zero} · mb {par.micro_batch}{extra}"
 
 
 def compare_layouts_figure(

@@ -25,6 +25,19 @@ HELP = {
     "scenarios keep the same.",
     "flash": "Never stores the s² scores.",
     "cmp": "A second layout of the same run, side by side.",
+    "dp": "Data-parallel ranks: replicas of the model, each on its own share of the batch. "
+    "Keys ← / → halve / double it.",
+    "tp": "Tensor-parallel ranks: each layer's weight matrices split across GPUs. Keys ↓ / ↑ "
+    "halve / double it.",
+    "pp": "Pipeline stages: the layers split into consecutive stages.",
+    "cp": "Context parallelism: each rank holds S / CP tokens of every activation and a replica "
+    "of the weights; ZeRO shards over DP × CP (Megatron-Core's dp_cp group). Zig-zag ring "
+    "attention needs 2·CP to divide the sequence.",
+    "ep": "Expert parallelism: each rank holds E / EP of every MoE layer's experts (÷ TP too, "
+    "ETP = TP); their ZeRO shards over DP × CP / EP ranks. EP must divide the experts and "
+    "DP × CP.",
+    "ep_dense": "Off: this model has no experts to split. Pick an MoE model (Mixtral 8x7B, "
+    "DeepSeek-V3, Qwen3-30B-A3B, Qwen3-235B-A22B) to use EP.",
 }
 ZERO_CAPTION = "ZeRO stage ↔ PyTorch: " + " · ".join(
     [f"0 = {ZERO_STAGES[0].label} / FSDP {ZERO_STAGES[0].pytorch}"]
@@ -78,6 +91,21 @@ def compare_caption(query: dict[str, str]) -> str:
         "no weight all-gathers, but every GPU keeps whole weights and gradients. [Try B = TP 2 × "
         f"DP 4, ZeRO-1 with this A](memory?{urlencode(here, quote_via=quote)}): TP halves the "
         "weights per GPU instead."
+    )
+
+
+def step_link_note(link: str, gpus: int, nodes: int, per_node: int, layout, batch: int) -> str:
+    """The "Draw this step" link and the cluster and batch it assumes (this page has neither)."""
+    partial = (
+        f" ({gpus:,} is not a multiple of {per_node}: the step page names the mismatch)"
+        if gpus % per_node
+        else ""
+    )
+    return (
+        f"{link} — on {nodes:,} node(s) × {per_node} GPUs = ⌈{gpus:,} / {per_node}⌉ nodes"
+        f"{partial}; global batch = DP {layout.dp} × micro-batch {layout.micro_batch} × "
+        f"{batch // (layout.dp * layout.micro_batch)} micro-batches (PP, what this page's 1F1B "
+        f"assumes) = {batch:,} sequences."
     )
 
 

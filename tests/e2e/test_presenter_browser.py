@@ -19,10 +19,7 @@ PAGES = [("", "Home")] + [(url_path(p), t) for p, t in registered_pages()]
 
 # Pages other sessions are rewriting now (issue 15): their own charts may still overlap; the global
 # causes (title/subtitle spacing, legend placement, automargin) are fixed in figures/theme.py.
-KNOWN_OVERLAPS: dict[str, str] = {
-    "memory": "the recompute chart's note 'saves 0: it drops only the s² attentions' prints over "
-    "the bar label '27.6 GB' (a placement inside figures/memory, being rewritten by memtruth)"
-}
+KNOWN_OVERLAPS: dict[str, str] = {}
 
 SMALL_TEXT = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
