@@ -266,4 +266,7 @@ def test_a_setting_the_sweep_reads_reruns_the_sweep_too_not_the_page(spied):
         tab.move("mb", 2)
     assert tab.fragment_run and not tab.exceptions
     assert calls[PAGE] == 0 and calls[f"{DATA}:sweep"] == 1 and calls[f"{DATA}:proof_sweep"] == 0
-    assert tab.charts == ["tp_draw", "own", "links", "sweep8", "sweep1"] and "mb" in tab.url_bound
+    # the charts b changes are re-sent; an unchanged one (e.g. the toy's ownership map) may be
+    # served from the browser's message cache; the rounding chart is outside both fragments
+    assert {"links", "sweep8", "sweep1"} <= set(tab.charts) and "proof" not in tab.charts
+    assert "mb" in tab.url_bound
