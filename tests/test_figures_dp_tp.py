@@ -64,8 +64,18 @@ def test_loss_curves_figure():
     spec = fdp.loss_curves_figure(curves, (4, 12, 16, 32))
     _valid(spec)
     assert _title(spec) == "SGD · N=4 · loss curves"
-    assert [len(t["y"]) for t in spec["data"]] == [11, 11, 11]
+    assert [len(t["y"]) for t in spec["data"]] == [11] * 5
     assert spec["data"][1]["y"] == curves.ring_average_loss.tolist()
+    # The lower panel (yaxis2) plots each average minus the full batch, so the unequal-shard error
+    # is a curve leaving zero: the plain mean's gap is the loss error the page reports, the
+    # weighted mean's is rounding.
+    diffs = {t["name"]: np.array(t["y"]) for t in spec["data"] if t.get("yaxis") == "y2"}
+    plain = curves.ring_average_loss - curves.full_batch_loss
+    weighted = curves.weighted_loss - curves.full_batch_loss
+    assert np.allclose(diffs["plain average of 4 shard means − full batch"], plain, atol=1e-15)
+    assert np.allclose(diffs["average weighted by shard size − full batch"], weighted, atol=1e-15)
+    assert np.abs(plain).max() == pytest.approx(curves.max_abs_loss_diff_ring)
+    assert np.abs(plain).max() > 1e-3 and np.abs(weighted).max() < 1e-12
 
 
 def test_straggler_figure_has_closed_form_and_points():

@@ -40,8 +40,9 @@ def test_dp_drawing_cuts_the_batch_into_n_shards(n, b, skewed):
     k = 6
     w = np.array(sizes, dtype=float) / total
     mean = (w[:, None] * proof.local_grads[:, :k]).sum(axis=0)
-    bars = [s for s in fig["layout"]["shapes"] if s["line"]["width"] == 0]
-    heights = np.array([s["y1"] - s["y0"] for s in bars]).reshape(2 * n, k)
+    bars = [t for t in fig["data"] if t["type"] == "bar"]  # the GPU row, then the update row
+    assert [b["base"] for b in bars] == [3.35, 1.05]  # each bar stands on its box's middle line
+    heights = np.concatenate([b["y"] for b in bars]).reshape(2 * n, k)
     local_h, update_h = heights[:n], heights[n:]  # the per-GPU row, then the update row
     scale = (
         local_h[0, np.argmax(np.abs(local_h[0]))]
@@ -49,6 +50,7 @@ def test_dp_drawing_cuts_the_batch_into_n_shards(n, b, skewed):
     )
     assert np.allclose(local_h / scale, proof.local_grads[:, :k], atol=1e-9)
     assert np.allclose(update_h / scale, np.tile(mean, (n, 1)), atol=1e-9)
+    assert bars[0]["marker"]["color"] == [shard_colour(r) for r in range(n) for _ in range(k)]
     marks = np.array(fig["data"][1]["y"]).reshape(n, k) - 1.05  # the update row's baseline
     assert np.allclose(marks / scale, np.tile(proof.full_grad[:k], (n, 1)), atol=1e-5)
     err = float(re.search(r"full batch\| = ([\d.e+-]+)", " ".join(texts(fig))).group(1))
@@ -123,3 +125,25 @@ def test_pp_drawing_refuses_a_pipeline_too_big_to_watch():
     with pytest.raises(ValueError, match=r"P=32, M=128 .* at most 160 moments .* use P ≤ 8"):
         pp_drawing(simulate("1f1b", 32, 128))
     assert len(pp_drawing(simulate("1f1b", 8, 32))["frames"]) <= 160
+
+
+@pytest.mark.parametrize("which", ["dp", "tp"])
+def test_drawing_text_grows_with_presenter_mode(which):
+    """Issue 15 §2: a drawing's words are read from the back of a hall. Every label inherits the
+    figure's font size (12 px on a laptop), so presenter mode's 20 px reaches each of them; an
+    emphasised label is a percentage of it, never a fixed px size."""
+    from figures.theme import presenter
+
+    if which == "dp":
+        proof = dp.prove_data_parallel(dp.make_problem(num_samples=48), dp.equal_shards(48, 4))
+        fig = dp_drawing(proof)
+    else:
+        fig = tp_drawing(tp=2, tokens=24, hidden=24, ffn=96)
+    labels = [a for a in fig["layout"]["annotations"] if a["text"]]
+    assert labels and all("size" not in a.get("font", {}) for a in labels)
+    assert fig["layout"]["font"]["size"] == 12
+    shown = presenter(fig)
+    assert shown["layout"]["font"]["size"] == 20
+    assert all("size" not in a.get("font", {}) for a in shown["layout"]["annotations"])
+    sizes = re.findall(r"font-size:(\d+)%", " ".join(a["text"] for a in labels))
+    assert all(int(s) >= 100 for s in sizes)

@@ -327,3 +327,49 @@ def test_log_ticks_1_2_5():
     assert t["tickvals"] == pytest.approx([0.2, 0.5, 1, 2, 5, 10, 20, 50, 100])
     assert t["ticktext"][:3] == ["0.2", "0.5", "1"]
     assert ticks_125([0, None]) == {}
+
+
+# Issue 18: each section is an st.fragment, so a slider reruns only its section. Driven against
+# a real server (tests/fragments.py: AppTest always reruns the whole script), counting calls of
+# the page's builders (app_pages/common/dp_data.py) and start_page (once per whole-page run).
+PAGE, DATA = "app_pages.common:start_page", "app_pages.common.dp_data"
+BUILDERS = {f"{DATA}:{name}" for name in ("proof", "scaling", "scenario", "stragglers")}
+
+
+@pytest.fixture(scope="module")
+def spied():
+    from tests.fragments import spied_app
+
+    with spied_app(PAGE, *sorted(BUILDERS)) as app:
+        yield app
+
+
+@pytest.mark.parametrize(
+    "key, value, builder, charts",
+    [
+        ("n", 5, "proof", ["dp_draw", "grad", "loss"]),
+        ("kt", 8, "scaling", ["steps", "eff", "timeline"]),
+        ("mu", 200, "stragglers", ["stragglers"]),
+    ],
+)
+def test_a_slider_reruns_only_its_section(spied, key, value, builder, charts):
+    tab = spied.open("data_parallel")
+    assert tab.widgets[key][1], f"{key} should sit inside a fragment"
+    with spied.counting() as calls:
+        tab.move(key, value)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE] == 0  # the page body did not rerun
+    assert calls[f"{DATA}:{builder}"] == 1
+    assert all(calls[b] == 0 for b in BUILDERS - {f"{DATA}:{builder}"})  # nor other sections
+    assert tab.charts == charts  # only this section's charts re-sent
+    assert key in tab.url_bound  # the slider is still bound to the URL inside its fragment
+
+
+def test_the_bucket_size_reruns_its_section_and_the_scenario_that_reads_it(spied):
+    tab = spied.open("data_parallel")
+    with spied.counting() as calls:
+        tab.move("bkt", 100)
+    assert tab.fragment_run and not tab.exceptions  # two keyed fragments, not the page
+    assert calls[PAGE] == 0 and calls[f"{DATA}:proof"] == 0 and calls[f"{DATA}:stragglers"] == 0
+    assert calls[f"{DATA}:scenario"] == 1
+    assert tab.charts == ["steps", "eff", "timeline", "scenario"] and "bkt" in tab.url_bound

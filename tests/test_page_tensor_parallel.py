@@ -231,3 +231,42 @@ def test_node_boundary_note_in_numbers():
     assert "at most 20% of the layer's compute (TP=8)" in note
     assert "TP=16 rides 8× NIC: communication 120% of compute" in note
     assert "invalid: TP=32" in note
+
+
+# Issue 18: the TP degree and the layer settings feed sections 1-3, one st.fragment; the sweep
+# (section 4) reruns only when a setting it reads changes. Driven against a real server
+# (tests/fragments.py), counting calls of app_pages/common/tp_data.py's builders.
+PAGE, DATA = "app_pages.common:start_page", "app_pages.common.tp_data"
+
+
+@pytest.fixture(scope="module")
+def spied():
+    from tests.fragments import spied_app
+
+    targets = [PAGE] + [f"{DATA}:{f}" for f in ("proof", "comm", "sweep", "proof_sweep")]
+    with spied_app(*targets) as app:
+        yield app
+
+
+def test_tp_degree_reruns_only_sections_1_to_3(spied):
+    tab = spied.open("tensor_parallel")
+    assert tab.widgets["tp"][1], "the TP slider should sit inside a fragment"
+    with spied.counting() as calls:
+        tab.move("tp", 4)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE] == 0 and calls[f"{DATA}:sweep"] == 0 and calls[f"{DATA}:proof_sweep"] == 0
+    assert calls[f"{DATA}:proof"] == 1 and calls[f"{DATA}:comm"] == 1
+    assert tab.charts == ["tp_draw", "own", "links"]  # not the sweeps nor the rounding chart
+    assert "tp" in tab.url_bound
+
+
+def test_a_setting_the_sweep_reads_reruns_the_sweep_too_not_the_page(spied):
+    tab = spied.open("tensor_parallel")
+    with spied.counting() as calls:
+        tab.move("mb", 2)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE] == 0 and calls[f"{DATA}:sweep"] == 1 and calls[f"{DATA}:proof_sweep"] == 0
+    # the charts b changes are re-sent; an unchanged one (e.g. the toy's ownership map) may be
+    # served from the browser's message cache; the rounding chart is outside both fragments
+    assert {"links", "sweep8", "sweep1"} <= set(tab.charts) and "proof" not in tab.charts
+    assert "mb" in tab.url_bound

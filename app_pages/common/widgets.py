@@ -68,6 +68,7 @@ def slider(
     help: str | None = None,
     where: Any = st,
     disabled: bool = False,
+    on_change: Any = None,
 ) -> Any:
     """A URL-bound slider; an out-of-range or malformed URL value falls back with a notice.
     disabled: greyed out (say why in `help`) when it does nothing for the current choices.
@@ -81,9 +82,8 @@ def slider(
             at = min(max(move(at), lo), hi)
         st.session_state[key] = at
     raw = _raw(key) if key not in st.session_state else None
-    value = where.slider(
-        label, lo, hi, default, step=step, key=key, help=help, bind=_BIND, disabled=disabled
-    )
+    kw = dict(step=step, key=key, help=help, bind=_BIND, disabled=disabled, on_change=on_change)
+    value = where.slider(label, lo, hi, default, **kw)
     st.session_state[f"_{key}_at"] = value
     if raw is not None and not _same_number(raw, value):
         _note(key, raw, f"must be a number from {lo} to {hi}", value)
@@ -157,17 +157,17 @@ def select(
     horizontal: bool = False,
     radio: bool = False,
     where: Any = st,
+    on_change: Any = None,
 ) -> str:
     """A URL-bound choice among {key: label}, returning the key; the URL holds the label."""
     labels = list(choices.values())
     raw = _raw(key)
     index = list(choices).index(default)
+    kw = dict(index=index, key=key, help=help, bind=_BIND, on_change=on_change)
     if radio:
-        shown = where.radio(
-            label, labels, index=index, key=key, help=help, horizontal=horizontal, bind=_BIND
-        )
+        shown = where.radio(label, labels, horizontal=horizontal, **kw)
     else:
-        shown = where.selectbox(label, labels, index=index, key=key, help=help, bind=_BIND)
+        shown = where.selectbox(label, labels, **kw)
     if raw is not None and raw != shown:
         _note(key, raw, f"must be one of {', '.join(labels)}", shown)
     return next(k for k, v in choices.items() if v == shown)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.data_parallel import DpStep
 from figures.data_parallel.scaling import to_ms
-from figures.style import COLOURS, bottom_legend, margin
+from figures.style import COLOURS, legend_under_axis_title, margin
 
 
 def _comm_intervals(step: DpStep, max_bars: int) -> list[tuple[float, float, int]]:
@@ -99,9 +99,9 @@ def bucket_timeline_figure(step: DpStep, *, max_bars: int = 400) -> dict:
                     "line": {"dash": "dash", "color": COLOURS["ink"]},
                 }
             ],
-            "legend": bottom_legend(-0.3),
-            "height": 300,
-            "margin": margin(l=90, t=80, b=60),
+            "legend": legend_under_axis_title(330, 80, 95),
+            "height": 330,
+            "margin": margin(l=90, t=80, b=95),
             "annotations": [
                 {
                     "text": "finish_i = max(ready_i, finish_i−1) + c_i",

@@ -9,6 +9,7 @@ import numpy as np
 
 from core.data_parallel import DpProof
 from figures.draw import arrow as _arrow
+from figures.draw import font as _font
 from figures.draw import label as _text
 from figures.draw import rect as _rect
 from figures.style import COLOURS, GROUP_COLOURS, margin
@@ -23,20 +24,26 @@ def shard_colour(rank: int) -> str:
     return GROUP_COLOURS[rank % len(GROUP_COLOURS)]
 
 
-def _bars(x0: float, y_mid: float, values: np.ndarray, scale: float, fill: str) -> list[dict]:
-    """Small vertical bars for `values` inside a GPU box starting at x0 (box width 1)."""
-    step = 0.8 / len(values)
-    return [
-        _rect(
-            x0 + 0.1 + j * step + 0.15 * step,
-            x0 + 0.1 + (j + 1) * step - 0.15 * step,
-            y_mid,
-            y_mid + v * scale,
-            fill=fill,
-            width=0,
-        )
-        for j, v in enumerate(values.tolist())
-    ]
+def _bars(x0s, y_mid: float, values: np.ndarray, scale: float, colours, name: str) -> dict:
+    """One bar trace: for each box starting at x0 (width 1) the `values` as small vertical bars
+    from the box's middle line (a trace, not one shape per bar: Plotly lays out shapes one by
+    one on every redraw)."""
+    k = values.shape[1]
+    step = 0.8 / k
+    xs = [x0 + 0.1 + (j + 0.5) * step for x0 in x0s for j in range(k)]
+    flat = values.reshape(-1)
+    return {
+        "type": "bar",
+        "name": name,
+        "x": np.round(xs, 4).tolist(),
+        "y": (flat * scale).tolist(),
+        "base": y_mid,
+        "width": 0.7 * step,
+        "marker": {"color": [c for c in colours for _ in range(k)], "line": {"width": 0}},
+        "customdata": flat.tolist(),
+        "hovertemplate": "%{customdata:.3g}<extra></extra>",
+        "showlegend": False,
+    }
 
 
 def dp_drawing(proof: DpProof, *, shown: int = SHOWN) -> dict:
@@ -67,7 +74,7 @@ def dp_drawing(proof: DpProof, *, shown: int = SHOWN) -> dict:
         "showlegend": False,
     }
     head = f"<b>One batch of {total} samples, cut into {n} shards</b>"
-    notes.append(_text(n / 2, ROWS["batch"] + 0.45, head, size=13))
+    notes.append(_text(n / 2, ROWS["batch"] + 0.45, head))
 
     # Row 2: each GPU's gradient on its shard (the first k components).
     bounds = np.concatenate([[0], np.cumsum(sizes)]) * n / total
@@ -85,11 +92,12 @@ def dp_drawing(proof: DpProof, *, shown: int = SHOWN) -> dict:
                 width=2,
             )
         )
-        shapes += _bars(r, y_local, local[r], scale, shard_colour(r))
-        label = f"GPU {r} · {sizes[r]} samples" if n <= 6 else f"{r}<br>{sizes[r]}"
-        notes.append(_text(r + 0.5, y_local - BOX_H / 2, label, size=11, yanchor="top"))
-    side = "gradient<br>on its shard" + ("" if n <= 6 else "<br><br>GPU<br>samples")
-    notes.append(_text(-0.05, y_local, side, size=11, xanchor="right"))
+        label = f"GPU {r} · {sizes[r]} samples" if n <= 4 else f"{r}<br>{sizes[r]}"
+        notes.append(_text(r + 0.5, y_local - BOX_H / 2, label, yanchor="top"))
+    side = "gradient<br>on its shard" + ("" if n <= 4 else "<br><br>GPU<br>samples")
+    notes.append(_text(-0.05, y_local, side, xanchor="right"))
+    colours = [shard_colour(r) for r in range(n)]
+    local_bars = _bars(range(n), y_local, local, scale, colours, "gradient on each shard")
 
     # Row 3: the all-reduce that averages them.
     shapes.append(
@@ -108,7 +116,7 @@ def dp_drawing(proof: DpProof, *, shown: int = SHOWN) -> dict:
         if proof.equal_shards
         else f"all-reduce: weight each by its samples, ÷ {total}"
     )
-    notes.append(_text(n / 2, ROWS["reduce"], f"<b>{how}</b>", size=12))
+    notes.append(_text(n / 2, ROWS["reduce"], f"<b>{how}</b>"))
 
     # Row 4: the same averaged gradient on every GPU, with the full batch's as markers.
     y_up = ROWS["update"]
@@ -126,7 +134,6 @@ def dp_drawing(proof: DpProof, *, shown: int = SHOWN) -> dict:
                 line=COLOURS["ink"],
             )
         )
-        shapes += _bars(r, y_up, averaged, scale, COLOURS["replicated"])
         xs_full += [r + 0.1 + (j + 0.5) * step for j in range(k)]
         ys_full += (y_up + full * scale).tolist()
     full_trace = {
@@ -143,22 +150,17 @@ def dp_drawing(proof: DpProof, *, shown: int = SHOWN) -> dict:
         },
         "hoverinfo": "skip",
     }
-    avg_key = {
-        "type": "scatter",
-        "mode": "markers",
-        "name": "averaged gradient (the update on every GPU)",
-        "x": [None],
-        "y": [None],
-        "marker": {"symbol": "square", "size": 12, "color": COLOURS["replicated"]},
-    }
-    notes.append(_text(-0.05, y_up, "same update<br>everywhere", size=11, xanchor="right"))
+    same = np.tile(averaged, (n, 1))
+    update_bars = _bars(range(n), y_up, same, scale, [COLOURS["replicated"]] * n, "")
+    update_bars.update(name="averaged gradient (the update on every GPU)", showlegend=True)
+    notes.append(_text(-0.05, y_up, "same update<br>everywhere", xanchor="right"))
     err = proof.ring_max_abs_diff if proof.equal_shards else proof.weighted_max_abs_diff
     verdict = f"max |averaged − full batch| = {err:.1e}, float rounding"
     if not proof.equal_shards:
         verdict += f" (a plain mean of the {n} would be off by {proof.ring_max_abs_diff:.1e})"
-    notes.append(_text(n / 2, y_up - BOX_H / 2 - 0.12, verdict, size=12))
+    notes.append(_text(n / 2, y_up - BOX_H / 2 - 0.12, verdict))
     return {
-        "data": [samples, full_trace, avg_key],
+        "data": [samples, full_trace, local_bars, update_bars],
         "layout": {
             "title": {
                 "text": "Data parallelism: one big batch, cut into shards, gradients averaged"
@@ -174,7 +176,9 @@ def dp_drawing(proof: DpProof, *, shown: int = SHOWN) -> dict:
                 "y": -0.02,
                 "yanchor": "top",
             },
-            "height": 520,
+            "barmode": "overlay",
+            "font": _font(),
+            "height": 470,
             "margin": margin(l=20, r=20, t=60, b=50),
             "plot_bgcolor": COLOURS["paper"],
             "paper_bgcolor": COLOURS["paper"],

@@ -10,11 +10,12 @@ def how_computed_lines(
     proof: DpProof | None,
     job: DpJob | None,
     step: DpStep | None,
-    curve: StragglerCurve,
+    curve: StragglerCurve | None,
     units: str,
     bw_units: str = "decimal",
 ) -> list[str]:
-    """Markdown paragraphs: each formula of the page with the value the core measured beside it."""
+    """Markdown paragraphs: each formula of the page with the value the core measured beside it
+    (a None input drops its paragraphs: each section of the page writes its own)."""
     lines = (
         []
         if proof is None
@@ -62,6 +63,8 @@ def how_computed_lines(
             f"({format_seconds(step.hidden_comm_s)} hidden). Step = compute + exposed = "
             f"{format_seconds(step.step_s)}; efficiency = compute / step = {step.efficiency:.1%}.",
         ]
+    if curve is None:
+        return lines
     i = len(curve.rank_counts) - 1
     lines.append(
         r"**Stragglers.** $E[\text{step}] = \mu + \sigma\,E[\max_{r \le p} Z_r]$, "

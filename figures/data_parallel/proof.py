@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.data_parallel import DpProof, SgdCurves
-from figures.style import SERIES_COLOURS, bottom_legend, margin
+from figures.style import SERIES_COLOURS, legend_under_axis_title, margin
 
 # The gradient proof and SGD curves: the full-batch answer and the two averages of shard means.
 FULL, RING, WEIGHTED = SERIES_COLOURS[:3]
@@ -65,8 +65,8 @@ def gradient_proof_figure(proof: DpProof, *, max_params: int = MAX_PARAMS_SHOWN)
         "layout": {
             "title": {"text": f"Data parallel · N={n} · gradient proof", "subtitle": {"text": sub}},
             "barmode": "group",
-            "height": 460,
-            "legend": bottom_legend(-0.15),
+            "height": 480,
+            "legend": legend_under_axis_title(480, 80, 95),
             "xaxis": {
                 "title": {"text": f"parameter index (first {k} of {proof.full_grad.size})"},
                 "anchor": "y2",
@@ -78,54 +78,85 @@ def gradient_proof_figure(proof: DpProof, *, max_params: int = MAX_PARAMS_SHOWN)
                 "anchor": "x",
                 "exponentformat": "e",
             },
-            "margin": margin(l=70, t=80, b=60),
+            "margin": margin(l=70, t=80, b=95),
         },
     }
 
 
 def loss_curves_figure(curves: SgdCurves, shard_sizes: tuple[int, ...]) -> dict:
-    """Full-batch loss after each SGD step: full batch vs ring average vs weighted average."""
+    """Top: full-batch loss after each SGD step (full batch, plain average, weighted average);
+    bottom: each average's loss minus the full batch's, on its own axis, so an unequal-shard
+    error of 1e-2 on a 0.5 → 0.13 loss shows as a curve leaving zero, not as two overlaid lines.
+    """
     n = len(shard_sizes)
     steps = curves.steps.tolist()
+    full = curves.full_batch_loss
+    runs = [
+        ("full batch", full, FULL, {"width": 5}, "lines"),
+        (
+            f"plain average of {n} shard means",
+            curves.ring_average_loss,
+            RING,
+            {"dash": "dash"},
+            "lines+markers",
+        ),
+        (
+            "average weighted by shard size",
+            curves.weighted_loss,
+            WEIGHTED,
+            {"dash": "dot"},
+            "lines",
+        ),
+    ]
     traces = [
         {
             "type": "scatter",
-            "mode": "lines",
-            "name": "full batch",
+            "mode": mode,
+            "name": name,
+            "legendgroup": name,
             "x": steps,
-            "y": curves.full_batch_loss.tolist(),
-            "line": {"color": FULL, "width": 5},
-        },
+            "y": y.tolist(),
+            "line": {"color": c, **style},
+            **({"marker": {"size": 5}} if "markers" in mode else {}),
+        }
+        for name, y, c, style, mode in runs
+    ]
+    traces += [
         {
             "type": "scatter",
-            "mode": "lines+markers",
-            "name": f"plain average of {n} shard means",
+            "mode": mode,
+            "name": f"{name} − full batch",
+            "legendgroup": name,
+            "showlegend": False,
             "x": steps,
-            "y": curves.ring_average_loss.tolist(),
-            "line": {"color": RING, "dash": "dash"},
-            "marker": {"size": 5},
-        },
-        {
-            "type": "scatter",
-            "mode": "lines",
-            "name": "average weighted by shard size",
-            "x": steps,
-            "y": curves.weighted_loss.tolist(),
-            "line": {"color": WEIGHTED, "dash": "dot"},
-        },
+            "y": (y - full).tolist(),
+            "line": {"color": c, **style},
+            "xaxis": "x",
+            "yaxis": "y2",
+            **({"marker": {"size": 5}} if "markers" in mode else {}),
+        }
+        for name, y, c, style, mode in runs[1:]
     ]
     sub = (
         f"shards {_shards(tuple(shard_sizes))} · max |loss diff|: plain "
         f"{curves.max_abs_loss_diff_ring:.1e}, weighted {curves.max_abs_loss_diff_weighted:.1e}"
     )
+    height, top, bottom = 480, 80, 95
     return {
         "data": traces,
         "layout": {
             "title": {"text": f"SGD · N={n} · loss curves", "subtitle": {"text": sub}},
-            "xaxis": {"title": {"text": "SGD step"}},
-            "yaxis": {"title": {"text": "full-batch loss (MSE / 2)"}},
-            "legend": bottom_legend(),
-            "height": 380,
-            "margin": margin(l=70, t=80, b=60),
+            "xaxis": {"title": {"text": "SGD step"}, "anchor": "y2"},
+            "yaxis": {"domain": [0.42, 1.0], "title": {"text": "full-batch loss (MSE / 2)"}},
+            "yaxis2": {
+                "domain": [0.0, 0.32],
+                "title": {"text": "loss − full batch"},
+                "anchor": "x",
+                "exponentformat": "e",
+                "zeroline": True,
+            },
+            "legend": legend_under_axis_title(height, top, bottom),
+            "height": height,
+            "margin": margin(l=70, t=top, b=bottom),
         },
     }

@@ -25,6 +25,30 @@ TAKEAWAY = (
     "More tokens per GPU is the fix that always works."
 )
 
+# The presenter slide's headline: the same lesson in two lines at 26 px on a 1280 px screen.
+TAKEAWAY_SHORT = (
+    "Averaged shard gradients are the full-batch gradient (weight unequal shards by their size); "
+    "scaling stops when the all-reduce outgrows the backward it hides behind."
+)
+
+
+def takeaway(presenting: bool) -> str:
+    """The page's lesson: whole on a laptop, two lines on the presenter slide."""
+    return TAKEAWAY_SHORT if presenting else TAKEAWAY
+
+
+def settings_summary(
+    gpu: str, gpn: int, nics: int, kind: str, scale: str, ovl: bool, bkt: int
+) -> str:
+    """The scaling section's folded settings in one line, above their expander."""
+    buckets = (
+        f"{bkt} MiB buckets overlapped with backward" if ovl else "one all-reduce after backward"
+    )
+    return (
+        f"{gpn} × {gpu} per node · {nics} NIC{'s' * (nics > 1)} per node · {kind} all-reduce · "
+        f"{scale} scaling · {buckets}"
+    )
+
 
 def proof_metrics(p: dp.DpProof) -> list[dict]:
     """The proof's row: ring ÷ N against the full batch, the weighted mean, steps and shards."""

@@ -50,8 +50,8 @@ def _box(xc, yc, w, h, fill, line=None, dash=None) -> dict:
     )
 
 
-def _note(x, y, text, *, size=11, colour=None, **extra) -> dict:
-    return draw.label(x, y, text, size=size, colour=colour, **extra)
+def _note(x, y, text, *, colour=None, **extra) -> dict:
+    return draw.label(x, y, text, colour=colour, **extra)
 
 
 def _arrow(x0, y0, x1, y1) -> dict:
@@ -93,13 +93,12 @@ def tp_drawing(*, tp: int, tokens: int, hidden: int, ffn: int) -> dict:
                 "line": {"color": comm},
             }
         )
-        notes.append(_note(COLS[key], mid, f"<b>{key}</b>", size=16, colour=ink_on(comm)))
+        notes.append(_note(COLS[key], mid, draw.big(f"<b>{key}</b>", 150), colour=ink_on(comm)))
         notes.append(
             _note(
                 COLS[key],
                 -row_h / 2 - 0.1,
                 f"<b>{key}</b><br>{fwd}<br>{bwd}",
-                size=10,
                 yanchor="top",
                 colour=comm,
             )
@@ -107,9 +106,9 @@ def tp_drawing(*, tp: int, tokens: int, hidden: int, ffn: int) -> dict:
     # Per GPU: A_i, Y_i = GeLU(X A_i), B_i, Z_i = Y_i B_i.
     cells = (
         ("A", "A<sub>{r}</sub>", "columns"),
-        ("Y", "Y<sub>{r}</sub> = GeLU(X A<sub>{r}</sub>)", ""),
+        ("Y", "Y<sub>{r}</sub>", ""),
         ("B", "B<sub>{r}</sub>", "rows"),
-        ("Zi", "Z<sub>{r}</sub> = Y<sub>{r}</sub> B<sub>{r}</sub>", "partial"),
+        ("Zi", "Z<sub>{r}</sub>", "partial"),
     )
     for r, y in enumerate(rows.tolist()):
         c = rank_colour(r)
@@ -123,13 +122,12 @@ def tp_drawing(*, tp: int, tokens: int, hidden: int, ffn: int) -> dict:
             )
             ink = COLOURS["ink"] if partial else ink_on(c)
             text = f"{label.format(r=r)}<br>{dims(shp[key][r])}"
-            notes.append(_note(COLS[key], y, text, size=10 if tp > 4 else 11, colour=ink))
+            notes.append(_note(COLS[key], y, text, colour=ink))
         notes.append(
             _note(
                 COLS["A"] - BOX_W / 2,
                 y + row_h / 2,
                 f"GPU {r}",
-                size=10,
                 colour=c,
                 xanchor="left",
                 yanchor="bottom",
@@ -139,18 +137,17 @@ def tp_drawing(*, tp: int, tokens: int, hidden: int, ffn: int) -> dict:
             notes.append(_arrow(COLS[a] + BOX_W / 2, y, COLS[b] - BOX_W / 2, y))
     notes.append(_arrow(COLS["X"] + BOX_W / 2, mid, COLS["f"] - OP_R, mid))
     notes.append(_arrow(COLS["g"] + OP_R, mid, COLS["Z"] - BOX_W / 2, mid))
-    top = tp - 1 + row_h / 2 + 0.3
+    top = tp - 1 + row_h / 2 + 0.35
     heads = {
-        "A": "A split by columns",
-        "Y": "local, no talk",
-        "B": "B split by rows",
-        "Zi": "partial sums",
+        "A": "A split<br>by columns",
+        "Y": "Y = GeLU(X A)<br>local, no talk",
+        "B": "B split<br>by rows",
+        "Zi": "Z = Y B<br>partial sums",
     }
     for key, text in heads.items():
-        notes.append(_note(COLS[key], top, f"<i>{text}</i>", size=11, yanchor="bottom"))
+        notes.append(_note(COLS[key], top, f"<i>{text}</i>", yanchor="bottom"))
     sub = (
-        f"TP = {tp}, {tokens} tokens, h = {hidden}, FFN = {ffn}: each GPU holds 1/{tp} of A and B; "
-        "per MLP block one all-reduce forward (g), one backward (f)"
+        f"TP = {tp}: each GPU holds 1/{tp} of A and B; one all-reduce forward (g), one backward (f)"
     )
     return {
         "data": [],
@@ -164,9 +161,10 @@ def tp_drawing(*, tp: int, tokens: int, hidden: int, ffn: int) -> dict:
             "xaxis": {"visible": False, "range": [-0.75, 8.5], "fixedrange": True},
             "yaxis": {
                 "visible": False,
-                "range": [-1.55, tp - 1 + row_h / 2 + 0.75],
+                "range": [-1.55, tp - 1 + row_h / 2 + 0.95],
                 "fixedrange": True,
             },
+            "font": draw.font(),
             "height": 300 + 60 * tp,
             "margin": margin(l=10, r=10, t=80, b=10),
             "showlegend": False,

@@ -39,6 +39,25 @@ TAKEAWAY = (
     "is per-message network latency on the critical path and NICs needed by DP and PP."
 )
 
+# The presenter slide's headline: the same lesson in two lines at 26 px on a 1280 px screen.
+TAKEAWAY_SHORT = (
+    "Column-then-row splitting is exact: one all-reduce per block joins the slices. Four per layer "
+    "ride the critical path: fine on NVLink, too slow over PCIe or the network."
+)
+
+
+def takeaway(presenting: bool) -> str:
+    """The page's lesson: whole on a laptop, two lines on the presenter slide."""
+    return TAKEAWAY_SHORT if presenting else TAKEAWAY
+
+
+def settings_summary(model: str, mb: int, seq: int, gpu: str, nic: str, sp: bool) -> str:
+    """The folded layer settings in one line, under their expander."""
+    return (
+        f"{model.split(' (')[0]} · b = {mb} × s = {seq:,} tokens · {gpu} · {nic} · sequence "
+        f"parallel {'on' if sp else 'off'}"
+    )
+
 
 def proof_metrics(fwd: float, bwd: float, tp: int) -> list[dict]:
     """The proof's row: the largest forward and backward differences, and each GPU's share."""
