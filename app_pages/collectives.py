@@ -7,6 +7,8 @@ from dataclasses import asdict
 import streamlit as st
 
 from app_pages import common
+from app_pages.common import a2a_view
+from app_pages.common.fold import folded, peek
 from app_pages.common.ring_view import TwoTier, ring_section, run, shown
 from core import collectives as coll
 from core.hardware import LINK_PRESETS, SCALE_OUT_LINKS, make_cluster
@@ -44,15 +46,18 @@ common.start_page(
 )
 common.walk("collectives")
 mem, bwu = common.settings().memory_units.value, common.settings().bandwidth_units.value
-c1, c2, c3, c4 = st.columns(4)
+c1, c2, c3 = st.columns(3)
 n = common.slider("GPUs in the ring (N)", 2, 32, 8, key="n", where=c1)
-tip = "The simulator moves these real numbers; readouts scale them to the size S."
-elems = common.slider("Elements per GPU (simulated)", 1, 256, 8, key="elems", where=c2, help=tip)
-size = float(common.select("Tensor size per GPU (S)", SIZES, "1e9", key="size", where=c3))
-link_name = common.select("Link", LINKS, "NVLink 4", key="link", where=c4)
+size = float(common.select("Tensor size per GPU (S)", SIZES, "1e9", key="size", where=c2))
+link_name = common.select("Link", LINKS, "NVLink 4", key="link", where=c3)
 link, bw = LINK_PRESETS[link_name], LINK_PRESETS[link_name].bandwidth_bytes_per_s
-alpha_label = "Latency α per step (µs; empty = the link's NCCL default)"
-alpha_us = common.number(alpha_label, 0.0, 1000.0, None, key="alpha", step=1.0)
+with folded(text.folded_summary(peek("elems", 8), peek("alpha", None), link.latency_s)):
+    e1, e2 = st.columns(2)
+    tip = "The simulator moves these real numbers; readouts scale them to the size S."
+    label = "Elements per GPU (simulated)"
+    elems = common.slider(label, 1, 256, 8, key="elems", help=tip, where=e1)
+    alpha_label = "Latency α per step (µs; empty = the link's NCCL default)"
+    alpha_us = common.number(alpha_label, 0.0, 1000.0, None, key="alpha", step=1.0, where=e2)
 alpha = link.latency_s if alpha_us is None else alpha_us * 1e-6
 
 if elems < n:  # a ring cuts each tensor into N chunks: at least one element each
@@ -66,8 +71,7 @@ st.caption(text.ring_caption(n, 2 * (n - 1)))
 trace = shown(n, elems)
 if trace.states is not None and n * elems <= 128:
     with st.expander("Check a sum by eye: the inputs and what every GPU ends with"):
-        inputs = {f"GPU {r}": trace.states[0][r] for r in range(n)}
-        st.dataframe(inputs | {"sum (every GPU)": trace.outputs[0]}, hide_index=False)
+        st.dataframe(text.sum_by_eye(trace.states[0], trace.outputs[0]))
 st.download_button(
     "Download the step trace (CSV)",
     lambda t=trace: t.to_frame().to_csv(index=False),
@@ -79,37 +83,47 @@ st.download_button(
 st.subheader("Bytes per GPU stay flat as N grows; a central server's do not")
 common.chart(bytes_scan(size, mem), key="bytes")
 
-st.subheader("Which algorithm, when: latency vs bandwidth")
-(k1, k2, k3, k4), tiers = st.columns(4), None
-if common.toggle("Two-tier cluster (nodes × GPUs)", False, key="tier", where=k1):
-    gpn = common.slider("GPUs per node", 2, 8, 8, key="gpn", where=k2)
-    nic = common.select("Network", NETWORKS, "InfiniBand NDR", key="nic", where=k3)
-    nics = common.slider("NICs per node", 1, 8, 8, key="nics", where=k4)
-    nodes = dict(num_nodes=max(2, n // gpn), gpus_per_node=gpn, intra_link_name=link_name)
-    tiers = TwoTier(inter_link_name=nic, nics_per_node=min(nics, gpn), **nodes)
-with common.explain_errors():
-    by_n, by_size, bus, pick = comparison(n, size, bw, alpha, tiers, mem, bwu, link_name)
-common.charts((by_n, "by_n"), (by_size, "by_size"))
-st.markdown(pick)
-common.chart(bus, key="busbw")
 
-st.subheader("A vs B: two all-reduce algorithms on the same tensor")
-cmp_help = "Run two simulators on this page's tensor side by side; both choices go in the URL."
-cmp = common.toggle("Compare two algorithms", False, key="cmp", help=cmp_help)
-sides, runs = st.columns(2), []
-for side, default, col in (("A", "ring", sides[0]), ("B", "tree", sides[1])) if cmp else ():
-    name = common.select(f"Algorithm {side}", ALGS, default, key=f"alg_{side.lower()}", where=col)
-    # e.g. Hierarchical with N not a multiple of GPUs per node: the error shows on this side only
-    runs.append(common.attempt(run, name, n, size, bw, alpha, tiers, where=col))
-if cmp:
-    common.chart(versus.versus_figure(*runs, byte_system=mem), key="versus")
-    if all(runs):
-        table = versus.versus_table(*runs, byte_system=mem)
-        st.table(table)
-        common.csv_button(table, f"allreduce_{runs[0].algorithm}_vs_{runs[1].algorithm}_N{n}.csv")
-        st.info(versus.versus_takeaway(*runs, byte_system=mem), icon="⚖️")
-    st.caption(versus.timing_note(link_name, asdict(tiers) if tiers else None))
+@st.fragment
+def algorithms() -> None:
+    """Which algorithm, A vs B and all-to-all: their toggles rerun only this fragment."""
+    st.subheader("Which algorithm, when: latency vs bandwidth")
+    (k1, k2, k3, k4), tiers = st.columns(4), None
+    if common.toggle("Two-tier cluster (nodes × GPUs)", False, key="tier", where=k1):
+        gpn = common.slider("GPUs per node", 2, 8, 8, key="gpn", where=k2)
+        nic = common.select("Network", NETWORKS, "InfiniBand NDR", key="nic", where=k3)
+        nics = common.slider("NICs per node", 1, 8, 8, key="nics", where=k4)
+        nodes = dict(num_nodes=max(2, n // gpn), gpus_per_node=gpn, intra_link_name=link_name)
+        tiers = TwoTier(inter_link_name=nic, nics_per_node=min(nics, gpn), **nodes)
+    with common.explain_errors():
+        by_n, by_size, bus, pick = comparison(n, size, bw, alpha, tiers, mem, bwu, link_name)
+    common.charts((by_n, "by_n"), (by_size, "by_size"))
+    st.markdown(pick)
+    common.chart(bus, key="busbw")
 
+    st.subheader("A vs B: two all-reduce algorithms on the same tensor")
+    cmp_help = "Run two simulators on this page's tensor side by side; both choices go in the URL."
+    cmp = common.toggle("Compare two algorithms", False, key="cmp", help=cmp_help)
+    sides, runs = st.columns(2), []
+    for side, default, col in (("A", "ring", sides[0]), ("B", "tree", sides[1])) if cmp else ():
+        key = f"alg_{side.lower()}"
+        name = common.select(f"Algorithm {side}", ALGS, default, key=key, where=col)
+        # e.g. Hierarchical with N not a multiple of GPUs per node: the error shows on this side
+        runs.append(common.attempt(run, name, n, size, bw, alpha, tiers, where=col))
+    if cmp:
+        common.chart(versus.versus_figure(*runs, byte_system=mem), key="versus")
+        if all(runs):
+            table = versus.versus_table(*runs, byte_system=mem)
+            st.table(table)
+            names = f"{runs[0].algorithm}_vs_{runs[1].algorithm}"
+            common.csv_button(table, f"allreduce_{names}_N{n}.csv")
+            st.info(versus.versus_takeaway(*runs, byte_system=mem), icon="⚖️")
+        st.caption(versus.timing_note(link_name, asdict(tiers) if tiers else None))
+    with common.explain_errors():
+        a2a_view.section(n, size, bw, alpha, tiers, mem)
+
+
+algorithms()
 common.takeaway(text.TAKEAWAY)
 how = text.how_computed(ring, trace.num_steps, bw, alpha, link_name, mem, bwu)
 common.how_computed(how, expander=True)

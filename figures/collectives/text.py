@@ -24,6 +24,28 @@ TAKEAWAY = (
 )
 
 
+def folded_summary(elems, alpha_us, link_latency_s: float) -> str:
+    """The folded controls' one-line label: elements simulated and α (the URL's or the link's)."""
+    try:
+        a = float(alpha_us) if alpha_us is not None else None
+    except ValueError:  # a malformed URL value: the widget falls back to the link's default
+        a = None
+    alpha = f"α = {a:g} µs" if a is not None else f"α = {link_latency_s * 1e6:g} µs (link default)"
+    return f"{elems} elements simulated per GPU · {alpha}"
+
+
+def sum_by_eye(inputs, total) -> dict[str, dict[str, float]]:
+    """The "check a sum by eye" table, {column: {row: value}}: inputs[r] = GPU r's elements, total
+    = the sum every GPU ends with. GPUs are the rows when there are at least as many GPUs as
+    elements (so N = 16 × 8 elements is 8 columns wide, not 17), else the columns."""
+    n, e = len(inputs), len(total)
+    gpus = {f"GPU {r}": [float(v) for v in inputs[r]] for r in range(n)}
+    gpus["sum (every GPU)"] = [float(v) for v in total]
+    if n >= e:  # one column per element, one row per GPU and the sum row
+        return {f"element {i}": {g: vals[i] for g, vals in gpus.items()} for i in range(e)}
+    return {g: {f"element {i}": v for i, v in enumerate(vals)} for g, vals in gpus.items()}
+
+
 def ring_caption(n: int, last: int) -> str:
     """How to step the ring, what its boxes and colours mean, and the indexing convention."""
     return (
