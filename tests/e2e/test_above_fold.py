@@ -1,0 +1,69 @@
+"""Issue 15 §1, "the answer above the fold": a shared link's first screen at 1440×900 (the laptop)
+shows the page's main chart — the first Plotly chart on the page — without scrolling.
+
+"Shows" means at least three quarters of the chart's height (or 400 px of a taller chart) lies
+inside the window, measured from its bounding box after the app has drawn. The planner is held
+to a stricter rule in test_planner_browser.py (the metrics and "Recommended … Why" must fit).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.harness import wait_for_app_run
+from tests.registry import registered_pages, url_path
+
+pytestmark = pytest.mark.browser
+VIEWPORT = {"width": 1440, "height": 900}
+# The planner answers with metrics and a sentence, held to its own test (see the docstring).
+PAGES = [url_path(p) for p, _ in registered_pages() if url_path(p) != "planner"]
+
+# A page whose first screen answers with something other than a chart names it here, with the
+# reason: the self-check page's answer is its first question.
+NOT_A_CHART = {"self_check": "[data-testid='stNumberInput'], [data-testid='stRadio']"}
+
+FIRST_DRAWN = """() => {
+  const c = document.querySelector("[data-testid='stPlotlyChart']");
+  return c !== null && c.querySelector('.main-svg') !== null;
+}"""
+FIRST_CHART = """(sel) => {
+  const el = document.querySelector(sel);
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  return {y: r.top + window.scrollY, height: r.height};
+}"""
+
+
+def visible_share(box: dict, fold_px: float = VIEWPORT["height"]) -> float:
+    """Pixels of the element above the fold, over the pixels this test asks to see."""
+    wanted = min(box["height"] * 0.75, 400.0)
+    return max(0.0, min(fold_px, box["y"] + box["height"]) - box["y"]) / wanted
+
+
+def test_visible_share_can_fail():
+    assert visible_share({"y": 100, "height": 400}) >= 1  # all 400 px in
+    assert visible_share({"y": 700, "height": 400}) < 1  # 200 px of the 300 asked for
+    assert visible_share({"y": 950, "height": 400}) == 0  # below the fold
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_main_chart_is_above_the_fold_at_1440x900(browser, app_url, path):
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/{path}")
+        wait_for_app_run(page)
+        selector = NOT_A_CHART.get(path, "[data-testid='stPlotlyChart']")
+        if path not in NOT_A_CHART:  # the first chart has drawn (later ones may sit in tabs)
+            page.wait_for_function(FIRST_DRAWN, timeout=60_000)
+        page.wait_for_timeout(500)  # expanders and automargins settle
+        box = page.evaluate(FIRST_CHART, selector)
+        assert box is not None, f"/{path} drew no {selector}"
+        share = visible_share(box)
+        assert share >= 1, (
+            f"/{path}: the first chart starts at y = {box['y']:.0f} px and is "
+            f"{box['height']:.0f} px tall, so only {share:.0%} of what a 1440×900 first screen "
+            "should show is above the fold: fold the secondary controls into an expander"
+        )
+    finally:
+        context.close()
