@@ -59,7 +59,7 @@ def section(n, size, bw, alpha, tiers: TwoTier | None, mem: str) -> None:
         "the arrays the simulator delivered."
     )
     blocks(n)
-    st.dataframe(cost_rows(n, size, bw, alpha, tiers, mem), hide_index=True)
+    st.table(cost_rows(n, size, bw, alpha, tiers, mem))
     st.caption(
         "Same per-GPU buffer S on this page's link; busbw = algbw × factor (nccl-tests). Two-tier "
         "(toggle above): all-to-all runs its NVLink and NIC legs at once; all-reduce is the "

@@ -33,6 +33,14 @@ def moved_at(result: coll.AllToAllResult) -> np.ndarray:
     return step
 
 
+def _scale(n: int) -> list:
+    """Step 0 (the block that stays home) in the "held, not sent" grey; steps 1 … N − 1 from
+    light to dark blue."""
+    edge = 0.5 / max(n - 1, 1)
+    stay = COLOURS["replicated"]
+    return [[0, stay], [edge, stay], [edge, "#c6dbef"], [1, "#08306b"]]
+
+
 def _panel(z, text, hover, axis: str) -> dict:
     return {
         "type": "heatmap",
@@ -41,7 +49,7 @@ def _panel(z, text, hover, axis: str) -> dict:
         "texttemplate": "%{text}" if len(z) <= LABELLED else None,
         "customdata": hover,
         "hovertemplate": "%{customdata}<extra></extra>",
-        "colorscale": "Blues",
+        "colorscale": _scale(len(z)),
         "zmin": 0,
         "zmax": max(len(z) - 1, 1),
         "xgap": 1,

@@ -34,16 +34,23 @@ def folded_summary(elems, alpha_us, link_latency_s: float) -> str:
     return f"{elems} elements simulated per GPU · {alpha}"
 
 
-def sum_by_eye(inputs, total) -> dict[str, dict[str, float]]:
-    """The "check a sum by eye" table, {column: {row: value}}: inputs[r] = GPU r's elements, total
-    = the sum every GPU ends with. GPUs are the rows when there are at least as many GPUs as
-    elements (so N = 16 × 8 elements is 8 columns wide, not 17), else the columns."""
+SUM_COLUMNS = 12  # the "check a sum by eye" table's widest row that fits the page at 1440 px
+
+
+def sum_by_eye(inputs, total) -> tuple[dict[str, dict[str, float]], int]:
+    """The "check a sum by eye" table {column: {row: value}} and how many elements it shows:
+    inputs[r] = GPU r's elements, total = the sum every GPU ends with. The GPUs and the sum are
+    the columns when they fit (N + 1 ≤ 12) and there are more elements than GPUs; otherwise they
+    are the rows and the columns are the first 12 elements (N = 16 × 16 elements: 12 columns,
+    not 17 or 16)."""
     n, e = len(inputs), len(total)
     gpus = {f"GPU {r}": [float(v) for v in inputs[r]] for r in range(n)}
     gpus["sum (every GPU)"] = [float(v) for v in total]
-    if n >= e:  # one column per element, one row per GPU and the sum row
-        return {f"element {i}": {g: vals[i] for g, vals in gpus.items()} for i in range(e)}
-    return {g: {f"element {i}": v for i, v in enumerate(vals)} for g, vals in gpus.items()}
+    if n + 1 <= SUM_COLUMNS and e > n:
+        return {g: {f"element {i}": v for i, v in enumerate(vals)} for g, vals in gpus.items()}, e
+    shown = min(e, SUM_COLUMNS)
+    table = {f"element {i}": {g: vals[i] for g, vals in gpus.items()} for i in range(shown)}
+    return table, shown
 
 
 def ring_caption(n: int, last: int) -> str:
