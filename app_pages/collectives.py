@@ -18,18 +18,19 @@ common.start_page(
 )
 common.walk("collectives")
 mem, bwu = common.settings().memory_units.value, common.settings().bandwidth_units.value
-c1, c2, c3 = st.columns(3)
+c1, c2, c3, c4 = st.columns([3, 3, 3, 4], vertical_alignment="bottom")
 n = common.slider("GPUs in the ring (N)", 2, 32, 8, key="n", where=c1)
 size = float(common.select("Tensor size per GPU (S)", SIZES, "1e9", key="size", where=c2))
 link_name = common.select("Link", LINKS, "NVLink 4", key="link", where=c3)
 link, bw = LINK_PRESETS[link_name], LINK_PRESETS[link_name].bandwidth_bytes_per_s
-with folded(text.folded_summary(peek("elems", 8), peek("alpha", None), link.latency_s)):
-    e1, e2 = st.columns(2)
+with (
+    c4,
+    folded(text.folded_summary(peek("elems", 8), peek("alpha", None), link.latency_s), what="More"),
+):
     tip = "The simulator moves these real numbers; readouts scale them to the size S."
-    label = "Elements per GPU (simulated)"
-    elems = common.slider(label, 1, 256, 8, key="elems", help=tip, where=e1)
+    elems = common.slider("Elements per GPU (simulated)", 1, 256, 8, key="elems", help=tip)
     alpha_label = "Latency α per step (µs; empty = the link's NCCL default)"
-    alpha_us = common.number(alpha_label, 0.0, 1000.0, None, key="alpha", step=1.0, where=e2)
+    alpha_us = common.number(alpha_label, 0.0, 1000.0, None, key="alpha", step=1.0)
 alpha = link.latency_s if alpha_us is None else alpha_us * 1e-6
 
 if elems < n:  # a ring cuts each tensor into N chunks: at least one element each

@@ -30,8 +30,8 @@ def folded_summary(elems, alpha_us, link_latency_s: float) -> str:
         a = float(alpha_us) if alpha_us is not None else None
     except ValueError:  # a malformed URL value: the widget falls back to the link's default
         a = None
-    alpha = f"α = {a:g} µs" if a is not None else f"α = {link_latency_s * 1e6:g} µs (link default)"
-    return f"{elems} elements simulated per GPU · {alpha}"
+    alpha = f"α {a:g} µs" if a is not None else f"α {link_latency_s * 1e6:g} µs (link's)"
+    return f"{elems} elements · {alpha}"
 
 
 SUM_COLUMNS = 12  # the "check a sum by eye" table's widest row that fits the page at 1440 px
