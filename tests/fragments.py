@@ -1,0 +1,243 @@
+"""Fragment guard tests: does moving a widget rerun only its `st.fragment`, and which builders run?
+
+Why not AppTest: in Streamlit 1.67 `AppTest` (streamlit/testing/v1) always reruns the whole script
+(`LocalScriptRunner.run` builds a `RerunData` with no `fragment_id`), so it cannot show what a
+fragment saves. This module starts a real `streamlit run app.py` whose process wraps the named
+functions ("module:attr") in call counters, and drives it over the same WebSocket protocol a
+browser tab speaks (streamlit/proto: BackMsg.rerun_script with `fragment_id` = the fragment that
+holds the widget, exactly what the frontend sends for a widget inside a fragment).
+
+Recipe (one server per test module):
+
+    from tests.fragments import spied_app
+
+    @pytest.fixture(scope="module")
+    def app():
+        with spied_app("app_pages.common:start_page", "figures.collectives:open_at_step") as a:
+            yield a
+
+    def test_step_reruns_only_the_ring(app):
+        tab = app.open("collectives")            # full first run, like opening the URL
+        with app.counting() as calls:
+            tab.move("step", 3)      # the widget's user key; a value of the widget's type
+        assert tab.fragment_run                   # the server ran only a fragment
+        assert calls["app_pages.common:start_page"] == 0   # the page body did not rerun
+        assert calls["figures.collectives:open_at_step"] == 1
+
+Spy what a page calls through a module attribute at call time (`common.start_page`, `figs.x`) or
+imports by name (`from m import f` in a page is re-executed every run, so it sees the spy). A
+function defined inside the page file itself cannot be spied: move the section to a module. A
+module that did `from m import f` before the server started holds the unspied f: spy the name
+where the caller looks it up ("app_pages.common.my_view:f", any module-level global works).
+`tab.charts` lists the charts the last rerun re-sent (their keys); `tab.url_bound` the URL keys of
+the `bind="query-params"` widgets it drew (the browser, not the server, writes those to the URL,
+so a bound widget inside a fragment must carry its key in the fragment's run); `tab.query_string`
+the URL after the server's own `st.query_params` writes.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import functools
+import importlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SPY_ENV, LOG_ENV = "SPLITLAB_SPY", "SPLITLAB_SPY_LOG"
+
+
+def _install_spies(targets: list[str], log_path: str) -> None:
+    """In the server process: replace each module attribute with a wrapper that logs one line."""
+    for target in targets:
+        mod_name, attr = target.split(":")
+        owner = importlib.import_module(mod_name)
+        *path, name = attr.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        original = getattr(owner, name)
+
+        def spy(*args, _original=original, _target=target, **kwargs):
+            with open(log_path, "a") as log:
+                log.write(_target + "\n")
+            return _original(*args, **kwargs)
+
+        functools.update_wrapper(spy, original, updated=())
+        setattr(owner, name, spy)
+
+
+class Tab:
+    """One browser tab's WebSocket session (sync), remembering the widgets each run drew."""
+
+    def __init__(self, url: str, page: str, query_string: str = ""):
+        from websockets.sync.client import connect
+
+        self.page, self.query_string = page, query_string
+        self.widgets: dict[str, tuple[str, str, object]] = {}  # key -> (type, fragment id, proto)
+        self.states: dict[str, object] = {}  # widget id -> WidgetState last sent
+        self.charts: list[str] = []
+        self.elements: list[str] = []
+        self.exceptions: list[str] = []
+        self.url_bound: set[str] = set()  # query_param_key of the bound widgets the run drew
+        self.fragment_run = False
+        self.ws = connect(
+            url.replace("http", "ws") + "/_stcore/stream",
+            subprotocols=["streamlit"],
+            origin=url,
+            max_size=2**28,
+            compression=None,
+            open_timeout=60,
+        )
+        self.rerun()
+
+    def rerun(self, fragment_id: str = "") -> float:
+        """Send the tab's widget states (as the browser does); seconds until the run finished."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.page_name, state.query_string = self.page, self.query_string
+        state.fragment_id = fragment_id
+        for w in self.states.values():
+            state.widget_states.widgets.add().CopyFrom(w)
+        t0 = time.perf_counter()
+        self.ws.send(msg.SerializeToString())
+        self.charts, self.elements, self.exceptions, self.url_bound = [], [], [], set()
+        while True:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(self.ws.recv(timeout=60))
+            kind = fwd.WhichOneof("type")
+            if kind == "page_info_changed":
+                self.query_string = fwd.page_info_changed.query_string
+            elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                self._saw(fwd.delta.new_element, fwd.delta.fragment_id)
+            elif kind == "script_finished":
+                name = ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
+                if name == "FINISHED_EARLY_FOR_RERUN":
+                    continue  # a callback or st.rerun: the next run follows on the same stream
+                self.fragment_run = name == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"
+                return time.perf_counter() - t0
+
+    def _saw(self, el, fragment_id: str) -> None:
+        kind = el.WhichOneof("type")
+        self.elements.append(kind)
+        inner = getattr(el, kind)
+        wid = getattr(inner, "id", "") if kind != "exception" else ""
+        if kind == "plotly_chart":
+            self.charts.append(wid.split("-", 2)[-1])
+        elif kind == "exception":
+            self.exceptions.append(inner.message)
+        elif wid.startswith("$$ID-") and wid.count("-") >= 2:
+            self.widgets[wid.split("-", 2)[2]] = (kind, fragment_id, inner)
+            if getattr(inner, "query_param_key", ""):
+                self.url_bound.add(inner.query_param_key)
+
+    def move(self, key: str, value) -> float:
+        """Set the widget with user key `key` to `value` and rerun as the browser would: only
+        the widget's fragment if it sits in one. Sliders take a number (or a (lo, hi) pair),
+        checkboxes/toggles a bool, selectboxes/radios the option's index, buttons True."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        if key not in self.widgets:
+            seen = sorted(self.widgets)
+            raise KeyError(f"no widget with key {key!r} on /{self.page}; seen: {seen}")
+        kind, fragment_id, proto = self.widgets[key]
+        w = WidgetState(id=proto.id)
+        if kind == "slider":
+            w.double_array_value.data.extend(value if isinstance(value, tuple) else [value])
+        elif kind in ("checkbox", "toggle"):
+            w.bool_value = bool(value)
+        elif kind == "button":
+            w.trigger_value = True
+        elif kind in ("selectbox", "radio"):
+            w.int_value = int(value)
+        elif kind == "number_input":
+            w.double_value = float(value)
+        else:
+            raise NotImplementedError(f"move() does not drive a {kind} yet (key {key!r})")
+        self.states[proto.id] = w
+        try:
+            return self.rerun(fragment_id)
+        finally:
+            if kind == "button":
+                del self.states[proto.id]  # a trigger fires once
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+class SpiedApp:
+    def __init__(self, url: str, log_path: Path):
+        self.url, self.log_path, self.tabs = url, log_path, []
+
+    def open(self, page: str, query_string: str = "") -> Tab:
+        """A fresh tab on /page, after its first full run."""
+        self.tabs.append(Tab(self.url, page, query_string))
+        return self.tabs[-1]
+
+    def calls(self) -> collections.Counter:
+        """Calls of each spied function since the server started."""
+        lines = self.log_path.read_text().split() if self.log_path.exists() else []
+        return collections.Counter(lines)
+
+    @contextlib.contextmanager
+    def counting(self) -> Iterator[collections.Counter]:
+        """Yields a Counter filled, on exit, with the spied calls made inside the block."""
+        before, out = self.calls(), collections.Counter()
+        yield out
+        out.update(self.calls() - before)
+
+
+@contextlib.contextmanager
+def spied_app(*targets: str) -> Iterator[SpiedApp]:
+    """`streamlit run app.py` on 127.0.0.1 with call counters on `targets` ("module:attr")."""
+    from tests.e2e.harness import free_port
+
+    port, tmp = free_port(), Path(tempfile.mkdtemp(prefix="splitlab-spy-"))
+    log_path, out = tmp / "calls.log", open(tmp / "streamlit.log", "w")
+    env = dict(os.environ, **{SPY_ENV: ",".join(targets), LOG_ENV: str(log_path)})
+    args = ["--server.address", "127.0.0.1", "--server.port", str(port)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.fragments", *args], cwd=ROOT, env=env, stdout=out, stderr=out
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"spied server failed: {(tmp / 'streamlit.log').read_text()}")
+            time.sleep(0.2)
+        app = SpiedApp(url, log_path)
+        yield app
+        for tab in app.tabs:
+            tab.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        out.close()
+
+
+if __name__ == "__main__":  # the server process: spies first, then Streamlit's own CLI
+    sys.path.insert(0, str(ROOT))
+    _install_spies([t for t in os.environ.get(SPY_ENV, "").split(",") if t], os.environ[LOG_ENV])
+    from streamlit.web import cli
+
+    sys.argv = ["streamlit", "run", "app.py", "--server.headless", "true", *sys.argv[1:]]
+    sys.exit(cli.main())
