@@ -7,41 +7,47 @@ functions ("module:attr") in call counters, and drives it over the same WebSocke
 browser tab speaks (streamlit/proto: BackMsg.rerun_script with `fragment_id` = the fragment that
 holds the widget, exactly what the frontend sends for a widget inside a fragment).
 
-Recipe (one server per test module):
+Recipe: one server for the whole test session, shared by every module (`shared_app()`); at
+start it wraps every module-level function (and st.cache_data / functools.cache function) of
+every module under figures/ and app_pages/common/ in a call counter, so a test counts any of them:
 
-    from tests.fragments import spied_app
+    from tests.fragments import shared_app
 
     @pytest.fixture(scope="module")
     def app():
-        with spied_app("app_pages.common:start_page", "figures.collectives:open_at_step") as a:
-            yield a
+        return shared_app()
 
     def test_step_reruns_only_the_ring(app):
-        tab = app.open("collectives")            # full first run, like opening the URL
+        tab = app.open("collectives")            # a new tab: the page's first full run
         with app.counting() as calls:
-            tab.move("step", 3)      # the widget's user key; a value of the widget's type
+            tab.move("step", 3)                   # the widget's user key, a value of its type
         assert tab.fragment_run                   # the server ran only a fragment
         assert calls["app_pages.common:start_page"] == 0   # the page body did not rerun
         assert calls["figures.collectives:open_at_step"] == 1
 
-Spy what a page calls through a module attribute at call time (`common.start_page`, `figs.x`) or
-imports by name (`from m import f` in a page is re-executed every run, so it sees the spy). A
-function defined inside the page file itself cannot be spied: move the section to a module. A
-module that did `from m import f` before the server started holds the unspied f: spy the name
-where the caller looks it up ("app_pages.common.my_view:f", any module-level global works).
-`tab.charts` lists the charts the last rerun re-sent (their keys); `tab.url_bound` the URL keys of
-the `bind="query-params"` widgets it drew (the browser, not the server, writes those to the URL,
-so a bound widget inside a fragment must carry its key in the fragment's run); `tab.query_string`
-the URL after the server's own `st.query_params` writes.
+A name is "module:attr" as the caller spells it (`figures.collectives:open_at_step` and the
+defining submodule's name count the same calls); `from m import f` bindings inside those modules
+are rebound to the counter too. Functions defined inside a page file itself are not counted: a
+section worth guarding lives in a module (app_pages/common/<page>_view.py). Caches are shared by
+every test of the session: assert `== 0` for what must not run; for what must run, spy a function
+that is not cached, or move to a value no other test used. `tab.charts` lists the charts the last
+rerun re-sent (their keys); `tab.url_bound` the URL keys of the `bind="query-params"` widgets it
+drew (the browser, not the server, writes those to the URL, so a bound widget inside a fragment
+must carry its key in the fragment's run); `tab.query_string` the URL after the server's own
+`st.query_params` writes. `spied_app("module:attr", ...)` starts a private server instead.
 """
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
 import functools
 import importlib
+import inspect
+import json
 import os
+import pkgutil
 import subprocess
 import sys
 import tempfile
@@ -52,25 +58,80 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SPY_ENV, LOG_ENV = "SPLITLAB_SPY", "SPLITLAB_SPY_LOG"
+EVERYTHING = ("figures", "app_pages.common")  # the packages `shared_app` counts whole
+
+
+def _counter(original, name: str, fd: int):
+    """A stand-in that writes `name` to the log, then calls `original`. Plain functions get a
+    function (it binds and hashes like one); cached ones an object that forwards `.clear()` &c."""
+    line = (name + "\n").encode()
+    if inspect.isfunction(original):
+
+        def spy(*args, **kwargs):
+            os.write(fd, line)
+            return original(*args, **kwargs)
+
+        return functools.update_wrapper(spy, original, updated=())
+
+    class Spy:
+        def __call__(self, *args, **kwargs):
+            os.write(fd, line)
+            return original(*args, **kwargs)
+
+        def __getattr__(self, attr):
+            return getattr(original, attr)
+
+    return Spy()
+
+
+def _spyable(obj, packages: tuple[str, ...]) -> bool:
+    """A function (or cached function) defined in one of `packages`; classes are left alone."""
+    home = getattr(obj, "__module__", None) or ""
+    in_packages = any(home == p or home.startswith(p + ".") for p in packages)
+    return (
+        in_packages and callable(obj) and not isinstance(obj, type) and hasattr(obj, "__qualname__")
+    )
 
 
 def _install_spies(targets: list[str], log_path: str) -> None:
-    """In the server process: replace each module attribute with a wrapper that logs one line."""
-    for target in targets:
+    """In the server process: count calls of each "module:attr" target, or of every function of
+    every module in a package target ("pkg.*"); write the aliases (names -> counted name)."""
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    packages = tuple(t[:-2] for t in targets if t.endswith(".*"))
+    modules = []
+    for pkg in packages:
+        modules.append(importlib.import_module(pkg))
+        for info in pkgutil.walk_packages(modules[-1].__path__, pkg + "."):
+            modules.append(importlib.import_module(info.name))
+    spies, aliases = {}, {}  # id(original) -> (counted name, counter); "mod:attr" -> counted name
+    for target in (t for t in targets if not t.endswith(".*")):
         mod_name, attr = target.split(":")
-        owner = importlib.import_module(mod_name)
-        *path, name = attr.split(".")
-        for part in path:
-            owner = getattr(owner, part)
-        original = getattr(owner, name)
+        modules.append(importlib.import_module(mod_name))
+        original = getattr(modules[-1], attr)
+        spies[id(original)] = (target, _counter(original, target, fd))
+    for mod in modules:  # every function once, under the module that defines it
+        for obj in list(vars(mod).values()):
+            if id(obj) not in spies and _spyable(obj, packages):
+                name = f"{obj.__module__}:{obj.__qualname__}"
+                spies[id(obj)] = (name, _counter(obj, name, fd))
+    for mod in modules:  # then every name bound to one of them, re-exports and imports included
+        for attr, obj in list(vars(mod).items()):
+            if id(obj) in spies and not attr.startswith("__"):
+                name, spy = spies[id(obj)]
+                setattr(mod, attr, spy)
+                aliases[f"{mod.__name__}:{attr}"] = name
+    Path(log_path + ".aliases.json").write_text(json.dumps(aliases))
 
-        def spy(*args, _original=original, _target=target, **kwargs):
-            with open(log_path, "a") as log:
-                log.write(_target + "\n")
-            return _original(*args, **kwargs)
 
-        functools.update_wrapper(spy, original, updated=())
-        setattr(owner, name, spy)
+class Calls(collections.Counter):
+    """Calls per counted name; `calls["figures.collectives:open_at_step"]` also finds a function
+    counted under the submodule that defines it."""
+
+    aliases: dict[str, str] = {}
+
+    def __missing__(self, key: str) -> int:
+        name = self.aliases.get(key, key)
+        return self[name] if name != key else 0
 
 
 class Tab:
@@ -183,15 +244,17 @@ class SpiedApp:
         self.tabs.append(Tab(self.url, page, query_string))
         return self.tabs[-1]
 
-    def calls(self) -> collections.Counter:
+    def calls(self) -> Calls:
         """Calls of each spied function since the server started."""
         lines = self.log_path.read_text().split() if self.log_path.exists() else []
-        return collections.Counter(lines)
+        aliases = Path(str(self.log_path) + ".aliases.json")
+        Calls.aliases = json.loads(aliases.read_text()) if aliases.exists() else {}
+        return Calls(lines)
 
     @contextlib.contextmanager
-    def counting(self) -> Iterator[collections.Counter]:
+    def counting(self) -> Iterator[Calls]:
         """Yields a Counter filled, on exit, with the spied calls made inside the block."""
-        before, out = self.calls(), collections.Counter()
+        before, out = self.calls(), Calls()
         yield out
         out.update(self.calls() - before)
 
@@ -232,6 +295,19 @@ def spied_app(*targets: str) -> Iterator[SpiedApp]:
         except subprocess.TimeoutExpired:
             proc.kill()
         out.close()
+
+
+_SHARED: list = []
+
+
+def shared_app() -> SpiedApp:
+    """The session's one spied server (started on first use, stopped when pytest exits): every
+    function under figures/ and app_pages/common/ counted."""
+    if not _SHARED:
+        manager = spied_app(*(p + ".*" for p in EVERYTHING))
+        _SHARED.append(manager.__enter__())
+        atexit.register(manager.__exit__, None, None, None)
+    return _SHARED[0]
 
 
 if __name__ == "__main__":  # the server process: spies first, then Streamlit's own CLI
