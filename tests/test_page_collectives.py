@@ -266,3 +266,41 @@ def test_sum_by_eye_at_16_gpus_is_twelve_columns_wide():
     frame = at.dataframe[0].value
     assert list(frame.columns) == ["GPU 0", "GPU 1", "GPU 2", "GPU 3", "sum (every GPU)"]
     assert len(frame) == 6
+
+
+# Fragment guards (issue 18): a control reruns only its section, against a real server
+# (tests/fragments.py; AppTest always reruns the whole script).
+import pytest  # noqa: E402
+
+from tests.fragments import shared_app  # noqa: E402
+
+PAGE = "app_pages.common:start_page"  # once per whole-page run, never by a fragment
+
+
+@pytest.fixture(scope="module")
+def app():
+    return shared_app()
+
+
+def test_all_to_all_step_reruns_only_its_fragment(app):
+    tab = app.open("collectives")
+    with app.counting() as calls:
+        tab.move("a2a", 3)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE] == 0
+    assert (
+        calls["app_pages.common.coll_view:comparison"] == 0
+    )  # the enclosing fragment did not rerun
+    assert calls["app_pages.common.a2a_view:drawing"] == 1
+    assert tab.charts == ["a2a_blocks"]
+    assert "a2a" in tab.url_bound
+
+
+def test_two_tier_toggle_reruns_the_algorithms_fragment_not_the_ring(app):
+    tab = app.open("collectives")
+    with app.counting() as calls:
+        tab.move("tier", True)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE] == 0 and calls["figures.collectives:open_at_step"] == 0
+    assert "by_n" in tab.charts and "ring" not in tab.charts and "bytes" not in tab.charts
+    assert "tier" in tab.url_bound
