@@ -45,19 +45,18 @@ def ring_step(c: int, layout: str, causal: bool, t: int) -> dict:
 
 @st.fragment
 def ring_section(c: int, layout: str, causal: bool) -> None:
-    """Section 1: the step slider beside the caption, the ring at that step and the check."""
+    """Section 1: the step slider, the ring at that step, the check and what it runs."""
     data = toy(c, layout, causal)
-    left, right = st.columns([3, 1], vertical_alignment="bottom")
-    left.caption(text.TOY_CAPTION)
     if c > 1:
         if (st.session_state.get("t", common.url_int("t")) or 0) > c - 1:  # C shrank
             st.session_state["t"] = c - 1
         label = "Ring step t (which K/V block each rank holds)"
-        t = common.slider(label, 0, c - 1, 0, key="t", where=right)
+        t = common.slider(label, 0, c - 1, 0, key="t", where=st.columns(2)[0])
         common.charts((ring_step(c, layout, causal, t), "ring"), (data["grid"], "grid"))
     else:
         common.chart(data["grid"], key="grid")
     common.metrics(text.ring_metrics(data))
+    st.caption(text.TOY_CAPTION)
 
 
 def _summary() -> str:
