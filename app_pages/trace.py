@@ -38,8 +38,6 @@ if not files:
     st.stop()
 with common.explain_errors():
     an = analyse(files, not demo)
-if an.notes:  # windows, outliers, files that do not belong together: one box, one line each
-    st.warning("\n\n".join(an.notes), icon="⚠️")
 steps = max(1, min(r.steps for r in an.ranks))
 fit_rates = partial(tx.fit_rates, an, num_params=params, samples_per_rank=batch)
 rates = common.attempt(fit_rates, suffix=tt.NO_FIT, level="warning") if fit else None  # → defaults
@@ -68,6 +66,8 @@ measured, hidden_t, hidden_p = tt.summary(an, tl)
 common.metrics(tt.metrics(tl.step_s, measured, hidden_t, hidden_p))
 common.chart(ft.timeline_figure(an, tl), key="timeline")
 common.chart(ft.breakdown_figure(an, tl), key="breakdown")
+if an.notes:  # windows, outliers, files that do not belong together: one box, one line each
+    st.warning("\n\n".join(an.notes), icon="⚠️")  # below the charts: they answer first
 
 st.subheader("Per rank")
 table = tx.analysis_table(an)
