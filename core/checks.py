@@ -10,6 +10,8 @@ def whole_number(name: str, value, *, fix: str = "") -> int:
     """The value as an int ≥ 1 (integral floats such as 70e9 and numpy integers accepted), else a
     ValueError; `fix` completes the message, e.g. "use e.g. 8".
     """
+    if type(value) is int and value >= 1:  # the common case, without the ABC checks (hot in search)
+        return value
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
