@@ -8,24 +8,11 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common.course_lab import RUN_COMMAND, ZIP_NAME, lab_zip_bytes
+from app_pages.common.quiz_view import quiz_section
 from core import quiz
-from core.pipeline import simulate
 from figures import quiz_text as qt
-from figures.pipeline import gantt_figure
-from figures.quiz import scoreboard_figure
 
 MAX_SEED = 1000
-LOG = "_quiz_first_tries"  # {"seed:key": first verdict}; the session's score, no login
-
-
-@st.cache_data(max_entries=64)
-def _questions(seed: int, units: str) -> tuple[quiz.Question, ...]:
-    return quiz.questions(seed, units)
-
-
-@st.cache_data(max_entries=32)
-def _gantt(schedule: str, p: int, m: int) -> dict:
-    return gantt_figure(simulate(schedule, p, m))
 
 
 def _next_set() -> None:
@@ -52,46 +39,7 @@ if st.session_state.get("_quiz_seed") not in (None, seed):  # a new set: drop th
     _clear_answers()
 st.session_state["_quiz_seed"] = seed
 
-with common.explain_errors():
-    qs = _questions(seed, common.memory_units().value)
-board = st.container()
-verdicts = {}
-for i, q in enumerate(qs, 1):
-    with st.container(border=True):
-        st.markdown(f"**{i} · {q.goal}.** {q.prompt}")
-        left, right = st.columns([1, 2])
-        if q.numeric:
-            guess = common.number(
-                f"Your answer{f' ({q.unit})' if q.unit else ''}",
-                None,
-                None,
-                None,
-                key=q.key,
-                where=left,
-            )
-        else:
-            guess = common.select(
-                "Your answer",
-                common.same((quiz.BLANK, *q.choices)),
-                quiz.BLANK,
-                key=q.key,
-                where=left,
-            )
-        verdicts[q.key] = ok = quiz.check(q, guess)
-        if ok is None:
-            right.caption("Answer to see the working.")
-            continue
-        (right.success if ok else right.error)(qt.verdict(q, ok), icon="✅" if ok else "❌")
-        st.markdown(q.explanation)
-        if q.pipeline:
-            common.chart(_gantt(*q.pipeline), key="gantt")
-
-log = st.session_state.setdefault(LOG, {})
-for k, ok in verdicts.items():
-    if ok is not None:
-        log.setdefault(f"{seed}:{k}", ok)
-with board:
-    common.chart(scoreboard_figure(qs, verdicts, (sum(log.values()), len(log)), seed), key="score")
+quiz_section(seed, common.memory_units().value)
 
 common.takeaway(qt.TAKEAWAY)
 st.subheader("The course lab")

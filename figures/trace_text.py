@@ -91,9 +91,16 @@ def metrics(plan_s: float, measured: float, hidden_t: float, hidden_p: float) ->
     ]
 
 
-def rank_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """The per-rank table with its times in ms."""
-    return table[["rank", "file", *MS]].assign(**{k: table[k] * 1e3 for k in MS})
+def rank_rows(table: pd.DataFrame, *, answered: bool = True) -> pd.DataFrame:
+    """The per-rank table with its times in ms; the idle column (the self-check's answer, issue
+    15 §3) only once the self-check is answered."""
+    shown = MS if answered else tuple(k for k in MS if k != "idle_s")
+    return table[["rank", "file", *shown]].assign(**{k: table[k] * 1e3 for k in shown})
+
+
+def rank_columns(*, answered: bool = True) -> dict:
+    """RANK_COLUMNS for the columns rank_rows shows."""
+    return {k: v for k, v in RANK_COLUMNS.items() if answered or k != "idle_s"}
 
 
 def comm_rows(analysis: TraceAnalysis) -> list[dict]:
@@ -134,17 +141,18 @@ def takeaway(plan_s: float, measured: float, hidden_t: float, hidden_p: float, f
     )
 
 
-def trace_markdown(analysis: TraceAnalysis) -> str:
-    """How the trace is read, with rank 0's (first rank's) numbers."""
+def trace_markdown(analysis: TraceAnalysis, *, answered: bool = True) -> str:
+    """How the trace is read, with rank 0's (first rank's) numbers; its idle time (the
+    self-check's answer) only once the self-check is answered."""
     r0 = analysis.ranks[0]
+    idle = fs(r0.idle_s) if answered else "(the self-check below)"
     return (
         "**Trace.** Per rank, *comm* = the union of intervals of collectives (names with nccl, "
         "gloo, c10d, all_reduce, all_gather, reduce_scatter, broadcast, send/recv, "
         f"record_param_comms), and *compute* = the union of {r0.source} minus, on each thread, "
         "that thread's collectives (nested ops count once). With GPU kernels present only "
         f"kernels count, as in HTA. Rank {r0.rank}: span {fs(r0.span_s)}, compute "
-        f"{fs(r0.compute_s)}, comm {fs(r0.comm_s)}, overlap {fs(r0.overlap_s)}, idle "
-        f"{fs(r0.idle_s)}."
+        f"{fs(r0.compute_s)}, comm {fs(r0.comm_s)}, overlap {fs(r0.overlap_s)}, idle {idle}."
     )
 
 

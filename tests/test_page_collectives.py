@@ -38,6 +38,11 @@ def notices(at: AppTest) -> list[str]:
     return [w.value for w in at.warning if "was ignored" in w.value]
 
 
+def versus_tables(at: AppTest) -> list:
+    """The A-vs-B tables (the all-to-all cost table is a table too)."""
+    return [t.value for t in at.table if "measure" in t.value.columns]
+
+
 def versus_spec(at: AppTest) -> dict:
     return next(s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("A vs B"))
 
@@ -110,7 +115,7 @@ def test_fewer_gpus_clamp_the_step():
 def test_a_vs_b_is_off_by_default_and_on_with_its_defaults():
     at = run()
     assert not [s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("A vs B")]
-    assert not at.table and at.toggle(key="cmp").value is False
+    assert not versus_tables(at) and at.toggle(key="cmp").value is False
     at = run(cmp="true")
     assert (
         at.selectbox(key="alg_a").value == "Ring"
@@ -125,7 +130,7 @@ def test_a_vs_b_deep_link_by_label():
     assert at.selectbox(key="alg_a").value == "Naive"
     assert at.selectbox(key="alg_b").value == "Halving-doubling"
     assert not at.warning
-    table = at.table[0].value
+    table = versus_tables(at)[0]
     assert list(table.columns) == ["measure", "A · Naive", "B · Halving-doubling", "B / A"]
     steps = table.set_index("measure").loc["steps"]
     # Naive: 7 gathers + 7 broadcasts; Rabenseifner on 8 = 2^3: 3 halving + 3 doubling steps.
@@ -144,13 +149,13 @@ def test_hierarchical_error_shows_for_its_side_only():
     ]
     titles = [a["text"] for a in versus_spec(at)["layout"]["annotations"]]
     assert "A · Ring" in titles[0] and "not run" in titles[1]
-    assert not at.table  # no comparison without both sides
+    assert not versus_tables(at)  # no comparison without both sides
 
 
 def test_two_tier_toggle_sets_the_hierarchical_node_size():
     at = run(cmp="true", n="8", tier="true", gpn="4", alg_b="Hierarchical")
     assert not at.error, [e.value for e in at.error]
-    steps = at.table[0].value.set_index("measure").loc["steps"]
+    steps = versus_tables(at)[0].set_index("measure").loc["steps"]
     # 4 GPUs per node × 2 nodes: 3 intra RS + 1 inter RS + 1 inter AG + 3 intra AG = 8 steps.
     assert steps["B · Hierarchical"] == "8"
 
@@ -207,3 +212,95 @@ def test_fewer_elements_than_gpus_still_give_every_chunk_an_element():
     assert any("Simulating 16 elements per GPU" in c.value for c in at.caption)
     cells = next(d for d in ring_spec(at)["data"] if d["name"] == "chunks")
     assert len(cells["x"]) == 16 * 16
+
+
+def a2a_spec(at: AppTest) -> dict:
+    return next(s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("all-to-all"))
+
+
+def cost_table(at: AppTest):
+    return next(t.value for t in at.table if "busbw factor" in t.value.columns)
+
+
+def test_all_to_all_section_at_the_defaults():
+    at = run()
+    assert at.slider(key="a2a").value == 0
+    assert a2a_spec(at)["layout"]["title"]["text"] == "all-to-all N=8 · after step 0 of 7"
+    table = cost_table(at).set_index("collective")
+    # by hand (N = 8, S = 1 GB, NVLink 4): 7·3.4 µs + (7/8)·1e9/450e9 = 1.97 ms; ring all-reduce
+    # 14·3.4 µs + 2·(7/8)·1e9/450e9 = 3.94 ms, the ring section's own total
+    assert table.loc["all-to-all (pairwise)", "time, one link"] == "1.97 ms"
+    assert table.loc["all-reduce (ring)", "time, one link"] == "3.94 ms"
+    assert table.loc["all-to-all (pairwise)", "busbw factor"] == "0.875"
+    assert any("7/8 at N = 8" in i.value for i in at.info)
+
+
+def test_all_to_all_step_is_url_bound_and_clamped_when_n_shrinks():
+    at = run(a2a="5")
+    assert (
+        at.slider(key="a2a").value == 5
+        and "after step 5 of 7" in a2a_spec(at)["layout"]["title"]["text"]
+    )
+    at.slider(key="n").set_value(4).run()
+    assert not at.exception and at.slider(key="a2a").value == 3
+    assert "after step 3 of 3" in a2a_spec(at)["layout"]["title"]["text"]
+
+
+def test_two_tier_adds_the_nic_columns():
+    at = run(n="16", tier="true")
+    table = cost_table(at).set_index("collective")
+    # 2 nodes × 8: each GPU sends S·(2−1)/2 = 500 MB over the NICs at 50 GB/s → 10.1 ms
+    assert table.loc["all-to-all (pairwise)", "through the NICs per GPU"] == "500 MB"
+    assert table.loc["all-to-all (pairwise)", "two-tier time"] == "10.1 ms"
+    assert table.loc["all-reduce (ring)", "through the NICs per GPU"] == "125 MB"
+
+
+def test_sum_by_eye_at_16_gpus_is_twelve_columns_wide():
+    at = run(n="16")  # 8 elements asked, 16 simulated (one per chunk)
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == [f"element {i}" for i in range(12)]
+    assert len(frame) == 17 and frame.index[-1] == "sum (every GPU)"
+    assert any("Elements 0 … 11 of 16 shown" in c.value for c in at.caption)
+    assert (frame.iloc[:16].sum() == frame.iloc[16]).all()  # the sum row is the column sums
+    at = run(n="4", elems="6")  # 5 columns fit: the GPUs and the sum, one row per element
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == ["GPU 0", "GPU 1", "GPU 2", "GPU 3", "sum (every GPU)"]
+    assert len(frame) == 6
+
+
+# Fragment guards (issue 18): a control reruns only its section, against a real server
+# (tests/fragments.py; AppTest always reruns the whole script).
+import pytest  # noqa: E402
+
+from tests.fragments import shared_app  # noqa: E402
+
+PAGE = "app_pages.common:start_page"  # once per whole-page run, never by a fragment
+
+
+@pytest.fixture(scope="module")
+def app():
+    return shared_app()
+
+
+def test_all_to_all_step_reruns_only_its_fragment(app):
+    tab = app.open("collectives")
+    with app.counting() as calls:
+        tab.move("a2a", 3)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE] == 0
+    assert (
+        calls["app_pages.common.coll_view:comparison"] == 0
+    )  # the enclosing fragment did not rerun
+    assert calls["app_pages.common.a2a_view:drawing"] == 1
+    assert tab.charts == ["a2a_blocks"]
+    assert "a2a" in tab.url_bound
+
+
+def test_two_tier_toggle_reruns_the_algorithms_fragment_not_the_ring(app):
+    tab = app.open("collectives")
+    with app.counting() as calls:
+        tab.move("tier", True)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE] == 0 and calls["figures.collectives:open_at_step"] == 0
+    assert "by_n" in tab.charts and "ring" not in tab.charts and "bytes" not in tab.charts
+    assert "tier" in tab.url_bound

@@ -130,3 +130,34 @@ def test_memory_follows_the_sidebar_units():
     at = run_page_file(str(ROOT / "app_pages" / "context_parallel.py"))
     assert metric(at, "memory per GPU") == f"{total / 1e9:.3g} GB"
     assert_self_check(at, "q2", 4 * 2**20 / 1e6, 4)
+
+
+# Fragment guards (issue 18), against a real server (tests/fragments.py).
+from tests.fragments import shared_app  # noqa: E402
+
+PAGE = "app_pages.common:start_page"
+
+
+@pytest.fixture(scope="module")
+def app():
+    return shared_app()
+
+
+def test_ring_step_reruns_only_section_one(app):
+    tab = app.open("context_parallel")
+    with app.counting() as calls:
+        tab.move("t", 2)
+    assert tab.fragment_run and not tab.exceptions and calls[PAGE] == 0
+    assert calls["app_pages.common.cp_view:long"] == 0
+    assert "ring" in tab.charts and not {"gantt", "traffic", "memory"} & set(tab.charts)
+    assert "t" in tab.url_bound
+
+
+def test_long_context_control_reruns_only_section_three(app):
+    tab = app.open("context_parallel")
+    with app.counting() as calls:
+        tab.move("pp", 8)
+    assert tab.fragment_run and not tab.exceptions and calls[PAGE] == 0
+    assert calls["app_pages.common.cp_view:ring_step"] == 0
+    assert "memory" in tab.charts and not {"ring", "grid", "gantt"} & set(tab.charts)
+    assert "pp" in tab.url_bound

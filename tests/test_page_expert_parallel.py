@@ -119,3 +119,36 @@ def test_defaults_speak_decimal_units():
         f"{m.value} {m.proto.delta}" for m in at.metric
     ]
     assert not [s for s in shown if any(u in s for u in ("KiB", "MiB", "GiB", "TiB"))]
+
+
+# Fragment guards (issue 18), against a real server (tests/fragments.py).
+
+from tests.fragments import shared_app  # noqa: E402
+
+PAGE = "app_pages.common:start_page"
+
+
+@pytest.fixture(scope="module")
+def app():
+    return shared_app()
+
+
+def test_node_limit_reruns_only_the_placement_section(app):
+    tab = app.open("expert_parallel")
+    with app.counting() as calls:
+        tab.move("m", 2)
+    assert tab.fragment_run and not tab.exceptions and calls[PAGE] == 0
+    assert calls["app_pages.common.ep_view:layer"] == 0
+    assert calls["app_pages.common.ep_view:model_memory"] == 0
+    assert tab.charts == ["placement"]
+    assert "m" in tab.url_bound
+
+
+def test_model_pp_reruns_only_the_memory_section(app):
+    tab = app.open("expert_parallel")
+    with app.counting() as calls:
+        tab.move("mpp", 4)
+    assert tab.fragment_run and not tab.exceptions and calls[PAGE] == 0
+    assert calls["app_pages.common.ep_view:placement"] == 0
+    assert tab.charts == ["fit"]
+    assert "mpp" in tab.url_bound

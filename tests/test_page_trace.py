@@ -170,3 +170,24 @@ def test_a_planner_layout_as_the_plan_and_a_rank_count_warning():
     warn = " ".join(w.value for w in at.warning)
     assert "The plan has 8 ranks but the traced job had 2" in warn
     assert not run(plan="layout", ldp="2").warning[1:]  # 2 = 2: only the demo's own note
+
+
+def test_the_self_checks_answer_is_hidden_until_answered():
+    # Issue 15 §3: the per-rank table printed rank 0's idle time right above the question.
+    at = run(src="gloo")
+    r0 = analyze([load_trace(p.read_bytes(), name=p.name) for p in DEMO]).ranks[0]
+    idle_ms = r0.idle_s * 1e3
+    assert "idle_s" not in at.dataframe[0].value.columns
+    words = " ".join(m.value for m in at.markdown)
+    assert "idle (the self-check below)" in words
+    at.number_input(key="q1").set_value(round(idle_ms, 3)).run()
+    assert any(s.value.startswith("Correct") for s in at.success)
+    table = at.dataframe[0].value
+    assert table["idle_s"].iloc[0] == pytest.approx(idle_ms)  # shown once answered, in ms
+
+
+def test_plan_inputs_fold_into_one_expander_labelled_with_their_values():
+    at = run(src="gloo", n="4", batch="32")
+    label = next(e.label for e in at.expander if e.label.startswith("Plan inputs"))
+    # the gloo demo's model: 4 × (512² + 512) = 1,050,624 parameters, DDP buckets of 1 MiB
+    assert label == "Plan inputs · 4 ranks · 1,050,624 parameters · 32 samples per rank · 1 MiB"

@@ -24,6 +24,35 @@ TAKEAWAY = (
 )
 
 
+def folded_summary(elems, alpha_us, link_latency_s: float) -> str:
+    """The folded controls' one-line label: elements simulated and α (the URL's or the link's)."""
+    try:
+        a = float(alpha_us) if alpha_us is not None else None
+    except ValueError:  # a malformed URL value: the widget falls back to the link's default
+        a = None
+    alpha = f"α {a:g} µs" if a is not None else f"α {link_latency_s * 1e6:g} µs (link's)"
+    return f"{elems} elements · {alpha}"
+
+
+SUM_COLUMNS = 12  # the "check a sum by eye" table's widest row that fits the page at 1440 px
+
+
+def sum_by_eye(inputs, total) -> tuple[dict[str, dict[str, float]], int]:
+    """The "check a sum by eye" table {column: {row: value}} and how many elements it shows:
+    inputs[r] = GPU r's elements, total = the sum every GPU ends with. The GPUs and the sum are
+    the columns when they fit (N + 1 ≤ 12) and there are more elements than GPUs; otherwise they
+    are the rows and the columns are the first 12 elements (N = 16 × 16 elements: 12 columns,
+    not 17 or 16)."""
+    n, e = len(inputs), len(total)
+    gpus = {f"GPU {r}": [float(v) for v in inputs[r]] for r in range(n)}
+    gpus["sum (every GPU)"] = [float(v) for v in total]
+    if n + 1 <= SUM_COLUMNS and e > n:
+        return {g: {f"element {i}": v for i, v in enumerate(vals)} for g, vals in gpus.items()}, e
+    shown = min(e, SUM_COLUMNS)
+    table = {f"element {i}": {g: vals[i] for g, vals in gpus.items()} for i in range(shown)}
+    return table, shown
+
+
 def ring_caption(n: int, last: int) -> str:
     """How to step the ring, what its boxes and colours mean, and the indexing convention."""
     return (

@@ -1,0 +1,68 @@
+"""The collectives page's all-to-all section (issue 17): the blocks of a real pairwise all-to-all
+before and after a URL-bound step (its own fragment: a step reruns only the drawing), then its
+cost beside all-gather's and all-reduce's, one-link and two-tier. Kept apart from
+app_pages/collectives.py so the page stays within its line budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import streamlit as st
+
+from app_pages import common
+from app_pages.common.ring_view import TwoTier
+from core import collectives as coll
+from core.hardware import make_cluster
+from figures.collectives import all_to_all as a2a
+
+
+@st.cache_data(max_entries=32)
+def simulated(n: int) -> coll.AllToAllResult:
+    """One all-to-all of N × N labelled blocks, moved by the core's pairwise schedule."""
+    return coll.all_to_all(a2a.example_blocks(n))
+
+
+@st.cache_data(max_entries=64)
+def drawing(n: int, step: int, height: int) -> dict:
+    return a2a.transpose_figure(simulated(n), step, height=height)
+
+
+@st.cache_data(max_entries=32)
+def cost_rows(n, size, bw, alpha, tiers: TwoTier | None, mem: str) -> list[dict]:
+    cluster = make_cluster(**asdict(tiers)) if tiers else None
+    return a2a.cost_table(a2a.costs(n, size, bw, alpha, cluster), mem)
+
+
+def blocks(n: int) -> None:
+    """The step control and the before/after blocks, as a fragment of their own."""
+
+    @st.fragment
+    def section() -> None:
+        if (st.session_state.get("a2a", common.url_int("a2a")) or 0) > n - 1:  # N shrank
+            st.session_state["a2a"] = n - 1
+        help_ = "Pairwise exchange: at step i GPU r sends its block for GPU r + i (mod N)."
+        step = common.slider("All-to-all step", 0, max(n - 1, 1), 0, key="a2a", help=help_)
+        step = min(step, n - 1)
+        height = 340 if common.settings().presenter else 380
+        common.chart(drawing(n, step, height), key="a2a_blocks")
+
+    section()
+
+
+def section(n, size, bw, alpha, tiers: TwoTier | None, mem: str) -> None:
+    """Heading, blocks, the cost table and the takeaway (inside the page's algorithms fragment)."""
+    st.subheader("All-to-all: every GPU sends a different block to every other GPU")
+    st.caption(
+        "What an MoE layer's token dispatch and Ulysses' head split run (pages Expert and Context "
+        "parallelism). Each block holds the number 100·from + to; the right panel is decoded from "
+        "the arrays the simulator delivered."
+    )
+    blocks(n)
+    st.table(cost_rows(n, size, bw, alpha, tiers, mem))
+    st.caption(
+        "Same per-GPU buffer S on this page's link; busbw = algbw × factor (nccl-tests). Two-tier "
+        "(toggle above): all-to-all runs its NVLink and NIC legs at once; all-reduce is the "
+        "two-level algorithm."
+    )
+    st.info(a2a.takeaway(n, tiers.gpus_per_node if tiers else 8), icon="🔀")

@@ -1,0 +1,102 @@
+"""The plan-vs-trace page's cached builders (created once per process, not on every rerun) and its
+folded plan controls (issue 15: the first chart above the fold at 1440×900). Kept apart from
+app_pages/trace.py, which is at its line budget.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from app_pages import common
+from app_pages.common.fold import folded, peek
+from core import traces as tx
+from figures import trace_plan as fp
+from figures import trace_text as tt
+
+DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "traces"
+
+
+@st.cache_data(max_entries=16)
+def demo_files(pattern: str) -> tuple[tuple[str, bytes], ...]:
+    return tuple((p.name, p.read_bytes()) for p in sorted(DEMO_DIR.glob(pattern)))
+
+
+@st.cache_data(max_entries=16)
+def analyse(files: tuple[tuple[str, bytes], ...], upload: bool) -> tx.TraceAnalysis:
+    """One trace per rank (else by position); uploads read in a capped child process."""
+    if upload:
+        return tx.load_isolated(files, analysed=True)
+    return tx.analyze([tx.load_trace(d, name=n, default_rank=i) for i, (n, d) in enumerate(files)])
+
+
+plan = st.cache_data(max_entries=64)(fp.dp_run)
+layout_plan = st.cache_data(max_entries=64)(fp.layout_run)
+
+
+def _summary(which: str, fit: bool, demo_params: float, demo_bucket: str) -> str:
+    """The folded controls' one-line label, from this run's values (session, URL or default)."""
+    if which == "layout":
+        keys = (("lm", fp.MODELS[0]), ("ldp", 2), ("ltp", 1), ("lpp", 1), ("lgb", 16))
+        m, dp, tp, pp, gb = (peek(k, d) for k, d in keys)
+        return f"{m} · DP {dp} × TP {tp} × PP {pp} · global batch {gb}"
+    n, params, batch = peek("n", 2), peek("params", demo_params), peek("batch", 64)
+    bucket = peek("bucket", tt.BUCKETS[demo_bucket])
+    rates = "" if fit else f" · {peek('gf', 40)} GFLOP/s · {peek('mbs', 300)} MB/s"
+    try:
+        params = f"{float(params):,.0f}"
+    except ValueError:
+        pass
+    return f"{n} ranks · {params} parameters · {batch} samples per rank · {bucket}{rates}"
+
+
+def plan_controls(which: str, fit: bool, demo_params: float, demo_bucket: str) -> dict:
+    """The plan's inputs in one closed expander labelled with their values."""
+    H = tt.HELP
+    with folded(_summary(which, fit, demo_params, demo_bucket), what="Plan inputs"):
+        c = st.columns(4)
+        v = dict(n=common.slider("Plan ranks", 1, 16, 2, key="n", where=c[0], help=H["n"]))
+        v["params"] = common.number(  # a float shown whole: an int input cannot read "inf"
+            "Model parameters",
+            1.0,
+            1e11,
+            float(demo_params),
+            key="params",
+            step=1.0,
+            fmt="%.0f",
+            where=c[1],
+            help=H["params"],
+        )
+        v["batch"] = common.number(
+            "Samples per rank per step",
+            1.0,
+            1e9,
+            64.0,
+            key="batch",
+            step=1.0,
+            fmt="%.0f",
+            where=c[2],
+        )
+        v["bucket"] = common.select("DDP bucket", tt.BUCKETS, demo_bucket, key="bucket", where=c[3])
+        if not fit:
+            c = st.columns(2)
+            v["gf"] = common.slider("Compute (GFLOP/s per rank)", 1, 1000, 40, key="gf", where=c[0])
+            v["mbs"] = common.slider(
+                "All-reduce bus bandwidth (MB/s)", 10, 10_000, 300, key="mbs", where=c[1]
+            )
+        if which == "layout":
+            c = st.columns(7)
+            v["run"] = fp.LayoutRun(
+                model=common.select(
+                    "Model", common.same(fp.MODELS), fp.MODELS[0], key="lm", where=c[0]
+                ),
+                gpu=common.select("GPU", common.same(fp.GPUS), fp.GPUS[0], key="lg", where=c[1]),
+                dp=common.number("DP", 1, 4096, 2, key="ldp", where=c[2]),
+                tp=common.number("TP", 1, 8, 1, key="ltp", where=c[3]),
+                pp=common.number("PP", 1, 64, 1, key="lpp", where=c[4]),
+                global_batch=common.number("Global batch", 1, 65536, 16, key="lgb", where=c[5]),
+                seq_len=common.number("Sequence", 128, 131072, 2048, key="lseq", where=c[6]),
+                steps=1,
+            )
+    return v
