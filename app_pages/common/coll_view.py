@@ -1,7 +1,7 @@
 """The collectives page's sections below the ring: bytes per GPU, which algorithm when (with the
 two-tier toggle), A vs B and all-to-all. Kept in a module so the cached builders are created once
 per process (not on every page rerun) and the fragment's functions can be counted by the
-fragment guard tests (tests/test_page_collectives_fragments.py).
+fragment guard tests (tests/test_page_collectives.py).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ run that last drew it, so:
   page (Streamlit 1.67 takes `st.rerun(scope=[keys])` only in a widget callback);
 - outside slots (the "How this is computed" lines at the page's end) are written from inside the
   fragment: Streamlit 1.67 keeps a fragment's writes to an outside `st.empty` in place
-  (streamlit/runtime/fragment.py, "outside wrappers"), replaced on each rerun, never stacked.
+  (streamlit/streamlit lib/streamlit/runtime/fragment.py, "outside wrappers"), replaced on each
+  rerun, never stacked.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ all-gather's and all-reduce's, and the words (no streamlit).
 
 Block src→dst holds the number 100·src + dst, so the "after" panel is decoded from the arrays the
 simulator delivered, not recomputed. Costs: α-β, pairwise all-to-all (N − 1) α + S (N − 1)/N / B
-(MPICH alltoall_intra_pairwise.c), ring all-gather the same (NVIDIA/nccl-tests doc/PERFORMANCE.md:
-both have busbw factor (N − 1)/N), ring all-reduce 2 (N − 1) α + 2 S (N − 1)/N / B.
+(pmodels/mpich src/mpi/coll/alltoall/alltoall_intra_pairwise.c), ring all-gather the same
+(NVIDIA/nccl-tests doc/PERFORMANCE.md: both have busbw factor (N − 1)/N), ring all-reduce
+2 (N − 1) α + 2 S (N − 1)/N / B.
 """
 
 from __future__ import annotations
