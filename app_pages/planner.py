@@ -1,49 +1,24 @@
-"""Planner: which DP × TP × PP × ZeRO layout trains fastest on this cluster, why, does it fit?"""
+"""Planner: which DP × TP × PP × CP × EP × ZeRO layout trains fastest here, why, does it fit?"""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from app_pages import common
+from app_pages.common import planner_view as pv
 from app_pages.common.layout_inputs import custom_layout
 from app_pages.common.links import run_step_link
+from core.expert_parallel.spec import ALL_PRESETS
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
-from core.model import MODEL_PRESETS
-from core.parallel import Layout
 from core.planner import Efficiency, Training
 from core.training import RECOMPUTE_MODES
 from figures import planner as fp
 from figures.planner import text as pt
-from figures.planner.gantt import planner_gantt_figure
-from figures.planner.run import Run, answer_words, caveat_words, evaluate_run, search_run
+from figures.planner.run import Run, caveat_words
 
-SIZES, SEQ = common.same((1, 2, 4, 8, 16, 32, 72)), common.same(2**k for k in range(10, 16))
+SIZES, SEQ = common.same((1, 2, 4, 8, 16, 32, 72)), common.same(2**k for k in range(10, 18))
 ROWS, OWN, H, LINKS = 60, "GPU's own", pt.HELP, common.same(LINK_PRESETS)
-MODELS, GPUS = common.same(MODEL_PRESETS), common.same(GPU_PRESETS)
-
-_search = st.cache_resource(max_entries=16)(search_run)  # shared, never mutated: no copy per hit
-_eval = st.cache_resource(max_entries=128)(evaluate_run)
-
-
-@st.cache_data(max_entries=64)
-def _figs(run: Run, lay: Layout, colour: str, units: str, other: Layout | None, labels: tuple):
-    """The cluster, where time and memory go, and (on request) the comparison of two layouts."""
-    ev = _eval(run, lay)
-    cmp = other and fp.compare_figure(ev, _eval(run, other), labels, units)
-    return fp.cluster_figure(ev.placement, colour_by=colour), fp.layout_figure(ev, units), cmp
-
-
-@st.cache_data(max_entries=16)
-def _gantt(run: Run, lay: Layout) -> dict:
-    # The simulated step: a ValueError (shown by the caller) past the simulator's P·M·v op limit.
-    return planner_gantt_figure(_eval(run, lay).pipeline())
-
-
-@st.cache_data(max_entries=16)
-def _why(run: Run, units: str) -> str:
-    """Why the fastest layout, or the closest fit when nothing fits (not keyed on the drawn one)."""
-    return answer_words(run, _search(run), units)
-
+MODELS, GPUS = common.same(ALL_PRESETS), common.same(GPU_PRESETS)  # dense and MoE
 
 common.apply_row_click("table", pt.row_controls)  # before the layout widgets it writes into
 common.start_page("Planner: map a training run onto a cluster", pt.QUESTION)
@@ -66,9 +41,6 @@ with st.expander(pt.INPUTS):  # compact: one summary line above, every input in 
     eff = common.slider("Matmul efficiency", 0.3, 1.0, 0.7, key="eff", where=c[11], **pt.EFF)
     sp = common.toggle("Sequence parallel", False, key="sp", where=c[10])
     pick = common.select("Layout drawn", pt.PICK, "fastest", key="pick", where=c[12], **pt.PK)
-    colour = common.select("Colour GPUs by", fp.COLOUR_BY, "tp", key="colour", where=c[13])
-    cmp = common.toggle("Compare two layouts", False, key="cmp", where=c[14])
-    vs = common.select("Second layout", pt.VS, "TP flipped", key="vs", where=c[15]) if cmp else None
 custom, _ = custom_layout(expanded=pick == "custom")
 
 units, gpus, ev = common.memory_units().value, nodes * int(gpn), None
@@ -86,33 +58,22 @@ with common.explain_errors():
         global_batch=gb, seq_len=seq, recipe=recipe, recompute=rc, efficiency=Efficiency(matmul=eff)
     )
     run = Run(model=model, cluster=cluster, training=training, sequence_parallel=sp)
-    res = _search(run)
+    res = pv.search(run)
 custom |= dict(sp=sp)
 if lay := common.attempt(pt.drawn_layout, res, pick, gpus, model, custom):
-    ev = common.attempt(_eval, run, lay)
+    ev = common.attempt(pv.evaluate, run, lay)
 common.show_row_click_note("table")
 if ev:  # the answer first: layout, step, MFU (and what it was fitted on), memory, why
     common.metrics(pt.metric_kwargs(fp.headline_metrics(ev, units), ev.fits), [1.3, 1, 1, 1, 1.3])
     st.caption(f"{run_step_link(run, ev.layout)}  \n{caveat_words(ev)}")  # link, then caveat
 if pick == "fastest" or res.fastest is None:  # why this layout, or the closest one and its fixes
-    st.markdown(_why(run, units))
+    st.markdown(pv.why(run, units))
 for w in ev.warnings if ev else ():
     st.warning(w, icon="⚠️")
 if ev is None:
     common.chart(fp.bare_cluster_figure(cluster, pt.NO_LAYOUT), key="cluster")
 else:
-    st.caption(pt.drawn_caption(ev, res))
-    other, labels = pt.second_layout(ev, res, vs) if cmp else (None, None)
-    cluster_fig, layout_fig, cmp_fig = _figs(run, ev.layout, colour, units, other, labels)
-    common.chart(cluster_fig, key="cluster")
-    common.chart(layout_fig, key="layout", height=480)
-    if cmp_fig:
-        common.chart(cmp_fig, key="compare", height=520)
-    elif cmp:
-        st.info(pt.NOTHING_TO_COMPARE)
-    if ev.layout.pp > 1 and common.toggle(pt.GANTT, False, key="gantt", help=pt.gantt_help(ev)):
-        if gantt := common.attempt(_gantt, run, ev.layout, prefix="Gantt: "):  # or why not
-            common.chart(gantt, key="gantt_chart")  # aggregated when M is large
+    pv.drawn_section(run, ev, res, units)
 
 st.subheader(pt.table_title(gpus))
 rule = common.select("Show", pt.RULES, "all", key="rule", where=st.columns(4)[0])
@@ -122,16 +83,16 @@ common.clickable_table("table", rows, (run, rule), columns, shown, height=320)
 st.caption(pt.table_caption(ROWS))
 
 st.subheader(pt.EXERCISE_TITLE)
-st.markdown(st.cache_resource(pt.exercise_markdown)())
+st.markdown(pv.exercise_markdown())
 common.takeaway(fp.takeaway_text(res))
 if ev:
     with st.expander("How this is computed"):
         st.markdown(fp.how_computed_markdown(ev, units))
 with st.expander("How well does this model predict?"):
     st.markdown(pt.CALIBRATION)
-    common.dataframe(st.cache_resource(fp.calibration_rows)(), pt.CALIBRATION_COLUMNS)
+    common.dataframe(pv.calibration_rows(), pt.CALIBRATION_COLUMNS)
     st.markdown(pt.VALIDATION)
-    common.dataframe(st.cache_resource(fp.validation_rows)())
+    common.dataframe(pv.validation_rows())
 
 st.subheader("Self-check")
 for question in pt.self_checks():  # keys q1, q2; whole numbers, so no tolerance

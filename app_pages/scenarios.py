@@ -1,4 +1,4 @@
-"""Scenarios: six guided design exercises, computed live, each one click from its preloaded page."""
+"""Scenarios: eight guided design exercises, computed live, each one click from its page."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ SCENARIOS = {
     "pipe": "GPipe vs 1F1B",
     "fsdp": "DDP vs FSDP",
     "sentence": "The sentence",
+    "ctx": "128K context",
+    "moe": "MoE on 2 nodes",
 }
 RUN = {
     "size": cs.size_70b,
@@ -30,7 +32,11 @@ RUN = {
     "pipe": cs.gpipe_vs_1f1b,
     "fsdp": cs.ddp_vs_fsdp,
     "sentence": lambda _: cs.sentence(),
+    "ctx": cs.long_context,
+    "moe": cs.moe_two_nodes,
 }
+CPS = {str(c): str(c) for c in cs.five_d.CPS}
+EPS = {str(e): str(e) for e in cs.five_d.EPS}
 NETS = common.same(SCALE_OUT_LINKS)
 AT = {str(n): str(n) for n in (16, 32, 64, 128, 256, 512)}
 
@@ -59,6 +65,10 @@ def _knob(kind: str, where):
         return common.slider("Pipeline stages P", 2, 32, 8, key="stages", where=where)
     if kind == "fsdp":
         return common.slider("GPUs (DP = FSDP shard degree)", 2, 64, 8, key="gpus", where=where)
+    if kind == "ctx":
+        return int(common.select("Context parallel C", CPS, "8", key="ctxcp", where=where))
+    if kind == "moe":
+        return int(common.select("Expert parallel EP", EPS, "8", key="moeep", where=where))
     where.caption("The planner's default cluster and model: open its link to change them.")
     return None
 
@@ -78,35 +88,40 @@ def _open(link: cs.Link, query: dict[str, str]) -> None:
         )
 
 
+@st.fragment
+def scenario(units: str, bw_units: str) -> None:
+    """Everything the scenario choice and its knob feed, as one fragment: moving the knob reruns
+    this section, not the page (issue 18)."""
+    c = st.columns([3, 1])
+    kind = common.select(
+        "Scenario", SCENARIOS, "size", key="sc", radio=True, horizontal=True, where=c[0]
+    )
+    knob = _knob(kind, c[1])
+    with common.explain_errors():
+        text, fig, links = _scenario(kind, knob, units, bw_units)
+    st.subheader(text.title)
+    st.markdown(text.intro)
+    common.chart(fig, key=f"fig_{kind}")  # the answer above the fold (issue 15), then the steps
+    st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(text.steps, 1)))
+
+    st.markdown("**Open it yourself** — each link opens the page with exactly this configuration:")
+    extra = common.settings().query()  # keep the global settings
+    for link in links:
+        _open(link, dict(link.params) | extra)
+
+    common.takeaway(text.takeaway)
+    with st.expander("How this is computed"):
+        st.markdown(text.how)
+    st.subheader("Self-check")
+    common.self_check(
+        text.question, text.answer, key=f"q_{kind}", unit=text.unit, explanation=text.explanation
+    )
+
+
 common.start_page(
     "Scenarios",
-    "Can you design a training run? Six exercises, each computed live by the "
+    "Can you design a training run? Eight exercises, each computed live by the "
     "cores and one click from the page that shows it in full.",
 )
-units, bw_units = common.memory_units().value, common.bandwidth_units().value
-c = st.columns([3, 1])
-kind = common.select(
-    "Scenario", SCENARIOS, "size", key="sc", radio=True, horizontal=True, where=c[0]
-)
-knob = _knob(kind, c[1])
-
-with common.explain_errors():
-    text, fig, links = _scenario(kind, knob, units, bw_units)
-st.subheader(text.title)
-st.markdown(text.intro)
-st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(text.steps, 1)))
-common.chart(fig, key=f"fig_{kind}")
-
-st.markdown("**Open it yourself** — each link opens the page with exactly this configuration:")
-extra = common.settings().query()  # keep the global settings
-for link in links:
-    _open(link, dict(link.params) | extra)
-
-common.takeaway(text.takeaway)
-with st.expander("How this is computed"):
-    st.markdown(text.how)
-st.subheader("Self-check")
-common.self_check(
-    text.question, text.answer, key=f"q_{kind}", unit=text.unit, explanation=text.explanation
-)
+scenario(common.memory_units().value, common.bandwidth_units().value)
 common.show_url_notices()

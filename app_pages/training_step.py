@@ -5,45 +5,47 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
+from app_pages.common import step_view as view
 from app_pages.common.layout_inputs import custom_layout
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
-from core.model import MODEL_PRESETS
-from core.parallel import Layout
 from core.planner import Training
-from core.stepplan import StepPlan, drawn_ranks
+from core.stepplan import StepPlan
 from core.training import RECOMPUTE_MODES
-from core.units import ByteSystem, format_seconds
+from core.units import format_seconds
 from figures.planner import text as pt
-from figures.planner.run import Run, search_run
-from figures.step import open_at, step_figure
+from figures.planner.run import Run
+from figures.step import inputs_text as itx
 from figures.step import text as tx
-from figures.step.run import plan_run
+from figures.step.run import MODELS
 
 # The planner's keys and defaults, so a planner URL opens the same step here.
 SIZES, SEQ = common.same((1, 2, 4, 8, 16, 32, 72)), common.same(2**k for k in range(10, 16))
-_search = st.cache_resource(max_entries=16)(search_run)
-_plan = st.cache_resource(max_entries=64)(plan_run)
-
-
-@st.cache_resource(max_entries=32)  # shared, never mutated: open_at copies what it changes
-def _figure(run: Run, lay: Layout, units: str) -> dict:
-    return step_figure(_plan(run, lay), 0, ByteSystem(units))
 
 
 common.start_page("Training step: one step, drawn", tx.QUESTION)
-c = [*st.columns(4), *st.columns(4)]
-nodes = common.slider("Nodes", 1, 128, 8, key="nodes", where=c[0])
-gpn = common.select("GPUs per node", SIZES, "8", key="gpn", where=c[1])
-gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=c[2])
-inter = common.select(
-    "Link between nodes", common.same(LINK_PRESETS), "InfiniBand NDR", key="inter", where=c[3]
+top = st.columns([3, 3, 1, 1], vertical_alignment="bottom")
+model = common.select("Model", MODELS, "Llama-2 70B", key="model", where=top[0])
+pick = common.select(
+    "Layout drawn", pt.PICK, "fastest", key="pick", help=tx.LAYOUT_HELP, where=top[1]
 )
-model = common.select("Model", common.same(MODEL_PRESETS), "Llama-2 70B", key="model", where=c[4])
-seq = int(common.select("Sequence length", SEQ, "4096", key="seq", where=c[5]))
-gb = common.number("Global batch (sequences)", 1, 65536, 1152, key="gb", where=c[6])
-rc = common.select("Recompute", common.same(RECOMPUTE_MODES), "selective", key="rc", where=c[7])
-pick = common.select("Layout drawn", pt.PICK, "fastest", key="pick", help=tx.LAYOUT_HELP)
-custom, box = custom_layout(expanded=pick == "custom")
+cp = common.number("CP", 1, 64, 1, key="cp", help=itx.CP_HELP, where=top[2])
+ep = common.number("EP", 1, 256, 1, key="ep", help=itx.EP_HELP, where=top[3])
+left, right = st.columns([2, 3])  # compact: the cluster and batch, summarised under the chart
+with left.expander(itx.INPUTS):
+    c = [*st.columns(4), *st.columns(4)]
+    nodes = common.slider("Nodes", 1, 128, 8, key="nodes", where=c[0])
+    gpn = common.select("GPUs per node", SIZES, "8", key="gpn", where=c[1])
+    gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=c[2])
+    links = common.same(LINK_PRESETS)
+    inter = common.select("Link between nodes", links, "InfiniBand NDR", key="inter", where=c[3])
+    seq = int(common.select("Sequence length", SEQ, "4096", key="seq", where=c[4]))
+    gb = common.number("Global batch (sequences)", 1, 65536, 1152, key="gb", where=c[5])
+    rc = common.select("Recompute", common.same(RECOMPUTE_MODES), "selective", key="rc", where=c[6])
+with right:  # cp and ep are this page's own keys (above): plan5d's custom_layout skips them
+    try:
+        custom, box = custom_layout(expanded=False, cp_ep=False)
+    except TypeError:  # main's custom_layout has no cp/ep yet (drop this after plan5d lands)
+        custom, box = custom_layout(expanded=False)
 sp = common.toggle("Sequence parallel", False, key="sp", where=box)
 
 units = common.memory_units()
@@ -53,21 +55,19 @@ with common.explain_errors():
     )
     training = Training(global_batch=gb, seq_len=seq, recompute=rc)
     run = Run(model=model, cluster=cluster, training=training, sequence_parallel=sp)
-    custom |= dict(sp=sp)
-    lay = pt.drawn_layout(_search(run), pick, nodes * int(gpn), model, custom)
-    plan: StepPlan = _plan(run, lay)
+    custom |= dict(sp=sp, dp=custom["dp"] * cp)  # DP × TP × PP × CP = GPUs (Megatron-Core)
+    result = view.search(run) if pick != "custom" else None  # a custom layout needs no search
+    lay = pt.drawn_layout(result, pick, nodes * int(gpn), model, custom)
+    plan: StepPlan = view.plan(run, lay, cp, ep)
 
-phase = common.stepper("Phase", len(plan.phases) - 1, key="phase")
 ev = plan.evaluation
-st.caption(f"Drawn: **{lay.label}** · step {format_seconds(plan.step_time_s)} (the planner's).")
-if note := tx.drawn_note(plan, drawn_ranks(plan.placement)):
-    st.info(note, icon="🔎")
-for w in ev.warnings:
+view.drawing(run, lay, cp, ep, units)
+st.caption(itx.drawn_caption(plan, nodes, int(gpn), gpu, gb, seq, format_seconds(plan.step_time_s)))
+for w in ev.warnings:  # under the drawing: the picture stays on the first screen (issue 15)
     st.warning(w, icon="⚠️")
-common.chart(open_at(_figure(run, lay, units.value), phase), key="step")
-st.markdown("\n".join(tx.phase_lines(plan, phase, units)))
-with st.expander("What one GPU of each stage holds in this phase"):
-    st.markdown("\n".join(f"- {line}" for line in tx.holding_lines(plan, phase, units)))
+for note in (tx.drawn_note(plan, plan.drawn), itx.fold_note(plan)):
+    if note:
+        st.info(note, icon="🔎")
 common.takeaway(tx.takeaway(plan))
 with st.expander("How this is computed"):
     st.markdown(tx.HOW)

@@ -132,7 +132,8 @@ def put(url: str, name: str, data: bytes) -> None:
 
 async def phase(app: App, page: str, n: int, seconds: float, upload: bytes | None) -> dict:
     """n sessions rerun `page` for `seconds`; with `upload`, one more uploads it meanwhile."""
-    sessions = [Session(app.url, page) for _ in range(n)]
+    # whole-page reruns (the first slider outside any fragment), as this test was calibrated with
+    sessions = [Session(app.url, page, whole_page=True) for _ in range(n)]
     await asyncio.gather(*(s.open() for s in sessions))
     up = None
     if upload is not None:

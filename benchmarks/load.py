@@ -34,7 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.registry import registered_pages, url_path  # noqa: E402
 
-DONE = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
+DONE = {
+    ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY"),
+    ForwardMsg.ScriptFinishedStatus.Value("FINISHED_FRAGMENT_RUN_SUCCESSFULLY"),
+}
 MAIN = 0  # delta_path[0]: 0 = main area, 1 = sidebar
 
 
@@ -44,6 +47,28 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _proc(pid: int, name: str) -> str:
+    return Path(f"/proc/{pid}/{name}").read_text()
+
+
+def _status(pid: int, field_name: str) -> int:
+    line = next(x for x in _proc(pid, "status").splitlines() if x.startswith(field_name))
+    return int(line.split()[1])
+
+
+def rss_mib(pid: int) -> float:
+    return _status(pid, "VmRSS") / 1024
+
+
+def cpu_s(pid: int) -> float:
+    fields = _proc(pid, "stat").rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def threads(pid: int) -> int:
+    return _status(pid, "Threads")
 
 
 class App:
@@ -87,29 +112,14 @@ class App:
                 raise RuntimeError("streamlit did not become healthy")
             time.sleep(0.2)
 
-    def _proc(self, name: str) -> str:
-        return Path(f"/proc/{self.proc.pid}/{name}").read_text()
-
     def rss_mib(self) -> float:
-        kib = next(
-            line.split()[1]
-            for line in self._proc("status").splitlines()
-            if line.startswith("VmRSS")
-        )
-        return int(kib) / 1024
+        return rss_mib(self.proc.pid)
 
     def cpu_s(self) -> float:
-        fields = self._proc("stat").rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+        return cpu_s(self.proc.pid)
 
     def threads(self) -> int:
-        return int(
-            next(
-                line.split()[1]
-                for line in self._proc("status").splitlines()
-                if line.startswith("Threads")
-            )
-        )
+        return threads(self.proc.pid)
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -118,6 +128,26 @@ class App:
         except subprocess.TimeoutExpired:
             self.proc.kill()
         self.log.close()
+
+
+class Remote(App):
+    """Already running server(s) at `url` (e.g. nginx in front of replicas): nothing is started
+    or stopped; CPU, memory and threads are the sums over `pids` (the app processes)."""
+
+    def __init__(self, url: str, pids: list[int]):
+        self.url, self.pids = url.rstrip("/"), pids
+
+    def rss_mib(self) -> float:
+        return sum(rss_mib(p) for p in self.pids)
+
+    def cpu_s(self) -> float:
+        return sum(cpu_s(p) for p in self.pids)
+
+    def threads(self) -> int:
+        return sum(threads(p) for p in self.pids)
+
+    def stop(self) -> None:
+        pass
 
 
 async def open_stream(url: str):
@@ -137,46 +167,76 @@ async def open_stream(url: str):
 class Session:
     url: str
     page: str
+    want: str = ""  # the slider's user key; "" = the first slider inside a fragment, else the first
+    whole_page: bool = False  # True: the first main-area slider, as before fragments (a baseline)
     ws: object = None
     slider_id: str = ""
+    fragment_id: str = ""  # the fragment holding the slider: the browser reruns only that
     values: list[float] = field(default_factory=list)
     charts: int = 0
     exceptions: int = 0
+    cached: dict[str, int] = field(default_factory=dict)  # message hash -> run it was last seen
+    runs: int = 0
 
     async def open(self) -> float:
         self.ws = await open_stream(self.url)
         return await self.rerun()
 
+    def _take(self, s, fragment_id: str) -> None:
+        """Pick the slider to move from the sliders a run drew (main area only)."""
+        key = s.id.split("-", 2)[2] if s.id.count("-") >= 2 else ""
+        if self.want:
+            ok = key == self.want and not self.slider_id
+        elif self.whole_page:
+            ok = not self.slider_id and not fragment_id
+        else:  # the first slider inside a fragment, else the first slider
+            ok = not self.slider_id or bool(fragment_id and not self.fragment_id)
+        if not ok:
+            return
+        self.slider_id, self.fragment_id = s.id, fragment_id
+        step = s.step or 1
+        n = int(min((s.max - s.min) / step, 7))  # a handful of values: caches warm up
+        self.values = [s.min + step * i for i in range(1, n + 1)]
+
     async def rerun(self, value: float | None = None) -> float:
-        """Send one rerun (optionally with a new slider value); seconds until script_finished."""
+        """Send one rerun (optionally with a new slider value); seconds until script_finished.
+        Like the browser, it sends the hashes of the large messages it holds (Streamlit then
+        sends a reference instead of an unchanged chart) and the slider's fragment id."""
         msg = BackMsg()
         state = msg.rerun_script
         state.page_name = self.page  # the URL path, as the browser sends it
+        state.cached_message_hashes.extend(self.cached)
         if value is not None:
             w = state.widget_states.widgets.add()
             w.id = self.slider_id
             w.double_array_value.data.append(value)
+            state.fragment_id = self.fragment_id
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         self.charts = 0
+        self.runs += 1
         while True:
             fwd = ForwardMsg()
             fwd.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout=60))
             kind = fwd.WhichOneof("type")
-            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+            if fwd.metadata.cacheable and fwd.hash:
+                self.cached[fwd.hash] = self.runs
+            elif kind == "ref_hash":
+                self.cached[fwd.ref_hash] = self.runs
+            if kind in ("delta", "ref_hash") and (
+                kind == "ref_hash" or fwd.delta.WhichOneof("type") == "new_element"
+            ):
                 el = fwd.delta.new_element
-                et = el.WhichOneof("type")
+                et = "plotly_chart" if kind == "ref_hash" else el.WhichOneof("type")
                 if et == "plotly_chart":
                     self.charts += 1
                 elif et == "exception":
                     self.exceptions += 1
-                elif et == "slider" and not self.slider_id and fwd.metadata.delta_path[0] == MAIN:
-                    s = el.slider
-                    self.slider_id = s.id
-                    step = s.step or 1
-                    n = int(min((s.max - s.min) / step, 7))  # a handful of values: caches warm up
-                    self.values = [s.min + step * i for i in range(1, n + 1)]
-            elif kind == "script_finished" and fwd.script_finished == DONE:
+                elif et == "slider" and fwd.metadata.delta_path[0] == MAIN:
+                    self._take(el.slider, fwd.delta.fragment_id)
+            elif kind == "script_finished" and fwd.script_finished in DONE:
+                # the browser forgets messages not used for maxCachedMessageAge (2) runs
+                self.cached = {h: r for h, r in self.cached.items() if self.runs - r < 2}
                 return time.perf_counter() - t0
 
     async def close(self) -> None:
@@ -184,9 +244,11 @@ class Session:
             await self.ws.close()
 
 
-async def run_level(app: App, page: str, n: int, seconds: float, max_reruns: int) -> dict:
+async def run_level(
+    app: App, page: str, n: int, seconds: float, max_reruns: int, pick: dict | None = None
+) -> dict:
     """n sessions open the page, then rerun it with new slider values for `seconds`."""
-    sessions = [Session(app.url, page) for _ in range(n)]
+    sessions = [Session(app.url, page, **(pick or {})) for _ in range(n)]
     t0 = time.perf_counter()
     first = await asyncio.gather(*(s.open() for s in sessions))
     connect_s = time.perf_counter() - t0
@@ -197,7 +259,7 @@ async def run_level(app: App, page: str, n: int, seconds: float, max_reruns: int
         raise RuntimeError(f"page {page!r}: a session got no chart")
     samples: list[tuple[float, float]] = []  # (finished at, latency s)
     errors: list[str] = []
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), app.cpu_s()
     stop_at = start + seconds
 
     async def loop(i: int, s: Session) -> None:
@@ -214,7 +276,7 @@ async def run_level(app: App, page: str, n: int, seconds: float, max_reruns: int
             samples.append((time.perf_counter(), latency))
 
     await asyncio.gather(*(loop(i, s) for i, s in enumerate(sessions)))
-    elapsed = time.perf_counter() - start
+    elapsed, cpu_loop = time.perf_counter() - start, app.cpu_s() - cpu_start
     exceptions = sum(s.exceptions for s in sessions)
     await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
     lat = sorted(latency for _, latency in samples)
@@ -232,20 +294,33 @@ async def run_level(app: App, page: str, n: int, seconds: float, max_reruns: int
         "connect_s": connect_s,
         "errors": errors,
         "exceptions": exceptions,
+        "cpu_loop_ms_per_rerun": cpu_loop * 1000 / max(len(lat), 1),  # first loads excluded
         "rss_connected": rss_connected,
+        "slider": sessions[0].slider_id.split("-", 2)[-1],
+        "fragment": bool(sessions[0].fragment_id),
     }
 
 
-def measure(page: str, n: int, seconds: float, max_reruns: int, extra: list[str]) -> dict:
-    app = App(extra)
+def measure(
+    page: str,
+    n: int,
+    seconds: float,
+    max_reruns: int,
+    extra: list[str],
+    pick: dict | None = None,
+    remote: Remote | None = None,
+) -> dict:
+    app = remote or App(extra)
     try:
 
         async def go() -> dict:
-            warm = Session(app.url, "")  # the entry page first: registers st.navigation
-            await warm.open()
-            warm.page = page
-            await warm.rerun()
-            await warm.close()
+            # through a proxy, a few tabs so that every replica has loaded the page (1 - 2^-7)
+            for _ in range(8 if isinstance(app, Remote) else 1):
+                warm = Session(app.url, "")  # the entry page first: registers st.navigation
+                await warm.open()
+                warm.page = page
+                await warm.rerun()
+                await warm.close()
             await asyncio.sleep(1)
             base = app.rss_mib()
             cpu0 = app.cpu_s()
@@ -259,7 +334,7 @@ def measure(page: str, n: int, seconds: float, max_reruns: int, extra: list[str]
             sampler = asyncio.create_task(sample())
             try:
                 result = await asyncio.wait_for(
-                    run_level(app, page, n, seconds, max_reruns), timeout=seconds + 300
+                    run_level(app, page, n, seconds, max_reruns, pick), timeout=seconds + 300
                 )
             finally:
                 sampler.cancel()
@@ -286,6 +361,7 @@ HEADER = (
     "max ms",
     "First load p50 / max ms",
     "Server CPU (ms per rerun)",
+    "CPU ms per rerun, first loads excluded",
     "RSS base → all connected → peak MiB",
     "MiB per session (idle / peak)",
     "Errors",
@@ -309,6 +385,7 @@ def table(rows: list[dict]) -> str:
             f"{r['max']:,.0f}",
             f"{r['first_p50']:,.0f} / {r['first_max']:,.0f}",
             f"{r['cpu_share']:.0%} ({r['cpu_ms_per_rerun']:.0f})",
+            f"{r['cpu_loop_ms_per_rerun']:.0f}",
             f"{r['rss_base']:.0f} → {r['rss_connected']:.0f} → {r['rss_peak']:.0f}",
             f"{idle:.2f} / {busy:.2f}",
             errs,
@@ -333,17 +410,49 @@ def main() -> None:
         default=[],
         help="extra `streamlit run` option, e.g. --streamlit-arg=--runner.postScriptGC=true",
     )
+    ap.add_argument(
+        "--slider",
+        default="",
+        help="user key of the slider to move (default: the first one inside an st.fragment, "
+        "which the browser reruns alone, else the page's first main-area slider)",
+    )
+    ap.add_argument(
+        "--whole-page",
+        action="store_true",
+        help="move the first main-area slider outside any fragment (every rerun is a full run)",
+    )
+    ap.add_argument(
+        "--url",
+        default="",
+        help="drive a server that is already running (e.g. nginx: http://127.0.0.1:8080) "
+        "instead of starting one per level",
+    )
+    ap.add_argument(
+        "--pid",
+        type=int,
+        nargs="*",
+        default=[],
+        help="with --url: the app processes whose CPU and memory to sum",
+    )
     args = ap.parse_args()
+    remote = Remote(args.url, args.pid) if args.url else None
+    pick = {"want": args.slider, "whole_page": args.whole_page}
     (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)
     rows = []
     for n in args.sessions:
         print(f"… {n} sessions on /{args.page}", file=sys.stderr, flush=True)
-        rows.append(measure(args.page, n, args.seconds, args.max_reruns, args.streamlit_arg))
+        rows.append(
+            measure(args.page, n, args.seconds, args.max_reruns, args.streamlit_arg, pick, remote)
+        )
         print(table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
     load = os.getloadavg()
+    where = f"{args.url}, {len(args.pid)} app processes summed" if remote else "one app process"
+    how = "inside a fragment: a move reruns only it" if rows[-1]["fragment"] else "a full rerun"
     print(
-        f"Page /{args.page}; one app process; {os.cpu_count()} cores; load average before the "
-        f"last level {load[0]:.1f}; {args.seconds:.0f} s per level.\n"
+        f"Page /{args.page}, slider `{rows[-1]['slider']}` ({how}); "
+        f"{where}; "
+        f"{os.cpu_count()} cores; load average before the last level {load[0]:.1f}; "
+        f"{args.seconds:.0f} s per level.\n"
     )
     print(table(rows))
 

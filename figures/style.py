@@ -279,3 +279,12 @@ CP_SCHEME_COLOURS = {
     "ulysses": TAB10[8],
 }
 COLOURS["dropped"] = "#F4A582"  # (token, expert) pairs past the expert's capacity
+# The training-step drawing's CP K/V ring and EP all-to-all arrows (tab20b hues no meaning uses).
+COLOURS["cp_kv"] = "#8c6d31"
+COLOURS["ep_all_to_all"] = "#393b79"
+# The planner's step-time parts for the same traffic (core.planner Breakdown cp_s, ep_s): the same
+# colours, and in presenter mode too (no Okabe-Ito hue is free; both are dark and distinct).
+PART_COLOURS["cp_s"] = COLOURS["cp_kv"]
+PART_COLOURS["ep_s"] = COLOURS["ep_all_to_all"]
+PRESENTER_COLOURS[COLOURS["cp_kv"]] = COLOURS["cp_kv"]
+PRESENTER_COLOURS[COLOURS["ep_all_to_all"]] = COLOURS["ep_all_to_all"]

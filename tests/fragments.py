@@ -28,15 +28,15 @@ every module under figures/ and app_pages/common/ in a call counter, so a test c
 A name is "module:attr" as the caller spells it (`figures.collectives:open_at_step` and the
 defining submodule's name count the same calls); `from m import f` bindings inside those modules
 are rebound to the counter too. Functions defined inside a page file itself are not counted: a
-section worth guarding lives in a module (app_pages/common/<page>_view.py). Caches are shared by
-every test of the session: assert `== 0` for what must not run; for what must run, spy a function
-that is not cached, or move to a value no other test used. `tab.charts` lists the charts the last
-rerun sent in full (their keys; like the browser, a tab sends the hashes of the messages it
-holds, so an unchanged chart of 10 kB or more comes back as a reference, counted in `tab.refs`);
-`tab.url_bound` the URL keys of the `bind="query-params"` widgets it drew (the browser, not the
-server, writes those to the URL, so a bound widget inside a fragment must carry its key in the
-fragment's run); `tab.query_string` the URL after the server's own `st.query_params` writes.
-`spied_app("module:attr", ...)` starts a private server instead.
+section worth guarding lives in a module under app_pages/common/ (the planner's planner_view).
+Caches are shared by every test of the session: assert `== 0` for what must not run; for what must
+run, spy a function that is not cached, or move to a value no other test used. `tab.charts` lists
+the charts the last rerun sent in full (their keys; like the browser, a tab sends the hashes of the
+messages it holds, so an unchanged chart of 10 kB or more comes back as a reference, counted in
+`tab.refs`); `tab.url_bound` the URL keys of the `bind="query-params"` widgets it drew (the
+browser, not the server, writes those to the URL, so a bound widget inside a fragment must carry
+its key in the fragment's run); `tab.query_string` the URL after the server's own `st.query_params`
+writes. `spied_app("module:attr", ...)` starts a private server instead.
 """
 
 from __future__ import annotations

@@ -313,3 +313,98 @@ def test_log_axes_are_labelled_only_at_round_values():
         for name, ax in f["layout"].items():
             if name.startswith(("xaxis", "yaxis")) and ax.get("type") == "log":
                 assert ax.get("tickmode") == "array", (f["layout"]["title"], name)
+
+
+def test_replay_glides_each_frame_for_frame_ms():
+    # The built figure is already opened at step 0 (its button replays just "0", with a 0 ms
+    # jump); opened at step 3 its replay still glides: the jump to the senders takes 0 ms, each
+    # of the three moves one frame (frame_ms = 250 here). They all took 0 ms before (issue 14).
+    _, _, plain = _ring_fig(8, frame_ms=250)
+    opts = open_at_step(plain, 3)["layout"]["updatemenus"][0]["buttons"][0]
+    assert [t["duration"] for t in opts["args"][1]["transition"]] == [0, 250, 250, 250]
+
+
+def test_next_opens_at_the_senders_and_glides_to_step_3():
+    x, trace, plain = _ring_fig(8)
+    fig = open_at_step(plain, 3, came_from=2, token="t-1")
+    counts, moves = brute_force_counts(8)
+    boxes = _boxes(fig)
+    src, dst = moves[2][0]  # step 3 = reduce-scatter k = 2: chunk 0 goes GPU 2 → GPU 3
+    assert (src, dst) == (2, 3)
+    flight = _trace(fig, "in flight")
+    assert _inside(boxes[2], flight["x"][0], flight["y"][0])  # where the move starts
+    assert _trace(fig, "chunks")["marker"]["color"] == counts[2].ravel().tolist()  # before it
+    glide = fig["layout"]["meta"]["glide"]
+    assert glide["token"] == "t-1" and glide["frames"] == ["3.0", "3.1", "3.2", "3"]
+    assert [t["duration"] for t in glide["opts"]["transition"]] == [0, 320, 320, 320]
+    assert "step 3 of 14" in fig["layout"]["title"]["text"]  # the title says where it goes
+    assert {f["name"] for f in fig["frames"]} >= set(glide["frames"])
+    go.Figure(fig)
+    # Without came_from (a jump, a first load) there is nothing to glide: step 3 landed.
+    assert "meta" not in open_at_step(plain, 3)["layout"]
+
+
+def test_back_runs_step_4_backwards_to_step_3():
+    _, _, plain = _ring_fig(8)
+    fig = open_at_step(plain, 3, came_from=4, token="t-2")
+    counts, moves = brute_force_counts(8)
+    boxes = _boxes(fig)
+    assert moves[3][0] == (3, 4)  # step 4 moved chunk 0 from GPU 3 to GPU 4
+    flight = _trace(fig, "in flight")
+    assert _inside(boxes[4], flight["x"][0], flight["y"][0])  # starts at step 4 landed
+    glide = fig["layout"]["meta"]["glide"]
+    assert glide["frames"] == ["4.2<", "4.1<", "4.0<", "3"]
+    assert [t["duration"] for t in glide["opts"]["transition"]] == [320, 320, 320, 0]
+    frames = {f["name"]: f for f in fig["frames"]}
+    i = _index(fig, "chunks")
+    first = frames["4.2<"]["data"][frames["4.2<"]["traces"].index(i)]
+    assert first["marker"]["color"] == counts[3].ravel().tolist()  # GPU 4's sum undone at once
+    path = [
+        frames[name]["data"][frames[name]["traces"].index(_index(fig, "in flight"))]
+        for name in glide["frames"]
+    ]
+    assert _inside(boxes[3], path[-1]["x"][0], path[-1]["y"][0])  # lands back at GPU 3
+    assert all("step 3 of 14" in frames[n]["layout"]["title"]["text"] for n in glide["frames"])
+    go.Figure(fig)
+
+
+def test_open_at_step_glides_one_step_at_a_time():
+    _, _, plain = _ring_fig(4)
+    with pytest.raises(ValueError, match=r"came_from=1 is not a neighbour of step 3: .* pass 2"):
+        open_at_step(plain, 3, came_from=1)
+    with pytest.raises(ValueError, match="came_from=7 is not a neighbour of step 6"):
+        open_at_step(plain, 6, came_from=7)
+
+
+def test_zoom_frames_gpu_5_and_its_neighbours_with_numbered_cells():
+    _, trace, whole = _ring_fig(32)
+    _, _, fig = _ring_fig(32, zoom=5)
+    boxes = _boxes(fig)
+    (x0, x1), (y0, y1) = fig["layout"]["xaxis"]["range"], fig["layout"]["yaxis"]["range"]
+    for r in (4, 5, 6):  # GPU 5 and both neighbours are wholly in view ...
+        bx0, bx1, by0, by1 = boxes[r]
+        assert x0 < bx0 and bx1 < x1 and y0 < by0 and by1 < y1
+    for r in (2, 8, 21):  # ... GPUs further round are not
+        bx0, bx1, by0, by1 = boxes[r]
+        assert bx1 < x0 or x1 < bx0 or by1 < y0 or y1 < by0
+    # The cells are large enough to carry their chunk numbers, as they are not in the whole ring.
+    assert _trace(whole, "chunks").get("text") is None
+    cells = _trace(fig, "chunks")
+    assert cells["text"] == [str(c) for _ in range(32) for c in range(32)]
+    assert cells["marker"]["size"] >= 12
+    # The GPU labels and the note stay inside the zoomed plot; the caption tells the story.
+    assert _trace(fig, "GPUs")["cliponaxis"] is True
+    assert _frame(fig, "3", "receiver")["x"] == [None]
+    with pytest.raises(ValueError, match=r"zoom=32 is not a GPU of this ring: use 0 … 31"):
+        _ring_fig(32, zoom=32)
+
+
+def test_zoomed_caption_follows_the_chunk_the_zoomed_gpu_receives():
+    x = np.arange(64).reshape(8, 8)
+    trace = ring_all_reduce(x)
+    # Reduce-scatter step 3 (k = 2): GPU 4 sends chunk (4 − 2) mod 8 = 2 to GPU 5, which then
+    # holds GPUs 2, 3, 4, 5's inputs: 4 of 8. Element 0 of chunk 2 is column 2.
+    line = step_caption(trace, 3, 5)
+    sent = x[2, 2] + x[3, 2] + x[4, 2]
+    assert line.startswith("step 3 of 14, reduce-scatter: GPU 4 sends chunk 2 (3 contributions)")
+    assert f"to GPU 5, which adds its own: 4 of 8 ({sent} + {x[5, 2]} = {sent + x[5, 2]})" in line

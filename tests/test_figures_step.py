@@ -154,5 +154,47 @@ def test_open_at_equals_building_at_that_phase():
         built, opened = step_figure(plan, i), open_at(fig, i)
         assert opened["data"] == built["data"]
         assert opened["layout"]["title"] == built["layout"]["title"]
-        play = opened["layout"]["updatemenus"][0]["buttons"][0]["args"][0]
-        assert play == [f["name"] for f in fig["frames"][i:]]
+        # One step control (the page's URL-bound stepper): no in-chart Play, no frames sent.
+        assert "updatemenus" not in opened["layout"] and "frames" not in opened
+
+
+def _ends(fig: dict, plan, name: str) -> set[tuple[int, int]]:
+    """(sender, receiver) ranks of a traffic trace's arrows: each end's nearest drawn GPU cell."""
+    from figures.step import grid
+
+    geo = grid.geometry(plan.placement, plan.drawn)
+
+    def near(x, y):
+        return min(
+            geo.centres, key=lambda r: (geo.centres[r][0] - x) ** 2 + (geo.centres[r][1] - y) ** 2
+        )
+
+    t = _named(fig["data"], name)
+    xs, ys = t["x"], t["y"]
+    return {(near(xs[i], ys[i]), near(xs[i + 1], ys[i + 1])) for i in range(0, len(xs), 3)}
+
+
+def test_cp_and_ep_arrows_join_their_groups():
+    from core.expert_parallel import moe_preset
+    from core.stepplan import Fold, active_path
+    from figures.step import open_at
+
+    # Llama-2 7B on 2 nodes: DP 2 x CP 2 x TP 2 x PP 2 (order tp-pp-dp: rank = t + 2 p + 4 d), so
+    # CP ring partners differ by 4 (DP coordinates 0-1 and 2-3), both in the same node.
+    node2, tr = make_cluster(num_nodes=2), Training(global_batch=64, seq_len=4096)
+    plan = step_plan(preset("Llama-2 7B"), node2, Layout(dp=4, tp=2, pp=2), tr, Fold(cp=2))
+    steady = [p.key for p in plan.phases].index("steady")
+    fig = open_at(step_figure(plan), steady)
+    want = {(r, r ^ 4) for r in range(16)}  # r and r + 4 within each block of 8
+    assert _ends(fig, plan, tx.TRAFFIC["cp_ring"]) == want
+    rest = open_at(step_figure(plan), 0)
+    assert _named(rest["data"], tx.TRAFFIC["cp_ring"])["x"] == []  # no traffic before the step
+    mixtral = moe_preset("Mixtral 8x7B")
+    moe = step_plan(active_path(mixtral), node2, Layout(dp=4, tp=2, pp=2), tr,
+                    Fold(ep=2, moe=mixtral))  # fmt: skip
+    fig = open_at(step_figure(moe), steady)
+    assert _ends(fig, moe, tx.TRAFFIC["ep_all_to_all"]) == want  # EP 2: the same DP pairs
+    # Kinds no phase draws stay out of the legend (the legend sits above the grid).
+    shown = {t["name"] for t in fig["data"] if t.get("name") and t.get("showlegend", True)}
+    assert tx.TRAFFIC["ep_all_to_all"] in shown and tx.TRAFFIC["cp_ring"] not in shown
+    assert fig["layout"]["legend"]["y"] < 1  # inside the plot area: presenter keeps it on top

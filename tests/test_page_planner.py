@@ -303,3 +303,72 @@ def test_draw_this_step_link_follows_a_custom_layout_and_cluster():
         "2048",
         "full",
     )
+
+
+# ---------- issue 17: CP and EP in the planner ----------
+def test_moe_preset_runs_and_the_answer_names_expert_parallelism():
+    from core.expert_parallel.spec import any_preset
+
+    at = run(model="Mixtral 8x7B", nodes="2", gb="64")
+    assert not at.error and not at.exception
+    tr = Training(global_batch=64, seq_len=4096, recompute="selective")
+    best = search(any_preset("Mixtral 8x7B"), make_cluster(num_nodes=2), tr).fastest
+    assert best.layout.ep > 1  # nothing fits 16 GPUs without sharding the experts
+    assert metric(at, "Step time").value == format_seconds(best.step_time_s)
+    words = " ".join(m.value for m in at.markdown)
+    assert f"**Expert parallelism {best.layout.ep}:**" in words
+    table = at.dataframe[0].value
+    assert {"cp", "ep"} <= set(table.columns) and table.iloc[0]["ep"] == best.layout.ep
+
+
+def test_custom_cp_layout_from_the_url_is_evaluated_with_its_ring():
+    params = dict(model="Llama-3.1 70B", seq="131072", nodes="32", gb="16", sp="true")
+    at = run(**params, pick="custom", dp="4", tp="8", pp="1", cp="8", ep="1", zero="ZeRO-3")
+    assert not at.error and not at.exception
+    tr = Training(global_batch=16, seq_len=131072, recompute="selective")
+    lay = Layout(dp=4, tp=8, pp=1, cp=8, zero_stage=3, sequence_parallel=True)
+    ev = evaluate(preset("Llama-3.1 70B"), make_cluster(num_nodes=32), lay, tr)
+    assert metric(at, "Step time").value == format_seconds(ev.step_time_s)
+    assert at.number_input(key="cp").value == 8
+
+
+def test_ep_on_a_dense_model_names_the_rule_and_the_fix():
+    at = run(pick="custom", dp="8", tp="8", pp="1", ep="2")
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "EP=2 on a dense model" in errors[0] and "use EP = 1" in errors[0]
+    assert len(at.dataframe[0].value) > 0  # the table still shows
+
+
+# ---------- issue 18: the drawn-layout controls rerun only their fragment ----------
+@pytest.fixture(scope="module")
+def app():
+    from tests.fragments import shared_app
+
+    return shared_app()  # one spied server per test session (tests/fragments.py)
+
+
+def test_compare_toggle_reruns_only_the_drawn_layout_fragment(app):
+    tab = app.open("planner")
+    assert tab.widgets["cmp"][1], "the compare toggle should sit inside a fragment"
+    assert tab.widgets["colour"][1] == tab.widgets["cmp"][1]  # with Colour GPUs by
+    with app.counting() as calls:
+        tab.move("cmp", True)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls["app_pages.common:start_page"] == 0  # the page body did not rerun
+    assert calls["figures.planner:table_rows"] == 0  # nor the table section
+    assert calls["figures.planner.run:search_run"] == 0  # nor the search
+    assert calls["figures.planner:cluster_figure"] == 0  # the drawn figures come from cache
+    assert calls["figures.planner:compare_figure"] == 1  # the one new figure
+    # only this section's charts go out (the browser's message cache drops the two unchanged
+    # ones; this harness does not send its cached hashes, so they are listed)
+    assert tab.charts == ["cluster", "layout", "compare"]
+    assert "cmp" in tab.url_bound
+
+
+def test_nodes_slider_reruns_the_page(app):
+    tab = app.open("planner")
+    assert tab.widgets["nodes"][1] == ""  # outside every fragment: it feeds the search
+    with app.counting() as calls:
+        tab.move("nodes", 4)
+    assert not tab.fragment_run and calls["app_pages.common:start_page"] == 1
+    assert calls["figures.planner:table_rows"] == 1

@@ -186,3 +186,83 @@ def test_draw_this_step_link_opens_the_step_page_without_notices():
     assert not notes, notes
     for key, value in query.items():
         assert widget_value(step, key) == value, (key, value)
+
+
+# ---------- 7 · 128K context and 8 · an MoE on two nodes (issue 17) ----------
+NEW = {
+    "ctx": ("128K context", cs.long_context, "ctxcp"),
+    "moe": ("MoE on 2 nodes", cs.moe_two_nodes, "moeep"),
+}
+
+
+@pytest.mark.parametrize("kind", NEW)
+def test_5d_scenarios_render_core_numbers_and_links(kind):
+    label, run, _ = NEW[kind]
+    at = run_app(PAGE, {"sc": label})
+    assert_clean(at)
+    assert not at.error and not at.warning
+    assert len(chart_specs(at)) == 1
+    r, body = run(), text(at)
+    if kind == "ctx":
+        assert "**CP = 8**" in body and "8.39 MB" in body and "360 GB" in body  # S/C hand tests
+        assert "arXiv:2407.21783" in body
+    else:
+        assert "46.7B" in body and "12.9B" in body and "33.6 MB" in body  # buffer / 2 on the NIC
+    assert links(at) == [(x.page.split("/")[1][:-3], dict(x.params)) for x in r.links]
+
+
+def test_128k_knob_moves_the_ring_and_the_verdict():
+    at = run_app(PAGE, {"sc": "128K context", "ctxcp": "4"})
+    body = text(at)
+    assert "**At CP = 4:**" in body and "**does not fit (OOM)**" in body.split("**At CP")[1]
+    assert "16.8 MB" in body  # K/V block at C = 4: 2 × 32,768 × 1 × 128 × 2 B
+    assert all(q.get("cp", q.get("lcp")) == "4" for _, q in links(at))
+
+
+def test_moe_knob_at_ep_4_does_not_fit():
+    at = run_app(PAGE, {"sc": "MoE on 2 nodes", "moeep": "4"})
+    body = text(at)
+    assert "at EP 4: **does not fit (OOM)**" in body
+    assert all(q.get("ep", q.get("mep")) == "4" for _, q in links(at))
+
+
+NEW_CASES = [(k, i) for k in NEW for i in range(len(NEW[k][1]().links))]
+
+
+@pytest.mark.parametrize("kind, i", NEW_CASES, ids=[f"{k}-{i}" for k, i in NEW_CASES])
+def test_5d_link_opens_its_page_with_the_stated_configuration(kind, i):
+    r = NEW[kind][1]()
+    link = r.links[i]
+    params = dict(link.params)
+    at = run_app(link.page, params)
+    assert_clean(at)
+    notes = [w.value for w in at.warning if "was ignored" in w.value]
+    assert not notes, notes
+    for key, value in params.items():
+        assert widget_value(at, key) == value, (key, value)
+    shown = metrics(at)
+    if link.page.endswith("context_parallel.py"):
+        assert shown["one K/V block (B_kv)"] == format_bytes(r.kv_block_bytes, "decimal")
+    if link.page.endswith("expert_parallel.py"):
+        assert shown["total parameters"] == "46.7B"
+
+
+# ---------- issue 18: a scenario's knob reruns the scenario fragment, not the page ----------
+@pytest.fixture(scope="module")
+def app():
+    from tests.fragments import shared_app
+
+    return shared_app()  # one spied server per test session (tests/fragments.py)
+
+
+def test_knob_reruns_only_the_scenario_fragment(app):
+    tab = app.open("scenarios")
+    assert tab.widgets["nd"][1], "the knob should sit inside the scenario fragment"
+    with app.counting() as calls:
+        tab.move("nd", 32)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls["app_pages.common:start_page"] == 0
+    assert calls["app_pages.common:show_url_notices"] == 0  # outside the fragment
+    assert calls["figures.scenarios:walkthrough"] == 1  # the scenario, rebuilt at N = 32
+    assert tab.charts == ["fig_size"]
+    assert "nd" in tab.url_bound

@@ -2,6 +2,8 @@
 custom layout at a phase, and the words under the chart name the links the traffic uses.
 """
 
+import pytest
+
 from core.hardware import make_cluster
 from core.model import preset
 from core.parallel import Layout
@@ -24,11 +26,12 @@ def test_defaults_draw_the_planners_fastest_layout_before_the_step():
     training = Training(global_batch=1152, seq_len=4096, recompute="selective")
     fastest = search(model, cluster, training).fastest.layout  # the planner page's defaults
     assert fastest.label in " ".join(c.value for c in at.caption)
-    # The figure has one frame per phase of that layout's step, in the core's order; which
+    # The stepper has one step per phase of that layout's step, in the core's order; which
     # phases exist depends on the pick (no gather phase under ZeRO-0/3, no drain at PP = 1).
     plan = step_plan(model, cluster, fastest, training)
     n = len(plan.phases)
-    assert len(spec["frames"]) == n >= 4
+    assert at.slider(key="phase").max == n - 1 and n >= 4
+    assert "frames" not in spec  # one step control: the stepper, not an in-chart Play
     assert _title(spec).startswith(f"<b>Phase 1 of {n}: Before the step")
     assert at.slider(key="phase").value == 0
 
@@ -78,3 +81,65 @@ def test_draw_this_step_link_opens_that_layout():
     (spec,) = chart_specs(at)
     assert spec["layout"]["title"]["text"].startswith("<b>Phase 5 of 7: Gradient sync")
     assert step_url(lay, nodes=8).startswith("training_step?nodes=8&gpn=8&gpu=H100%20SXM&")
+
+
+SMALL = dict(nodes="2", pick="custom", tp="2", pp="2", gb="64", phase="2")  # 16 GPUs, steady
+
+
+def test_cp_deep_link_draws_the_cp_ring():
+    at = run_page_file(
+        PAGE, model="Llama-2 7B", dp="2", cp="2", **SMALL
+    )  # DP 2 x CP 2 x TP 2 x PP 2
+    assert not at.error, [e.value for e in at.error]
+    assert "DP 2 × CP 2 × TP 2 × PP 2" in " ".join(c.value for c in at.caption)
+    words = " ".join(m.value for m in at.markdown)
+    assert "CP ring: K/V blocks → next CP rank" in words and "inside a node (NVLink 4)" in words
+
+
+def test_ep_on_a_dense_model_names_the_rule():
+    at = run_page_file(PAGE, model="Llama-2 7B", dp="4", ep="2", **SMALL)
+    assert any("EP=2 on a dense model" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_memory_page_link_opens_an_moe_step_with_ep():
+    from urllib.parse import parse_qsl, urlsplit
+
+    from app_pages.common.links import memory_step_url
+
+    url = memory_step_url(
+        dp=4, tp=2, pp=2, zero=1, mb=1, seq=4096, model="Mixtral 8x7B", recompute="selective",
+        sp=False, nodes=2, global_batch=64, ep=2,
+    )  # fmt: skip
+    at = run_page_file(PAGE, **dict(parse_qsl(urlsplit(url).query)))
+    assert not at.error, [e.value for e in at.error]
+    assert not [w.value for w in at.warning if "URL value" in w.value]  # every value taken
+    assert "EP 2" in " ".join(c.value for c in at.caption)
+    hsdp = dict(dp=1, tp=1, pp=1, zero="hsdp", mb=1, seq=4096, model="Llama-2 7B")
+    rest = dict(recompute="selective", sp=False, nodes=1, global_batch=8)
+    assert memory_step_url(**hsdp, **rest) is None  # HSDP is not drawn
+
+
+# The fragment guard (issue 18; tests/fragments.py drives a real server: AppTest reruns whole
+# scripts). Phase steps rerun only the drawing section (app_pages/common/step_view.py).
+@pytest.fixture(scope="module")
+def app():
+    from tests.fragments import shared_app
+
+    return shared_app()
+
+
+def test_a_phase_step_reruns_only_the_drawing_fragment(app):
+    tab = app.open(
+        "training_step", query_string="model=Llama-2+7B&nodes=2&pick=custom&dp=4&tp=2&pp=2&gb=64"
+    )
+    assert tab.widgets["phase"][1], "the phase stepper should sit inside a fragment"
+    assert tab.widgets["cp"][1] == ""  # the page's inputs stay outside it
+    with app.counting() as calls:
+        tab.move("phase", 2)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls["app_pages.common:start_page"] == 0  # the page body did not rerun
+    assert calls["figures.step.inputs_text:drawn_caption"] == 0  # nor its caption
+    assert calls["figures.step.text:takeaway"] == 0  # nor the takeaway under the drawing
+    assert calls["figures.step.figure:open_at"] == 1  # the drawing, at the new phase
+    assert tab.charts == ["step"]  # only the drawing re-sent
+    assert "phase" in tab.url_bound  # the stepper still writes ?phase= into the URL

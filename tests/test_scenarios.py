@@ -261,3 +261,112 @@ def test_every_link_targets_a_page_file():
     ):
         for link in result.links:
             assert (ROOT / link.page).exists(), link.page
+
+
+# ---------- 7 · train at 128K context ----------
+# Llama-3.1 70B (HF config): h 8192, 64 query heads, 8 K/V heads of d 128, SwiGLU f 28672, L 80,
+# V 128256, untied. Parameters by hand as above with its vocabulary.
+P31_70 = 80 * (2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192) + 8192
+P31_70 += 2 * 128256 * 8192
+S128 = 131072
+
+
+def test_llama31_70b_hand_count():
+    assert P31_70 == 70_553_706_496  # "70B" (Meta's model card)
+
+
+def test_128k_activations_by_hand_and_divided_by_cp():
+    # Korthikanti et al. 2022 Table 2 per token, for the GQA + SwiGLU block (docs/notes/memory.md
+    # §3), bf16: kept whole 8h (two norm inputs, QKV and MLP inputs); split over TP 4·(a·d) Q
+    # and attention output + 4·(g·d) K, V + 6f (gate|up, down inputs); flash: no s² term. With
+    # SP everything is ÷ TP. 1F1B's first stage: PP micro-batches × L/PP layers = L layers.
+    per_token = (8 * 8192 + 4 * 8192 + 4 * 1024 + 6 * 28672) / 8
+    s = cs.long_context(8)
+    for row in s.rows:
+        assert row.activations_bytes == per_token * (S128 // row.cp) * 80
+        # states of the first stage: 20 layers (sharded part ÷ TP 8, the two norms whole) and the
+        # vocab-parallel embedding ÷ TP; bf16 weights + grads, Adam's 12 B ÷ DP × CP (ZeRO-1)
+        sharded = 2 * 8192**2 + 2 * 8192 * 1024 + 3 * 8192 * 28672
+        shard = 20 * (sharded // 8 + 2 * 8192) + 128256 * 8192 // 8
+        assert shard == 2_270_756_864
+        assert row.states_bytes == pytest.approx(4 * shard + 12 * shard / row.cp, rel=1e-12)
+        assert row.gpus == 32 * row.cp
+    assert s.rows[0].activations_bytes / GB == pytest.approx(359.7, abs=0.05)
+
+
+def test_128k_needs_cp_8_on_80gb_h100s():
+    s = cs.long_context(8)
+    usable = 0.9 * H100  # the app's 10% reserve
+    for row in s.rows:
+        assert row.fits == (row.activations_bytes + row.states_bytes <= usable)
+    assert s.smallest_fit == 8  # CP 4: 89.9 + 15.4 GB > 77 GB; CP 8: 45.0 + 12.1 GB fits
+    assert [r.fits for r in s.rows] == [False, False, False, True, True, True]
+
+
+def test_128k_ring_hop_by_hand():
+    s = cs.long_context(8)
+    # K/V block: 2 (K and V) × S/C tokens × (8 K/V heads / TP 8) × d 128 × 2 B
+    block = 2 * (S128 // 8) * 1 * 128 * 2
+    assert s.kv_block_bytes == block == 8_388_608 and s.ring_bytes == 7 * block
+    # causal, balanced: half of 4 s_c² (a/t) d FLOPs at the H100's 989.4 TFLOP/s
+    assert s.block_compute_s == pytest.approx(4 * (S128 // 8) ** 2 * 8 * 128 / 2 / 989.4e12)
+    assert s.hop_s["InfiniBand NDR"] == pytest.approx(block / 50e9)  # one 400 Gb/s NIC per GPU
+    assert s.cp_link == "InfiniBand NDR" and s.hidden  # 168 µs < 556 µs
+    # hides while s_c ≥ F/B · β/2 · g/a · 2 (causal)
+    assert s.threshold_tokens["InfiniBand NDR"] == pytest.approx(989.4e12 / 50e9 * 8 / 64 * 2)
+
+
+def test_128k_rejects_an_unknown_cp():
+    with pytest.raises(ValueError, match="CP=3 is not one of"):
+        cs.long_context(3)
+
+
+# ---------- 8 · an MoE on two nodes ----------
+# Mixtral 8x7B (HF config): h 4096, 32 layers, 32 heads / 8 K/V heads of 128, 8 experts of
+# f 14336 (SwiGLU: 3 h f each), top-2, V 32000 untied, a router of 8 h per layer.
+MIX_EXPERTS = 32 * 8 * 3 * 4096 * 14336
+MIX_DENSE = 2 * 32000 * 4096 + 4096 + 32 * (2 * 4096**2 + 2 * 4096 * 1024 + 2 * 4096 + 8 * 4096)
+
+
+def test_mixtral_counts_by_hand():
+    s = cs.moe_two_nodes()
+    assert s.total_params == MIX_DENSE + MIX_EXPERTS == 46_702_792_704
+    assert s.active_params == MIX_DENSE + MIX_EXPERTS // 4  # top-2 of 8
+
+
+def test_mixtral_states_per_gpu_vs_ep_by_hand():
+    s = cs.moe_two_nodes()
+    for row in s.rows:
+        ep = row.ep
+        dense, expert = MIX_DENSE, MIX_EXPERTS / ep  # TP 1: dense whole; experts ÷ EP
+        # bf16 weights + grads on both; Adam: dense ÷ DP 16, experts ÷ EDP = 16 / EP
+        want = 4 * (dense + expert) + 12 * (dense / 16 + expert / (16 / ep))
+        assert row.states_bytes == pytest.approx(want, rel=1e-12)
+    acts = 32 * 2 * 4096 * 4096  # full recompute: each layer's bf16 input, s h
+    assert s.activations_bytes == acts
+    usable = 0.9 * H100
+    assert [r.fits for r in s.rows] == [r.states_bytes + acts <= usable for r in s.rows]
+    assert [r.fits for r in s.rows] == [False, False, False, True]  # only EP 8 fits
+
+
+def test_mixtral_all_to_all_inside_vs_across_by_hand():
+    s = cs.moe_two_nodes(8)
+    buf = 4096 * 2 * 4096 * 2  # tokens × top-2 × h × 2 B
+    ins, acr = s.inside, s.across
+    assert ins.buffer_bytes == buf and ins.nic_bytes == 0 and ins.nvlink_bytes == buf * 7 / 8
+    # inside: 7 NVLink peers, α 3.4 µs each, at 77% of 450 GB/s
+    assert ins.all_to_all_s == pytest.approx(7 * 3.4e-6 + buf * 7 / 8 / (0.77 * 450e9))
+    # across, 4 + 4: half the buffer to the 4 peers on the other node, through one NIC per GPU
+    # (94% of 50 GB/s), α 14 µs per remote peer; the NVLink leg (3/8) runs at the same time
+    assert acr.nic_bytes == buf / 2 and acr.nvlink_bytes == buf * 3 / 8
+    assert acr.all_to_all_s == pytest.approx(4 * 14e-6 + buf / 2 / (0.94 * 50e9))
+    # dispatch + combine forward; backward and the recomputed forward: 6 per layer
+    assert ins.forward_s + ins.backward_s == pytest.approx(6 * ins.all_to_all_s)
+    # expert GEMMs: 24 h f k FLOPs per token (forward 6, backward 12, recompute 6) at 70% peak
+    assert s.expert_compute_s == pytest.approx(24 * 4096 * 14336 * 2 * 4096 / (0.7 * 989.4e12))
+    assert s.overhead(acr) > 3 * s.overhead(ins)
+
+
+def test_mixtral_ep_1_has_no_all_to_all():
+    s = cs.moe_two_nodes(1)
+    assert s.inside.all_to_all_s == s.across.all_to_all_s == 0 and not s.row.fits

@@ -14,6 +14,7 @@ from app_pages.common import settings
 from core.parallel import ZERO_STAGES, Layout
 from core.schedule_names import SCHEDULES
 from figures.planner.run import Run
+from figures.step.run import MODELS
 
 STEP_PATH = "training_step"  # Streamlit serves app_pages/training_step.py here
 
@@ -31,14 +32,17 @@ def step_query(
     inter_link: str = "InfiniBand NDR",
     phase: int = 0,
     settings: dict[str, str] | None = None,
+    cp: int = 1,
+    ep: int = 1,
 ) -> dict[str, str]:
-    """The Training step page's URL parameters for this layout (pick=custom), every key set."""
+    """The Training step page's URL parameters for this layout (pick=custom), every key set.
+    cp, ep: context- and expert-parallel degrees; DP × TP × PP × CP = the GPUs (Megatron-Core)."""
     query = {
         "nodes": nodes,
         "gpn": gpus_per_node,
         "gpu": gpu,
         "inter": inter_link,
-        "model": model,
+        "model": MODELS.get(model, model),  # the step page's label ("Mixtral 8x7B (MoE)")
         "seq": seq_len,
         "gb": global_batch,
         "rc": recompute,
@@ -52,6 +56,8 @@ def step_query(
         "sched": SCHEDULES[layout.schedule].label,
         "v": max(2, layout.num_chunks),
         "sp": str(layout.sequence_parallel).lower(),
+        "cp": cp,
+        "ep": ep,
         "phase": phase,
     }
     return {k: str(v) for k, v in query.items()} | (settings or {})
@@ -86,3 +92,42 @@ def run_step_link(run: Run, layout: Layout, label: str = "🎞️ Draw this step
         inter_link=cl.inter_link.name,
         settings=settings().query(),
     )
+
+
+def memory_step_url(
+    *,
+    dp: int,
+    tp: int,
+    pp: int,
+    zero: int | str,
+    mb: int,
+    seq: int,
+    model: str,
+    recompute: str,
+    sp: bool,
+    nodes: int,
+    global_batch: int,
+    cp: int = 1,
+    ep: int = 1,
+    gpus_per_node: int = 8,
+    settings: dict[str, str] | None = None,
+) -> str | None:
+    """ "Draw this step" from the memory page's inputs: the Training step page's URL, or None for a
+    layout the drawing cannot show (HSDP: zero="hsdp"). An MoE model name of
+    core.expert_parallel.MOE_PRESETS is written as the step page lists it ("… (MoE)")."""
+    if str(zero) not in ("0", "1", "2", "3"):
+        return None
+    lay = Layout(dp=dp, tp=tp, pp=pp, zero_stage=int(zero), sequence_parallel=sp, micro_batch=mb)
+    query = step_query(
+        lay,
+        nodes=nodes,
+        gpus_per_node=gpus_per_node,
+        model=model,
+        seq_len=seq,
+        global_batch=global_batch,
+        recompute=recompute,
+        settings=settings,
+        cp=cp,
+        ep=ep,
+    )
+    return f"{STEP_PATH}?" + urlencode(query, quote_via=quote)

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.glide import glide, next_token
 from app_pages.common.widgets import play_tick, playing
 from core import collectives as coll
 from core.hardware import make_cluster
@@ -38,22 +39,50 @@ def run(name, n, size, bw, alpha, tiers: TwoTier | None = None):
     return coll.run_algorithm(name, inputs, message_bytes=size, cluster=cluster, **kw)
 
 
-@st.cache_data(max_entries=64)
+# cache_resource, not cache_data: a cache_data hit unpickles a copy (~5 ms each, several per step:
+# perf on the board, 11:13); these values are never mutated (open_at_step copies what it changes,
+# figures.theme.presenter deep-copies).
+@st.cache_resource(max_entries=64)
 def shown(n, elems):
     """The ring drawn and checked by eye: the learner's few elements per GPU."""
     return coll.ring_all_reduce(coll.example_inputs(n, elems))
 
 
-@st.cache_data(max_entries=64)
-def animation(n, elems, bw, alpha, link_name, size, units, height):
+@st.cache_resource(max_entries=64)
+def animation(n, elems, bw, alpha, link_name, size, units, height, zoom=None):
     kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha, link_name=link_name, message_bytes=size)
     timing = run("ring", n, size, bw, alpha).trace
     return figs.ring_animation_figure(
-        shown(n, elems), byte_system=units, timing=timing, height=height, **kw
+        shown(n, elems), byte_system=units, timing=timing, height=height, zoom=zoom, **kw
     )
 
 
-PLAY_EVERY_S = 1.2
+ZOOM_FROM = 16  # from this N the whole ring's cells are too small to carry their numbers
+
+
+def zoom_on(n: int, where) -> int | None:
+    """At N ≥ 16, a URL-bound choice: the whole ring, or one GPU and its two neighbours."""
+    if n < ZOOM_FROM:
+        return None
+    choices = {"all": "whole ring", **{str(r): f"GPU {r}" for r in range(n)}}
+    tip = "Zoom on one GPU and its neighbours: its chunks carry their numbers; the caption follows"
+    tip += " the chunk that GPU receives."
+    pick = common.select("Zoom on", choices, "all", key="zoom", help=tip, where=where)
+    return None if pick == "all" else int(pick)
+
+
+PLAY_EVERY_S = 1.2  # a step's glide takes 3 × 320 ms (figures/collectives/ring.py frame_ms)
+
+
+def came_from(view: tuple, step: int) -> int | None:
+    """The step the chart showed before this run when it is a neighbour of `step` on the same
+    ring (a Next / Back press, a key, a Play tick or a one-step drag: the chart glides), else None
+    (a jump: the first run, Reset, a longer drag or another ring)."""
+    before = st.session_state.get("_ring_shown")
+    st.session_state["_ring_shown"] = (view, step)
+    if before is None or before[0] != view or abs(before[1] - step) != 1:
+        return None
+    return before[1]
 
 
 def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.AlgorithmRun:
@@ -69,15 +98,21 @@ def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.Algorit
         play_tick("step", last, PLAY_EVERY_S)
         step = common.stepper("Step (0 = inputs)", last, key="step", play=True)
         left, right = st.columns([5, 2])
+        token, zoom = "", zoom_on(n, right)
         with common.explain_errors():
             ring = run("ring", n, size, bw, alpha)
-            fig = animation(n, elems, bw, alpha, link_name, size, mem, 460 if present else 560)
+            height = 460 if present else 560
+            fig = animation(n, elems, bw, alpha, link_name, size, mem, height, zoom)
+            prev = came_from((n, elems, link_name, size, present, zoom), step)
+            token = next_token("ring") if prev is not None else ""
             with left:
-                common.chart(figs.open_at_step(fig, step), key="ring")
+                common.chart(figs.open_at_step(fig, step, came_from=prev, token=token), key="ring")
             t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
-        right.markdown(f"**{figs.step_caption(shown(n, elems), step)}**")
+        right.markdown(f"**{figs.step_caption(shown(n, elems), step, zoom)}**")
         for item in text.ring_metrics(ring, step, time_s=t, link_name=link_name, mem=mem, bwu=bwu):
             right.metric(**item)
+        with right:
+            glide(token)
         return ring
 
     return section()

@@ -4,13 +4,14 @@ and where the time goes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.hardware import Cluster
 from core.memory import MemoryResult, budget
 from core.model import ModelSpec
-from core.parallel import GroupSpan, Layout, Placement, group_span, place
+from core.parallel import GroupSpan, Layout, Placement, place
 from core.pipeline import PipelineResult, simulate
+from core.planner.cp_ep import layout_spans
 from core.planner.stage_memory import layout_memory
 from core.planner.stage_work import StageTimes, all_stage_times
 from core.planner.step_time import Breakdown, step_breakdown
@@ -63,7 +64,10 @@ class Evaluation:
 
     @property
     def placement(self) -> Placement:
-        return place(self.layout.dims, self.cluster)
+        """The TP × PP × DP grid on the nodes; CP ranks drawn as further DP replicas (they hold
+        the same weights and reduce gradients together)."""
+        lay = self.layout
+        return place(replace(lay.dims, dp=lay.dp * lay.cp), self.cluster)
 
     def pipeline(self) -> PipelineResult:
         """The simulated schedule of one step with this layout's real F and B durations."""
@@ -105,7 +109,7 @@ def evaluate(model, cluster: Cluster, layout: Layout, training: Training) -> Eva
     """Predict step time, tokens/s, MFU, per-GPU memory and the step-time breakdown of a layout."""
     check_model_shape(model)
     layout.check(cluster.num_gpus, training.global_batch)
-    spans = {d: group_span(layout.dims, d, cluster) for d in ("dp", "pp", "tp")}
+    spans = layout_spans(layout, cluster)
     mem = layout_memory(model, layout, training)
     return evaluate_placed(model, cluster, layout, training, spans, mem)
 
@@ -122,7 +126,8 @@ def evaluate_placed(
     """evaluate() with the placement, memory and (optionally) the stage times already known."""
     s, m = training.seq_len, training.num_microbatches(lay)
     sts = stages or all_stage_times(model, cluster, spans, lay, training)
-    psi = tuple(x.params_on_gpu for x in mem.stages)
+    # dense and expert parameters alike sync over DP × CP (experts really over EDP = DP × CP / EP)
+    psi = tuple(x.params_on_gpu + getattr(x, "expert_params_on_gpu", 0) for x in mem.stages)
     bd, sync = step_breakdown(model, cluster, spans, lay, training, sts, psi)
     step, tokens = bd.total_s, training.global_batch * s
     model_flops = model.flops_per_token(s) * tokens  # 6N + 12 l h s per token (PaLM App. B)

@@ -10,6 +10,7 @@ from core.hardware import Cluster
 from core.memory import SIZED_SCHEDULES, MemoryResult
 from core.model import ModelSpec
 from core.parallel import DEFAULT_ORDER, Layout, ParallelDims, group_span
+from core.planner.cp_ep import cp_degrees, cp_ep_problem, ep_degrees, layout_spans
 from core.planner.evaluate import (
     Evaluation,
     capacity_fits,
@@ -30,6 +31,8 @@ class Rejected:
     dp: int
     tp: int
     pp: int
+    cp: int = 1
+    ep: int = 1
     zero_stage: int | None = None
     micro_batch: int | None = None
     schedule: str | None = None
@@ -65,15 +68,21 @@ class SearchResult:
         )
 
 
+def _model_parallel(lay: Layout) -> int:
+    """TP × PP × CP: the ranks one replica spans (EP folds into DP × CP)."""
+    return lay.tp * lay.pp * lay.cp
+
+
 def _divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
 def _grid_problem(
-    model: ModelSpec, cluster: Cluster, B: int, dims: ParallelDims
+    model: ModelSpec, cluster: Cluster, B: int, dims: ParallelDims, dp: int
 ) -> tuple[str, str] | None:
-    """(rule, reason) ruling out every layout with these degrees, or None."""
-    tp, dp, gpn = dims.tp, dims.dp, cluster.gpus_per_node
+    """(rule, reason) ruling out every layout with these degrees, or None (dims: TP × PP × DP
+    with the CP ranks folded into DP; dp: the data-parallel degree that splits the batch)."""
+    tp, gpn = dims.tp, cluster.gpus_per_node
     if tp > gpn:
         return (
             "TP crosses node",
@@ -114,7 +123,8 @@ def _schedules(
     lighter first/last stages); interleaved for each v the split allows (a layer per chunk)."""
     if pp == 1:
         return [("1f1b", 1, None)]
-    splits = split_options(model, pp, seq_len)
+    # MoE stages hold whole, equal layer counts (core.expert_parallel.spec splits experts by stage)
+    splits = [None] if getattr(model, "num_experts", 0) else split_options(model, pp, seq_len)
     out = [(s, 1, n) for n in splits for s in schedules if s != "interleaved_1f1b"]
     if "interleaved_1f1b" not in schedules:
         return out
@@ -124,6 +134,19 @@ def _schedules(
         for n in splits
         if (model.num_layers % (pp * v) == 0 if n is None else min(n) >= v)
     ]
+
+
+def _grid(model, N: int, seq_len: int, cps, eps, gpn: int):
+    """(tp, pp, cp, ep, dp) of every grid point."""
+    for tp in _divisors(N):
+        for pp in _divisors(N // tp):
+            for cp in cps or cp_degrees(seq_len, N):
+                if (N // (tp * pp)) % cp:
+                    continue
+                dp = N // (tp * pp * cp)
+                for ep in eps or ep_degrees(model, dp * cp, tp, gpn):
+                    if (dp * cp) % ep == 0:
+                        yield tp, pp, cp, ep, dp
 
 
 def search(
@@ -137,93 +160,110 @@ def search(
     max_chunks: int = 8,
     order: str = DEFAULT_ORDER,
     sequence_parallel: bool = False,
+    cps: tuple[int, ...] | None = None,
+    eps: tuple[int, ...] | None = None,
 ) -> SearchResult:
-    """Every (DP, TP, PP, ZeRO, micro-batch, schedule, v) of the cluster, ranked or rejected."""
+    """Every (DP, TP, PP, CP, EP, ZeRO, micro-batch, schedule, v) of the cluster, ranked or
+    rejected; CP and EP default to cp_degrees / ep_degrees."""
     check_model_shape(model)
     N, B, ranked, rejected, least = cluster.num_gpus, training.global_batch, [], [], {}
     stage_cache: dict[Layout, tuple] = {}
     sp, usable = sequence_parallel, usable_bytes(cluster, training)
-    for tp in _divisors(N):
-        for pp in _divisors(N // tp):
-            dims = ParallelDims(dp=N // (tp * pp), pp=pp, tp=tp, order=order)
-            dp, problem = dims.dp, _grid_problem(model, cluster, B, dims)
-            if problem:
-                rejected.append(Rejected(dp=dp, tp=tp, pp=pp, rule=problem[0], reason=problem[1]))
-                continue
-            spans = {d: group_span(dims, d, cluster) for d in ("dp", "pp", "tp")}
-            for sched, v, split in _schedules(model, pp, schedules, max_chunks, training.seq_len):
-                too_big = {}  # ZeRO stage -> micro-batch that did not fit: larger ones won't either
-                for mb in [
-                    b for b in _divisors(B // dp) if micro_batches is None or b in micro_batches
-                ]:
-                    kw = dict(dp=dp, tp=tp, pp=pp, micro_batch=mb, schedule=sched, num_chunks=v)
-                    if sched == "interleaved_1f1b" and (B // (dp * mb)) % pp:
+    for tp, pp, cp, ep, dp in _grid(model, N, training.seq_len, cps, eps, cluster.gpus_per_node):
+        dims = ParallelDims(dp=dp * cp, pp=pp, tp=tp, order=order)
+        deg = dict(dp=dp, tp=tp, pp=pp, cp=cp, ep=ep)
+        problem = _grid_problem(model, cluster, B, dims, dp) or cp_ep_problem(
+            model, tp, pp, cp, ep, dp, training.seq_len
+        )
+        if problem:
+            rejected.append(Rejected(**deg, rule=problem[0], reason=problem[1]))
+            continue
+        spans = layout_spans(Layout(dp=dp, tp=tp, pp=pp, cp=cp, ep=ep, order=order), cluster)
+        for sched, v, split in _schedules(model, pp, schedules, max_chunks, training.seq_len):
+            too_big = {}  # ZeRO stage -> micro-batch that did not fit: larger ones won't either
+            for mb in [
+                b for b in _divisors(B // dp) if micro_batches is None or b in micro_batches
+            ]:
+                kw = dict(**deg, micro_batch=mb, schedule=sched, num_chunks=v)
+                if sched == "interleaved_1f1b" and (B // (dp * mb)) % pp:
+                    rejected.append(
+                        Rejected(
+                            **kw,
+                            rule="schedule",
+                            reason=(
+                                f"interleaved 1F1B needs the {B // (dp * mb)} micro-batches to "
+                                "be a multiple "
+                                f"of PP={pp} (Megatron); use a micro-batch giving {pp}, "
+                                f"{2 * pp}, … of them"
+                            ),
+                        )
+                    )
+                    continue
+                for z in (z for z in zero_stages if dp > 1 or z == 0):  # ZeRO = DDP at DP 1
+                    lay = Layout(
+                        **kw,
+                        zero_stage=z,
+                        order=order,
+                        sequence_parallel=sp,
+                        layers_per_stage=split,
+                    )
+                    try:
+                        mem = None if z in too_big else layout_memory(model, lay, training)
+                    except ValueError as e:  # a split core.memory refuses (e.g. MoE stages)
                         rejected.append(
-                            Rejected(
-                                **kw,
-                                rule="schedule",
-                                reason=(
-                                    f"interleaved 1F1B needs the {B // (dp * mb)} micro-batches to "
-                                    "be a multiple "
-                                    f"of PP={pp} (Megatron); use a micro-batch giving {pp}, "
-                                    f"{2 * pp}, … of them"
-                                ),
-                            )
+                            Rejected(**kw, zero_stage=z, rule="model split", reason=str(e))
                         )
                         continue
-                    for z in (z for z in zero_stages if dp > 1 or z == 0):  # ZeRO = DDP at DP 1
-                        lay = Layout(
+                    if mem is not None and capacity_fits(cluster, training, mem):
+                        try:
+                            # Stage times depend on ZeRO only through ZeRO-3's gathers.
+                            key = replace(lay, zero_stage=3 if z == 3 else 0)
+                            if key not in stage_cache:
+                                stage_cache[key] = all_stage_times(
+                                    model, cluster, spans, lay, training
+                                )
+                            ranked.append(
+                                evaluate_placed(
+                                    model, cluster, lay, training, spans, mem, stage_cache[key]
+                                )
+                            )
+                        except ValueError as e:  # e.g. sequence parallelism: TP must divide s
+                            rejected.append(
+                                Rejected(**kw, zero_stage=z, rule="model split", reason=str(e))
+                            )
+                        continue
+                    too_big.setdefault(z, mb)
+                    held = least.get(tp * pp * cp)
+                    if mem is not None and (held is None or mem.total_bytes < held.total_bytes):
+                        least[tp * pp * cp] = mem
+                    need = (
+                        f"micro-batch {too_big[z]} already exceeds"
+                        if mem is None
+                        else f"{mem.total_bytes / 1e9:.1f} GB per GPU >"
+                    )
+                    rejected.append(
+                        Rejected(
                             **kw,
                             zero_stage=z,
-                            order=order,
-                            sequence_parallel=sp,
-                            layers_per_stage=split,
+                            rule="memory",
+                            reason=(
+                                f"does not fit: {need} {usable / 1e9:.1f} GB usable; "
+                                "raise TP, PP, CP, EP or the ZeRO stage, lower the "
+                                "micro-batch, or recompute"
+                            ),
                         )
-                        mem = None if z in too_big else layout_memory(model, lay, training)
-                        if mem is not None and capacity_fits(cluster, training, mem):
-                            try:
-                                # Stage times depend on ZeRO only through ZeRO-3's gathers.
-                                key = replace(lay, zero_stage=3 if z == 3 else 0)
-                                if key not in stage_cache:
-                                    stage_cache[key] = all_stage_times(
-                                        model, cluster, spans, lay, training
-                                    )
-                                ranked.append(
-                                    evaluate_placed(
-                                        model, cluster, lay, training, spans, mem, stage_cache[key]
-                                    )
-                                )
-                            except ValueError as e:  # e.g. sequence parallelism: TP must divide s
-                                rejected.append(
-                                    Rejected(**kw, zero_stage=z, rule="model split", reason=str(e))
-                                )
-                            continue
-                        too_big.setdefault(z, mb)
-                        held = least.get(tp * pp)
-                        if mem is not None and (held is None or mem.total_bytes < held.total_bytes):
-                            least[tp * pp] = mem
-                        need = (
-                            f"micro-batch {too_big[z]} already exceeds"
-                            if mem is None
-                            else f"{mem.total_bytes / 1e9:.1f} GB per GPU >"
-                        )
-                        rejected.append(
-                            Rejected(
-                                **kw,
-                                zero_stage=z,
-                                rule="memory",
-                                reason=(
-                                    f"does not fit: {need} {usable / 1e9:.1f} GB usable; "
-                                    "raise TP, PP or the ZeRO stage, lower the micro-batch, or "
-                                    "recompute"
-                                ),
-                            )
-                        )
-    ranked.sort(key=lambda e: (e.step_time_s, e.layout.tp * e.layout.pp, e.layout.zero_stage))
+                    )
+    ranked.sort(key=lambda e: (e.step_time_s, _model_parallel(e.layout), e.layout.zero_stage))
     boring = min(
         ranked,
         default=None,
-        key=lambda e: (e.layout.tp * e.layout.pp, e.layout.pp, e.layout.zero_stage, e.step_time_s),
+        key=lambda e: (
+            _model_parallel(e.layout),
+            e.layout.pp,
+            e.layout.cp,
+            e.layout.zero_stage,
+            e.step_time_s,
+        ),
     )
     return SearchResult(
         ranked=tuple(ranked), rejected=tuple(rejected), boring=boring, least_memory=least

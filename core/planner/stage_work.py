@@ -10,6 +10,7 @@ from core.hardware import Cluster
 from core.model import ModelSpec
 from core.parallel import GroupSpan, Layout
 from core.planner.comm import group_collective_s, p2p_s
+from core.planner.cp_ep import cp_layer, ep_layer
 from core.planner.gemm import matmul_forward_s
 from core.tensor_parallel import tp_comm_plan
 from core.training import Training, get_recipe
@@ -73,6 +74,8 @@ class StageTimes:
     tp_s: float  # exposed TP collectives (forward, backward, recomputed forward)
     p2p_s: float  # activation and gradient sends, v times with v chunks
     zero_gather_s: float  # exposed ZeRO-3 per-layer all-gathers / reduce-scatters
+    cp_s: float = 0.0  # exposed ring-attention K/V hops (context parallelism)
+    ep_s: float = 0.0  # MoE token all-to-alls (expert parallelism)
     forward_s: float  # the F op the pipeline simulator runs (all of the above, forward part)
     backward_s: float  # the B op
     layer_forward_s: float  # one layer's forward (what a prefetched gather can hide behind)
@@ -95,12 +98,14 @@ def stage_times(
     """Per-micro-batch work of one stage: FLOPs from core.model, comm from core.collectives."""
     eff, recipe, recompute = training.efficiency, get_recipe(training.recipe), training.recompute
     t, s, mb, gpu = spans["tp"].size, training.seq_len, lay.micro_batch, cluster.gpu
-    first, last, tok = stage == 0, stage == lay.pp - 1, mb * s
+    # CP: each rank holds S/C tokens of every activation (its queries attend to all S keys)
+    cp = spans["cp"].size if "cp" in spans else 1
+    first, last, tok, s_c = stage == 0, stage == lay.pp - 1, mb * s // cp, s // cp
     flop_s = gpu.bf16_flops_per_s * eff.matmul
     hbm = gpu.hbm_bandwidth_bytes_per_s * eff.hbm
     layer_mm, head_mm = matmul_forward_s(model, tok, t, s, flop_s, hbm)
     tr_f, tr_b, tr_core = layer_traffic_bytes(
-        model, s, mb, t, lay.sequence_parallel, training.flash_attention
+        model, s_c, mb, t, lay.sequence_parallel, training.flash_attention
     )
     n_act, logits = tok * model.hidden_size, tok * model.vocab_size / t
     edge_f = (EMBED_FWD_BYTES * n_act if first else 0) + (
@@ -121,7 +126,7 @@ def stage_times(
         model,
         tp=t,
         micro_batch=mb,
-        seq_len=s,
+        seq_len=s_c,
         bytes_per_element=ACT_BYTES,
         sequence_parallel=lay.sequence_parallel,
         full_recompute=recompute == "full",
@@ -139,14 +144,43 @@ def stage_times(
     # Scatter/gather optimisation: each TP rank sends b s h / t (Narayanan et al. 2021); v chunks
     # mean v boundaries per micro-batch per direction.
     send = lay.num_chunks * p2p_s(spans["pp"], n_act * ACT_BYTES / t, cluster, eff)
-    f_layer = layer_mm + tr_f / hbm + tp_lf
-    b_layer = 2 * layer_mm + tr_b / hbm + rec_layer + tp_lb
+    ring = (
+        cp_layer(
+            model,
+            cluster,
+            spans["cp"],
+            seq_len=s,
+            micro_batch=mb,
+            tp=t,
+            attention_s=core / flop_s,
+            eff=eff,
+        )
+        if cp > 1
+        else None
+    )
+    cp_lf, cp_lb = (ring.forward_s, ring.backward_s) if ring else (0.0, 0.0)
+    moe = _moe_layers(model, stage, layers)
+    if moe and spans["ep"].size > 1:  # each TP rank dispatches its sequence-parallel slice
+        a2a = ep_layer(
+            cluster,
+            spans["ep"],
+            tokens=tok / t,
+            top_k=model.top_k,
+            hidden=model.hidden_size,
+            eff=eff,
+            full_recompute=recompute == "full",
+        )
+        ep_f, ep_b = moe * a2a.forward_s, moe * a2a.backward_s
+    else:
+        ep_f = ep_b = 0.0
+    f_layer = layer_mm + tr_f / hbm + tp_lf + cp_lf
+    b_layer = 2 * layer_mm + tr_b / hbm + rec_layer + tp_lb + cp_lb
     z_f = z_b = 0.0
     if lay.zero_stage == 3 and spans["dp"].size > 1:
         # Per layer, prefetched behind the previous layer's compute: weights gathered before forward
         # and again before backward, gradients reduce-scattered after it (ZeRO paper Sec. 7;
         # PyTorch FSDP forward/backward prefetch). Exposed only where the gather is the longer.
-        p_layer = model.layer_params_per_gpu(t)
+        p_layer = layer_params(model, t, lay)
         dp = spans["dp"]
         ag = group_collective_s("all_gather", dp, p_layer * recipe.param_bytes, cluster, eff)
         rs = group_collective_s("reduce_scatter", dp, p_layer * recipe.grad_bytes, cluster, eff)
@@ -156,8 +190,8 @@ def stage_times(
     mem_f, mem_b = (layers * tr_f + edge_f) / hbm, (layers * tr_b + edge_b) / hbm
     tp_f, tp_b = layers * tp_lf + embed_tp, layers * tp_lb
     rec = layers * rec_layer
-    fwd = mm_f + mem_f + tp_f + send + z_f
-    bwd = 2 * mm_f + mem_b + rec + tp_b + send + z_b
+    fwd = mm_f + mem_f + tp_f + send + z_f + layers * cp_lf + ep_f
+    bwd = 2 * mm_f + mem_b + rec + tp_b + send + z_b + layers * cp_lb + ep_b
     return StageTimes(
         stage=stage,
         layers=layers,
@@ -167,11 +201,29 @@ def stage_times(
         tp_s=tp_f + tp_b,
         p2p_s=2 * send,
         zero_gather_s=z_f + z_b,
+        cp_s=layers * (cp_lf + cp_lb),
+        ep_s=ep_f + ep_b,
         forward_s=fwd,
         backward_s=bwd,
         layer_forward_s=f_layer,
         layer_backward_s=b_layer,
     )
+
+
+def layer_params(model: ModelSpec, tp: int, lay: Layout) -> int:
+    """The largest layer's parameters on one GPU (an MoE layer's experts ÷ EP as well)."""
+    if getattr(model, "num_experts", 0):
+        return model.layer_params_per_gpu(tp, lay.ep)
+    return model.layer_params_per_gpu(tp)
+
+
+def _moe_layers(model: ModelSpec, stage: int, layers: int) -> int:
+    """MoE layers on a stage of `layers` layers (even splits: stage r holds r·n … r·n + n − 1);
+    the first dense_layers keep a dense MLP (DeepSeek-V3: 3)."""
+    if not getattr(model, "num_experts", 0):
+        return 0
+    start = stage * layers
+    return max(0, start + layers - max(start, model.dense_layers))
 
 
 def all_stage_times(

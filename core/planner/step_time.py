@@ -12,7 +12,7 @@ from core.model import ModelSpec
 from core.parallel import GroupSpan, Layout
 from core.pipeline import simulate
 from core.planner.comm import group_collective_s
-from core.planner.stage_work import StageTimes
+from core.planner.stage_work import StageTimes, layer_params
 from core.training import Training, get_recipe
 
 
@@ -29,6 +29,8 @@ class Breakdown:
     zero_gather_s: float  # exposed ZeRO-3 per-layer gathers
     dp_s: float  # exposed gradient sync (and ZeRO-1/2 parameter all-gather)
     optimizer_s: float  # the memory-bound optimizer step
+    cp_s: float = 0.0  # exposed ring-attention K/V hops (context parallelism)
+    ep_s: float = 0.0  # MoE token all-to-alls (expert parallelism)
 
     LABELS = {
         "compute_s": "compute",
@@ -40,6 +42,8 @@ class Breakdown:
         "zero_gather_s": "ZeRO-3 gathers",
         "dp_s": "exposed DP",
         "optimizer_s": "optimizer",
+        "cp_s": "exposed CP ring",
+        "ep_s": "EP all-to-all",
     }
 
     def parts(self) -> dict[str, float]:
@@ -83,7 +87,7 @@ def dp_sync_parts(
     eff, recipe, tp = training.efficiency, get_recipe(training.recipe), lay.tp
     grad_kind = "all_reduce" if lay.zero_stage == 0 else "reduce_scatter"
     gather = lay.zero_stage in (1, 2)  # distributed optimizer: gather the updated parameters
-    p_layer = model.layer_params_per_gpu(tp)
+    p_layer = layer_params(model, tp, lay)
 
     def coll(kind: str, params: float, nbytes: int) -> float:
         return group_collective_s(kind, span, params * nbytes, cluster, eff)
@@ -145,7 +149,7 @@ def step_breakdown(
     dp, sync = dp_exposed_s(model, cluster, spans["dp"], lay, training, stages, stage_params)
     # The optimizer step is memory-bound: read + write optimizer state, read grads, write weights.
     params = max(stage_params)
-    sharded = -(-params // lay.dp) if lay.zero_stage >= 1 else params
+    sharded = -(-params // (lay.dp * lay.cp)) if lay.zero_stage >= 1 else params
     opt = sharded * (2 * recipe.optimizer_bytes + recipe.grad_bytes + recipe.param_bytes)
     return Breakdown(
         compute_s=m * ref.matmul_s,
@@ -157,6 +161,8 @@ def step_breakdown(
         zero_gather_s=m * ref.zero_gather_s,
         dp_s=dp,
         optimizer_s=opt / (cluster.gpu.hbm_bandwidth_bytes_per_s * eff.hbm),
+        cp_s=m * ref.cp_s,
+        ep_s=m * ref.ep_s,
     ), sync
 
 

@@ -13,6 +13,7 @@ from core.model import ModelSpec
 from core.planner.comm import group_collective_s
 from core.planner.evaluate import Evaluation, evaluate, usable_bytes
 from core.planner.search import SearchResult
+from core.planner.stage_work import layer_params
 from core.training import Training, get_recipe
 
 
@@ -64,11 +65,11 @@ def explain(
     if best is None:
         return None
     lay, gpn = best.layout, cluster.gpus_per_node
-    floor = min(e.layout.tp * e.layout.pp for e in result.ranked)
+    floor = min(e.layout.tp * e.layout.pp * e.layout.cp for e in result.ranked)  # TP × PP × CP
     below = [m for mp, m in result.least_memory.items() if mp < floor]
     gather = 0.0
     if lay.zero_stage == 3 and lay.dp > 1:
-        nbytes = model.layer_params_per_gpu(lay.tp) * get_recipe(training.recipe).param_bytes
+        nbytes = layer_params(model, lay.tp, lay) * get_recipe(training.recipe).param_bytes
         gather = group_collective_s(
             "all_gather", best.spans["dp"], nbytes, cluster, training.efficiency
         )

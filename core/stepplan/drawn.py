@@ -1,5 +1,6 @@
 """Which GPUs a step drawing shows (at most a few dozen), and the links each kind of traffic uses
-between them: rings inside TP and DP groups, sends between neighbouring pipeline stages.
+between them: rings inside TP, CP and DP groups, sends between neighbouring pipeline stages,
+every pair of an EP group (all-to-all).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.parallel import Placement
+from core.stepplan.cpep import NONE, Fold, drawn_replicas, pair_links
 
 MAX_DRAWN = 64  # GPUs one picture shows; bigger jobs show representative replicas and stages
 MAX_NODES = 16
@@ -29,11 +31,12 @@ class Drawn:
         return len(self.ranks)
 
 
-def drawn_ranks(placement: Placement, limit: int = MAX_DRAWN) -> Drawn:
-    """Every GPU if they fit; else two DP replicas (so DP links show), as many stages as fit."""
+def drawn_ranks(placement: Placement, limit: int = MAX_DRAWN, fold: Fold = NONE) -> Drawn:
+    """Every GPU if they fit; else two DP replicas (so DP links show) or one whole CP ring and EP
+    group, as many stages as fit."""
     d = placement.dims
     k_tp = min(d.tp, limit)
-    k_dp = min(d.dp, 2)
+    k_dp = min(d.dp, drawn_replicas(fold))
     k_pp = max(1, min(d.pp, limit // (k_tp * k_dp)))
     if k_pp * k_tp * k_dp > limit:  # TP alone fills the picture: one replica
         k_dp = 1
@@ -57,9 +60,13 @@ def drawn_ranks(placement: Placement, limit: int = MAX_DRAWN) -> Drawn:
     )
 
 
-def links(placement: Placement, kind: str, drawn: Drawn) -> tuple[tuple[int, int], ...]:
+def links(
+    placement: Placement, kind: str, drawn: Drawn, fold: Fold = NONE
+) -> tuple[tuple[int, int], ...]:
     """(sender, receiver) rank pairs of one traffic kind between drawn GPUs."""
     shown = set(drawn.ranks)
+    if kind in ("cp_ring", "ep_all_to_all"):
+        return pair_links(kind, placement, fold, shown)
     dim = {"tp": "tp", "pp_forward": "pp", "pp_backward": "pp"}.get(kind, "dp")
     out: list[tuple[int, int]] = []
     for row in placement.dims.groups(dim).tolist():

@@ -10,12 +10,16 @@ collectives from core.tensor_parallel; Narayanan et al. 2021 scatter/gather for 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from core.hardware import Cluster
 from core.parallel import Layout, Placement, place
 from core.pipeline import MAX_OPS
 from core.planner import ACT_BYTES, Evaluation, Training, dp_sync_parts, evaluate
+from core.stepplan.cpep import NONE, Fold, FoldBytes, check_fold, cp_groups, ep_groups, fold_bytes
+from core.stepplan.cpep import span as group_link
+from core.stepplan.drawn import Drawn, drawn_ranks
 from core.stepplan.windows import Window, pipeline_windows
 from core.tensor_parallel import tp_comm_plan
 from core.training import get_recipe
@@ -28,9 +32,9 @@ MAX_STEP_OPS = MAX_OPS // 5  # simulated F and B ops of one drawn step (the pipe
 class Traffic:
     """What one kind of group sends during a phase; bytes sent by one GPU of each stage."""
 
-    kind: str  # tp, pp_forward, pp_backward, zero3_gather, zero3_scatter, dp_all_reduce,
-    # dp_reduce_scatter, dp_all_gather
-    dim: str  # the group it runs in: tp, pp or dp
+    kind: str  # tp, cp_ring, ep_all_to_all, pp_forward, pp_backward, zero3_gather,
+    # zero3_scatter, dp_all_reduce, dp_reduce_scatter, dp_all_gather
+    dim: str  # the group it runs in: tp, cp, ep, pp or dp
     bytes_per_gpu: tuple[float, ...]  # indexed by pipeline stage
     crosses_node: bool  # some group of this kind spans more than one node
     link: str  # the link its groups use, e.g. "NVLink 4" or "InfiniBand NDR"
@@ -71,6 +75,12 @@ class StepPlan:
     evaluation: Evaluation
     placement: Placement
     phases: tuple[Phase, ...]
+    fold: Fold = field(default=NONE)
+
+    @cached_property
+    def drawn(self) -> Drawn:
+        """The GPUs the picture shows (whole CP rings and EP groups when it can)."""
+        return drawn_ranks(self.placement, fold=self.fold)
 
     @property
     def layout(self) -> Layout:
@@ -134,25 +144,30 @@ class _PerOp:
         self.psi = psi
 
 
-def _pipeline_traffic(ev: Evaluation, per: _PerOp, w: Window) -> tuple[Traffic, ...]:
+def _pipeline_traffic(
+    ev: Evaluation, per: _PerOp, w: Window, fb: FoldBytes, fold_spans: dict
+) -> tuple[Traffic, ...]:
     lay, spans, out = ev.layout, ev.spans, []
 
     def add(kind: str, dim: str, values) -> None:
         values = tuple(float(x) for x in values)
         if any(values):
-            sp = spans[dim]
+            crosses, link = (
+                fold_spans[dim] if dim in fold_spans else (spans[dim].crosses_node, spans[dim].link)
+            )
             out.append(
-                Traffic(
-                    kind=kind,
-                    dim=dim,
-                    bytes_per_gpu=values,
-                    crosses_node=sp.crosses_node,
-                    link=sp.link,
-                )
+                Traffic(kind=kind, dim=dim, bytes_per_gpu=values, crosses_node=crosses, link=link)
             )
 
+    fwd_bwd = list(zip(w.forwards, w.backwards))
     if lay.tp > 1:
-        add("tp", "tp", (f * per.tp_fwd + b * per.tp_bwd for f, b in zip(w.forwards, w.backwards)))
+        add("tp", "tp", (f * per.tp_fwd + b * per.tp_bwd for f, b in fwd_bwd))
+    # Inside each attention layer (CP) and around each MoE layer (EP), forward and backward.
+    for kind, dim, fwd, bwd in (
+        ("cp_ring", "cp", fb.cp_forward, fb.cp_backward),
+        ("ep_all_to_all", "ep", fb.ep_forward, fb.ep_backward),
+    ):
+        add(kind, dim, (f * x + b * y for (f, b), x, y in zip(fwd_bwd, fwd, bwd)))
     if lay.pp > 1:
         add("pp_forward", "pp", (n * per.send for n in w.sends_forward))
         add("pp_backward", "pp", (n * per.send for n in w.sends_backward))
@@ -165,13 +180,17 @@ def _pipeline_traffic(ev: Evaluation, per: _PerOp, w: Window) -> tuple[Traffic, 
     return tuple(out)
 
 
-def step_plan(model, cluster: Cluster, layout: Layout, training: Training) -> StepPlan:
-    """The phases of one step of `layout`, timed and sized by the planner and core.memory."""
+def step_plan(
+    model, cluster: Cluster, layout: Layout, training: Training, fold: Fold = NONE
+) -> StepPlan:
+    """The phases of one step of `layout`, timed and sized by the planner and core.memory; with
+    CP and EP (`fold`) taken from its DP ranks, their traffic drawn on the links they use."""
     if layout.shard_degree is not None:
         raise ValueError(
             f"shard_degree={layout.shard_degree}: the step drawing shards ZeRO state over all "
             f"{layout.dp} DP ranks; leave shard_degree unset (HSDP is not drawn)"
         )
+    check_fold(fold, layout, model, training.seq_len, cluster.num_gpus)
     ev = evaluate(model, cluster, layout, training)
     lay, m = ev.layout, ev.num_microbatches
     ops = 2 * lay.pp * m * lay.num_chunks
@@ -183,6 +202,12 @@ def step_plan(model, cluster: Cluster, layout: Layout, training: Training) -> St
         )
     result = ev.pipeline()
     peaks, per = result.peak_activation_stages, _PerOp(model, ev)
+    fb = fold_bytes(fold, model, lay, training.seq_len, ACT_BYTES)
+    placement = place(lay.dims, cluster)
+    fold_spans = {
+        "cp": group_link(placement, cp_groups(placement, fold)),
+        "ep": group_link(placement, ep_groups(placement, fold)),
+    }
     p, d, zero = lay.pp, lay.dp, lay.zero_stage
     phases = [
         Phase(
@@ -203,7 +228,7 @@ def step_plan(model, cluster: Cluster, layout: Layout, training: Training) -> St
                 end_s=w.end_s,
                 hidden_s=0.0,
                 busy=w.busy,
-                traffic=_pipeline_traffic(ev, per, w),
+                traffic=_pipeline_traffic(ev, per, w, fb, fold_spans),
                 holdings=_holdings(ev, peaks, w.held, live=w.key != "fill"),
             )
         )
@@ -252,4 +277,4 @@ def step_plan(model, cluster: Cluster, layout: Layout, training: Training) -> St
     if d > 1 and zero in (1, 2):
         traffic = [dp_traffic("dp_all_gather", per.gather)]
         tail("param_gather", exposed[1], sync[1] - exposed[1], 0.0, traffic)
-    return StepPlan(evaluation=ev, placement=place(lay.dims, cluster), phases=tuple(phases))
+    return StepPlan(evaluation=ev, placement=placement, phases=tuple(phases), fold=fold)

@@ -5,7 +5,8 @@ from figures.collectives.formulas import how_computed_markdown
 from figures.collectives.frames import open_at_step, replay_names
 from figures.collectives.geometry import RingBoxes, ring_boxes
 from figures.collectives.nccl import nccl_pick_markdown
-from figures.collectives.ring import HEIGHT, MAX_ANIMATED_RANKS, ring_animation_figure, step_labels
+from figures.collectives.ring import HEIGHT, ring_animation_figure, step_labels
+from figures.collectives.ring_check import MAX_ANIMATED_RANKS
 from figures.collectives.story import followed_move, receiver_note, step_caption
 from figures.collectives.traffic import bandwidth_figure, bytes_per_rank_figure
 

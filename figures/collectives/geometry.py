@@ -16,6 +16,8 @@ import numpy as np
 RADIUS = 1.0  # the circle through the box centres (plot units)
 LABEL_GAP = 0.09  # between a box's outer corner and its GPU label
 NOTE_GAP = 0.17  # between a GPU label and the note of what that GPU just did
+ZOOM_LABEL_PULL = 0.07  # zoomed in, a GPU label sits this much closer to its box (LABEL_GAP is
+# sized for the whole ring; magnified it would float far from the box)
 
 
 def polar(radius, angle):
@@ -125,3 +127,25 @@ def link_arcs(boxes: RingBoxes) -> tuple[list, list, dict]:
         # Plotly's marker angle: degrees clockwise from "up"; clockwise travel along the circle
         heads["angle"].append(round(math.degrees(math.atan2(math.sin(hi), -math.cos(hi))), 1))
     return xs, ys, heads
+
+
+def view_window(boxes: RingBoxes, zoom: int | None = None) -> tuple[list, list]:
+    """The axes' (x, y) ranges: the whole ring, or GPU `zoom`'s box and its two neighbours with
+    their labels (the smallest rectangle holding them, plus half a cell), for large N where the
+    whole ring's cells are too small to number. The chart keeps a 1:1 aspect, so Plotly widens
+    the shorter range to fill the plot."""
+    e = boxes.extent
+    if zoom is None:
+        return [-e, e], [-e, e]
+    n = boxes.num_ranks
+    if not 0 <= zoom < n:
+        raise ValueError(f"zoom={zoom} is not a GPU of this ring: use 0 … {n - 1}, or None")
+    near = [(zoom - 1) % n, zoom, (zoom + 1) % n]
+    (cx, cy), (lx, ly) = boxes.centres, boxes.labels(-ZOOM_LABEL_PULL)
+    pad = boxes.cell / 2
+    xs = np.concatenate([cx[near] - boxes.half_w, cx[near] + boxes.half_w, lx[near]])
+    ys = np.concatenate([cy[near] - boxes.half_h, cy[near] + boxes.half_h, ly[near]])
+    return (
+        [round(float(xs.min() - pad), 4), round(float(xs.max() + pad), 4)],
+        [round(float(ys.min() - pad), 4), round(float(ys.max() + pad), 4)],
+    )

@@ -16,11 +16,18 @@ import numpy as np
 from core.collectives import CollectiveTrace, check_positive, step_times_s
 from core.units import format_bytes, format_seconds
 from figures.collectives.frames import open_at_step, step_frames
-from figures.collectives.geometry import NOTE_GAP, box_shapes, link_arcs, ring_boxes
+from figures.collectives.geometry import (
+    NOTE_GAP,
+    ZOOM_LABEL_PULL,
+    box_shapes,
+    link_arcs,
+    ring_boxes,
+    view_window,
+)
+from figures.collectives.ring_check import check_ring
 from figures.collectives.story import PHASE_NAMES, followed_move, receiver_note
 from figures.style import COLOURS, PHASE_COLOURS, margin
 
-MAX_ANIMATED_RANKS = 32
 HEIGHT = 560
 TOP, BOTTOM = 56, 74
 SUBSTEPS = (0.0, 1 / 3, 2 / 3)  # where the in-flight chunks are in the frames before landing
@@ -31,26 +38,6 @@ def step_labels(num_ranks: int) -> list[str]:
     """Short names of the states: 'start', 'RS 1'..'RS N-1', 'AG 1'..'AG N-1'."""
     k = range(1, num_ranks)
     return ["start"] + [f"RS {i}" for i in k] + [f"AG {i}" for i in k]
-
-
-def _check(trace: CollectiveTrace, timing: CollectiveTrace | None) -> None:
-    n = trace.num_ranks
-    if trace.collective != "all_reduce" or trace.algorithm != "ring":
-        raise ValueError(
-            f"the ring animation needs a ring all-reduce trace, got {trace.algorithm} "
-            f"{trace.collective}; use ring_all_reduce(inputs)"
-        )
-    if n > MAX_ANIMATED_RANKS or trace.contributions is None:
-        raise ValueError(f"N={n} ranks is too many to animate: use N ≤ {MAX_ANIMATED_RANKS}")
-    if n < 2:
-        raise ValueError("a ring of N=1 GPU sends nothing: use N ≥ 2")
-    if timing is not None and (
-        timing.num_ranks != n or timing.num_steps != trace.num_steps or timing.algorithm != "ring"
-    ):
-        raise ValueError(
-            f"the timing trace must be a ring all-reduce on the same {n} ranks "
-            f"({trace.num_steps} steps); simulate it with the same N"
-        )
 
 
 def ring_animation_figure(
@@ -65,15 +52,17 @@ def ring_animation_figure(
     start_step: int = 0,
     timing: CollectiveTrace | None = None,
     height: int = HEIGHT,
+    zoom: int | None = None,
 ) -> dict:
     """The ring, its frames, and a "▶ Replay this step" button (open_at_step points it at a step).
 
     message_bytes (default: the simulated tensor's size) scales the running bytes and time, so a
     few simulated elements stand for e.g. 1 GB; timing: a ring trace of the same N whose chunks
     split evenly (core.collectives.timing_elements), for those readouts when the drawn tensor's
-    elements split unevenly.
+    elements split unevenly. zoom: a GPU whose box and neighbours fill the chart (large N: the
+    cells get big enough to carry their numbers); the note by the receiver is left to the caption.
     """
-    _check(trace, timing)
+    check_ring(trace, timing)
     n, last = trace.num_ranks, trace.num_steps
     if message_bytes is not None:
         check_positive(message_bytes, "message_bytes", "1e9 (1 GB)")
@@ -85,7 +74,8 @@ def ring_animation_figure(
     sent = np.concatenate([[0.0], np.cumsum(clock.sent_per_step().max(axis=1))]) * scale
     counts = trace.contribution_counts
     boxes = ring_boxes(n)
-    px = (height - TOP - BOTTOM) / (2 * boxes.extent)  # pixels per plot unit (square plot)
+    xr, yr = view_window(boxes, zoom)
+    px = (height - TOP - BOTTOM) / max(xr[1] - xr[0], yr[1] - yr[0])  # pixels per plot unit
     cell_px = boxes.cell * px
     labelled = cell_px >= MIN_LABEL_PX
     cx, cy = boxes.cells()
@@ -136,7 +126,7 @@ def ring_animation_figure(
         }
 
     def note(t: int) -> dict:
-        if t == 0:
+        if t == 0 or zoom is not None:
             return {"x": [None], "y": [None], "text": [""]}
         m = followed_move(trace, t)  # a line further out than the receiving GPU's label
         x, y = round(float(nx[m.dst]), 4), round(float(ny[m.dst]), 4)
@@ -175,7 +165,7 @@ def ring_animation_figure(
         f["traces"] = [2, 3, 4, 5]
     scale_kw = {"cmin": 1, "cmax": max(n, 2), "colorscale": "Viridis"}
     flight_px = max(1.15 * cell_px, 18)
-    lx, ly = boxes.labels()
+    lx, ly = boxes.labels(0.0 if zoom is None else -ZOOM_LABEL_PULL)
     links_x, links_y, heads = link_arcs(boxes)
     data = [
         {
@@ -264,7 +254,7 @@ def ring_animation_figure(
             "x": [None],
             "y": [None],
             "text": [""],
-            "cliponaxis": False,
+            "cliponaxis": zoom is not None,
             "textfont": {"size": 12, "color": COLOURS["ink"]},
             "hoverinfo": "skip",
         },
@@ -274,13 +264,13 @@ def ring_animation_figure(
             "name": "GPUs",
             "x": np.round(lx, 4).tolist(),
             "y": np.round(ly, 4).tolist(),
-            "text": [f"GPU {r}" if n <= 12 else str(r) for r in range(n)],
+            "text": [f"GPU {r}" if n <= 12 or zoom is not None else str(r) for r in range(n)],
             "textfont": {"size": 12 if n <= 16 else 10, "color": COLOURS["ink"]},
-            "cliponaxis": False,
+            "cliponaxis": zoom is not None,
             "hoverinfo": "skip",
         },
     ]
-    axis = {"visible": False, "range": [-boxes.extent, boxes.extent], "fixedrange": True}
+    axis = {"visible": False, "fixedrange": True}
     fig = {
         "data": data,
         "frames": frames,
@@ -289,8 +279,8 @@ def ring_animation_figure(
             "height": height,
             "showlegend": False,
             "margin": margin(10, 10, TOP, BOTTOM),
-            "xaxis": axis,
-            "yaxis": {**axis, "scaleanchor": "x", "scaleratio": 1},
+            "xaxis": {**axis, "range": xr},
+            "yaxis": {**axis, "range": yr, "scaleanchor": "x", "scaleratio": 1},
             "plot_bgcolor": COLOURS["paper"],
             "shapes": box_shapes(boxes, COLOURS["guide"], COLOURS["node_fill"]),
             "updatemenus": [step_frames(frame_ms)],

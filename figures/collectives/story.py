@@ -21,6 +21,7 @@ class Move:
 
     step: int  # 1-based
     phase: str
+    chunk: int
     src: int
     dst: int
     carried: int  # contributions in the sent copy
@@ -31,13 +32,15 @@ class Move:
     new_value: float | None
 
 
-def followed_move(trace: CollectiveTrace, step: int) -> Move:
-    """Chunk 0's transfer in `step` (1 … num_steps), read from the trace."""
+def followed_move(trace: CollectiveTrace, step: int, receiver: int | None = None) -> Move:
+    """Chunk 0's transfer in `step` (1 … num_steps), read from the trace; with `receiver`, the
+    transfer into that GPU instead (the one a zoomed view shows)."""
     s = trace.steps[step - 1]
-    i = int(np.flatnonzero(s.chunk == FOLLOWED_CHUNK)[0])
-    src, dst, red = int(s.src[i]), int(s.dst[i]), bool(s.reduce[i])
+    pick = s.chunk == FOLLOWED_CHUNK if receiver is None else s.dst == receiver
+    i = int(np.flatnonzero(pick)[0])
+    src, dst, red, c = int(s.src[i]), int(s.dst[i]), bool(s.reduce[i]), int(s.chunk[i])
     counts = trace.contribution_counts
-    lo, hi = trace.chunk_offsets[FOLLOWED_CHUNK], trace.chunk_offsets[FOLLOWED_CHUNK + 1]
+    lo, hi = trace.chunk_offsets[c], trace.chunk_offsets[c + 1]
     values = (None, None, None)
     if trace.states is not None and hi > lo:
         values = tuple(
@@ -47,10 +50,11 @@ def followed_move(trace: CollectiveTrace, step: int) -> Move:
     return Move(
         step=step,
         phase=s.phase,
+        chunk=c,
         src=src,
         dst=dst,
-        carried=int(counts[step - 1, src, FOLLOWED_CHUNK]),
-        after=int(counts[step, dst, FOLLOWED_CHUNK]),
+        carried=int(counts[step - 1, src, c]),
+        after=int(counts[step, dst, c]),
         reduce=red,
         sent_value=values[0],
         old_value=values[1],
@@ -66,17 +70,17 @@ def _plural(k: int, word: str) -> str:
     return f"{k} {word}" if k == 1 else f"{k} {word}s"
 
 
-def step_caption(trace: CollectiveTrace, step: int) -> str:
+def step_caption(trace: CollectiveTrace, step: int, receiver: int | None = None) -> str:
     """One line, e.g. 'step 3 of 14, reduce-scatter: GPU 2 sends chunk 0 (3 contributions) to
-    GPU 3, which adds its own: 4 of 8'."""
+    GPU 3, which adds its own: 4 of 8'; with `receiver`, the chunk that GPU receives."""
     n, last = trace.num_ranks, trace.num_steps
     if step == 0:
         return (
             f"step 0 of {last}: each of the {n} GPUs holds only its own tensor, cut into {n} "
             f"chunks (0 … {n - 1}); every step, every GPU sends one chunk to the next GPU at once"
         )
-    m = followed_move(trace, step)
-    head = f"step {step} of {last}, {PHASE_NAMES[m.phase]}: GPU {m.src} sends chunk 0"
+    m = followed_move(trace, step, receiver)
+    head = f"step {step} of {last}, {PHASE_NAMES[m.phase]}: GPU {m.src} sends chunk {m.chunk}"
     if m.reduce:
         line = (
             f"{head} ({_plural(m.carried, 'contribution')}) to GPU {m.dst}, which adds its own: "
@@ -91,13 +95,15 @@ def step_caption(trace: CollectiveTrace, step: int) -> str:
     return line
 
 
-def receiver_note(trace: CollectiveTrace, step: int) -> str:
-    """Short text by the receiving GPU: what it did with chunk 0, e.g. 'adds chunk 0: 8+5=13'."""
+def receiver_note(trace: CollectiveTrace, step: int, receiver: int | None = None) -> str:
+    """Short text by the receiving GPU: what it did with chunk 0 (or with what `receiver` got),
+    e.g. 'adds chunk 0: 8+5=13'."""
     if step == 0:
         return ""
-    m = followed_move(trace, step)
+    m = followed_move(trace, step, receiver)
     verb = "adds" if m.reduce else "stores"
     if m.new_value is not None:
         op = f"{_num(m.sent_value)}+{_num(m.old_value)}={_num(m.new_value)}" if m.reduce else ""
-        return f"{verb} chunk 0: {op}" if op else f"{verb} chunk 0 = {_num(m.new_value)}"
-    return f"{verb} chunk 0 → {m.after}/{trace.num_ranks}"
+        what = f"{verb} chunk {m.chunk}"
+        return f"{what}: {op}" if op else f"{what} = {_num(m.new_value)}"
+    return f"{verb} chunk {m.chunk} → {m.after}/{trace.num_ranks}"

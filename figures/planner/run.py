@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from core.expert_parallel.spec import any_preset as preset  # dense and MoE presets by name
 from core.hardware import Cluster
-from core.model import preset
 from core.parallel import Layout
 from core.planner import (
     LLAMA3_405B,

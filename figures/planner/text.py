@@ -32,6 +32,10 @@ HELP = {
     "eff": "Achievable share of dense peak in GEMMs; 0.7 reproduces Megatron 2021 "
     "(see calibration).",
     "pick": "The search's ranking, or custom: set it below or click a row of the table.",
+    "cp": "Context parallelism: ranks splitting each sequence (ring attention, zig-zag); "
+    "DP × TP × PP × CP = GPUs. The search tries CP from 16K tokens on.",
+    "ep": "Expert parallelism (MoE models): ranks splitting each MoE layer's experts; EP "
+    "divides the experts and DP × CP (it folds into them, ETP = TP).",
 }
 ORDERS = {o: o for o in LAYOUT_ORDERS}  # innermost first
 RECIPES = {k: r.label for k, r in RECIPE_REGISTRY.items()}  # URL value: the registry's label
@@ -127,6 +131,8 @@ def drawn_layout(
         dp=c["dp"],
         tp=c["tp"],
         pp=c["pp"],
+        cp=c.get("cp", 1),
+        ep=c.get("ep", 1),
         zero_stage=int(c["zero"]),
         sequence_parallel=c["sp"],
         micro_batch=c["mb"],
@@ -178,7 +184,8 @@ def row_controls(row: dict) -> dict | str:
     """
     if row["zero_stage"] is None or row["micro_batch"] is None:
         return (
-            f"That row stands for every DP {row['dp']} × TP {row['tp']} × PP {row['pp']} layout: "
+            f"That row stands for every DP {row['dp']} × TP {row['tp']} × PP {row['pp']}"
+            f"{_cp_ep(row)} layout: "
             f"{row['reason']}"
         )
     return dict(
@@ -186,12 +193,20 @@ def row_controls(row: dict) -> dict | str:
         dp=row["dp"],
         tp=row["tp"],
         pp=row["pp"],
+        cp=row.get("cp", 1),
+        ep=row.get("ep", 1),
         zero=ZERO_STAGES[row["zero_stage"]].label,
         mb=row["micro_batch"],
         sched=SCHEDULES[row["schedule"]].label,
         v=max(2, row["num_chunks"]),
         order=LAYOUT_ORDERS[0],
     )
+
+
+def _cp_ep(row: dict) -> str:
+    """' × CP c (EP e)' for a row with CP or EP > 1."""
+    cp, ep = row.get("cp", 1), row.get("ep", 1)
+    return (f" × CP {cp}" if cp > 1 else "") + (f" (EP {ep})" if ep > 1 else "")
 
 
 def self_checks() -> list[dict]:

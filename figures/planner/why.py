@@ -14,7 +14,9 @@ def short_label(ev: Evaluation) -> str:
     """'TP 8 × PP 4 × DP 16, ZeRO-1, Interleaved 1F1B v=4': human labels, degree-1 parts out."""
     lay = ev.layout
     parts = [
-        f"{k} {getattr(lay, k.lower())}" for k in ("TP", "PP", "DP") if getattr(lay, k.lower()) > 1
+        f"{k} {getattr(lay, k.lower())}"
+        for k in ("TP", "PP", "CP", "DP", "EP")
+        if getattr(lay, k.lower()) > 1
     ]
     sched = SCHEDULES[lay.schedule].label + (f" v={lay.num_chunks}" if lay.num_chunks > 1 else "")
     extra = [ZERO_STAGES[lay.zero_stage].label] if lay.dp > 1 else []
@@ -32,10 +34,11 @@ def why_markdown(why: Why, units: str = "binary") -> str:
     lay, bd, gpn = ev.layout, ev.breakdown, ev.cluster.gpus_per_node
     out = []
     if why.memory_floor and why.below_floor is not None:
+        mp = "TP × PP × CP" if lay.cp > 1 else "TP × PP"
         out.append(
-            f"**Memory sets the floor:** every layout with TP × PP below {why.memory_floor} runs "
+            f"**Memory sets the floor:** every layout with {mp} below {why.memory_floor} runs "
             f"out of memory (the closest needs {b(why.below_floor.total_bytes)} per GPU, "
-            f"{b(why.usable_bytes)} usable), so TP × PP ≥ {why.memory_floor}."
+            f"{b(why.usable_bytes)} usable), so {mp} ≥ {why.memory_floor}."
         )
     if lay.zero_stage == 3 and lay.dp > 1:
         hide = ev.stage.layer_forward_s
@@ -60,6 +63,7 @@ def why_markdown(why: Why, units: str = "binary") -> str:
         )
     elif lay.tp < gpn:
         out.append(f"No layout with TP = {gpn} fits or runs here.")
+    out += cp_ep_sentences(ev)
     if lay.pp > 1:
         out.append(
             f"**The bubble** at {ev.num_microbatches} micro-batches on {lay.pp} stages is "
@@ -84,6 +88,30 @@ def why_markdown(why: Why, units: str = "binary") -> str:
     if flips:
         out.append("**What would flip it:** " + "; ".join(flips) + ".")
     return " ".join(out)
+
+
+def cp_ep_sentences(ev: Evaluation) -> list[str]:
+    """What CP and EP cost this layout, when they are > 1 (core.planner.cp_ep's parts)."""
+    lay, bd, sp, out = ev.layout, ev.breakdown, ev.spans, []
+    s = ev.training.seq_len
+    if lay.cp > 1:
+        shown = (
+            "all hidden behind the block attention"
+            if bd.cp_s == 0
+            else f"{format_seconds(bd.cp_s)} per step exposed"
+        )
+        out.append(
+            f"**Context parallelism {lay.cp}:** each GPU holds {s // lay.cp:,} of the {s:,} "
+            f"tokens (activations ÷ {lay.cp}); the ring passes K/V blocks over {sp['cp'].link}, "
+            f"{shown}."
+        )
+    if lay.ep > 1:
+        out.append(
+            f"**Expert parallelism {lay.ep}:** each GPU holds 1/{lay.ep} of every MoE layer's "
+            f"experts; the token all-to-alls run over {sp['ep'].link}: "
+            f"{format_seconds(bd.ep_s)} per step ({bd.ep_s / ev.step_time_s:.0%})."
+        )
+    return out
 
 
 def closest_markdown(cl: Closest, units: str = "binary") -> str:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from core.scenarios import Placement, ScaleOut, Schedules, Sentence, Sharding, Sizing
+from core.scenarios.five_d import LongContext, MoeTwoNodes
 from figures.scenarios.common import Walkthrough
+from figures.scenarios.five_d import long_context_figure, long_context_text, moe_figure, moe_text
 from figures.scenarios.memory import sharding_figure, sharding_text, sizing_figure, sizing_text
 from figures.scenarios.placement import (
     placement_figure,
@@ -29,4 +31,8 @@ def walkthrough(result, units: str, bw_units: str) -> tuple[Walkthrough, dict]:
         return schedules_text(result), schedules_figure(result)
     if isinstance(result, Sharding):
         return sharding_text(result, units), sharding_figure(result, units)
+    if isinstance(result, LongContext):
+        return long_context_text(result, units), long_context_figure(result, units)
+    if isinstance(result, MoeTwoNodes):
+        return moe_text(result, units), moe_figure(result)
     raise ValueError(f"unknown scenario result {type(result).__name__}")

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import copy
 
-from core.stepplan import StepPlan, drawn_ranks
+from core.stepplan import StepPlan, coords
 from core.units import ByteSystem, format_bytes
 from figures.step import grid, text, timeline
 from figures.step.traffic import KINDS, traffic_traces
 from figures.style import COLOURS, margin
 
-FRAME_MS = 1800  # Play: time on each phase
+FRAME_MS = 1800  # the page's Play: time on each phase
 ROW_PX = 66  # height of one unit (a GPU cell) of the grid
-TOP, BOTTOM = 120, 95  # margins: the caption and Play above, the legend below
+TOP, BOTTOM = 50, 12  # margins: the title above; the legend sits under it, over the grid
 STRIP = (0.0, 0.09)  # the timeline strip's share of the height (bottom)
 
 
@@ -32,7 +32,7 @@ def _node_labels(plan: StepPlan, geo) -> dict[int, str]:
     for node, *_ in geo.boxes:
         ranks = by_node.get(node, [])
         stages = _span(int(pl.coord("pp")[r]) for r in ranks) if ranks else "–"
-        reps = _span(int(pl.coord("dp")[r]) for r in ranks) if ranks else "–"
+        reps = _span(coords(pl, plan.fold, r)["dp"] for r in ranks) if ranks else "–"
         out[node] = f"node {node} · stage s{stages} · DP replica {reps}"
     return out
 
@@ -42,10 +42,14 @@ def _hover(plan: StepPlan, geo, units: ByteSystem) -> tuple[dict, list[dict]]:
     pl, gpn = plan.placement, plan.placement.cluster.gpus_per_node
     fixed, per_phase = {}, [{} for _ in plan.phases]
     for r in geo.centres:
-        c = {d: int(pl.coord(d)[r]) for d in ("dp", "pp", "tp")}
+        c = {d: int(pl.coord(d)[r]) for d in ("pp", "tp")} | coords(pl, plan.fold, r)
         h = plan.phases[0].holdings[c["pp"]]
         rows = [f"rank {r} · node {r // gpn}, GPU {r % gpn}"]
         rows.append(f"DP replica {c['dp']} · PP stage {c['pp']} · TP rank {c['tp']}")
+        if plan.fold.active:
+            rows.append(
+                f"CP rank {c['cp']} of {plan.fold.cp} · EP rank {c['ep']} of {plan.fold.ep}"
+            )
         for part in grid.PARTS:
             held, full = getattr(h, f"{part}_bytes"), getattr(h, f"full_{part}_bytes")
             how = "shard" if held < full else "replicated"
@@ -63,8 +67,22 @@ def _hover(plan: StepPlan, geo, units: ByteSystem) -> tuple[dict, list[dict]]:
 
 
 def _title(plan: StepPlan, index: int) -> dict:
-    head, sub = text.caption(plan, index)
-    return {"text": head, "subtitle": {"text": sub}}
+    """The phase and its times (what happens is written under the chart: text.phase_lines)."""
+    head, _ = text.caption(plan, index)
+    return {"text": head}
+
+
+def legend_px(names: list[str], present: bool) -> int:
+    """Height a horizontal legend of these entries takes: entries packed into rows of about
+    1,050 px (Chromium: ~6.6 px a character at Plotly's 12 px, ~8.8 at presenter's 16 px)."""
+    char, row_px, sample = (8.8, 30, 50) if present else (6.6, 21, 40)
+    rows, used = 1, 0.0
+    for name in names:
+        w = len(name) * char + sample
+        if used and used + w > 1050:
+            rows, used = rows + 1, 0.0
+        used += w
+    return rows * row_px + 6
 
 
 def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:
@@ -72,17 +90,20 @@ def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:
     return [
         *grid.fills(geo, pl, ph, names),
         *grid.idle(geo, pl, ph, "waits"),
-        *traffic_traces(geo, pl, drawn, ph, names),
+        *traffic_traces(geo, pl, drawn, ph, names, plan.fold),
         grid.hover(geo, hover[0], hover[1][index]),
     ]
 
 
-def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.BINARY) -> dict:
-    """The animated step, opened at phase `index` (Play runs on from there)."""
+def step_figure(
+    plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.BINARY, present: bool = False
+) -> dict:
+    """The step drawn at phase `index`, with one frame per phase (open_at picks one); `present`
+    keeps room for the presenter's bigger legend."""
     n = len(plan.phases)
     if not 0 <= index < n:
         raise ValueError(f"phase {index} is not a phase of this step: use 0 … {n - 1}")
-    drawn = drawn_ranks(plan.placement)
+    drawn = plan.drawn
     geo = grid.geometry(plan.placement, drawn)
     names = {**text.PARTS, **{k: text.traffic_name(plan, k) for k in KINDS}}
     static = [grid.tracks(geo), grid.placeholders(geo), grid.stage_labels(geo, plan.placement)]
@@ -113,11 +134,23 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
     shapes, notes = grid.node_shapes(geo, _node_labels(plan, geo))
     (x0, x1), (y0, y1) = geo.x_range, geo.y_range
     # Cells stretch to the chart's width; their height is set here (about ROW_PX per cell row).
+    # Only what some phase draws gets a legend entry; the legend is kept above the grid, inside
+    # the plot area, so it is on the first screen (presenter mode moves only legends outside it).
+    # Copies: a trace shared by data and a frame would be recoloured twice in presenter mode.
+    opened = copy.deepcopy(every[index])
+    data = [*static, *opened[:-1], *strip, opened[-1]]
+    drawn_at = {k for k, t in enumerate(data) if t.get("x")}
+    drawn_at |= {k for f in frames for k, t in zip(f["traces"], f["data"]) if t.get("x")}
+    for k, trace in enumerate(data):
+        if trace.get("name") and k not in drawn_at:
+            trace["showlegend"] = False
+    entries = [t["name"] for t in data if t.get("name") and t.get("showlegend", True)]
+    room = legend_px(entries, present)
     grid_px = (y1 - y0) * ROW_PX
-    height = int(min(1000, max(460, grid_px / (1 - STRIP[1] - 0.05) + TOP + BOTTOM)))
+    plot_px = min(1000 - TOP - BOTTOM, max(360, grid_px / (1 - STRIP[1] - 0.05) + room))
+    height = int(plot_px + TOP + BOTTOM)
+    grid_top = 1 - room / plot_px
     hidden = {"visible": False, "fixedrange": True}
-    anim = {"mode": "immediate", "transition": {"duration": 0}}
-    play = {**anim, "fromcurrent": True, "frame": {"duration": FRAME_MS, "redraw": True}}
     layout = {
         "title": {
             **_title(plan, index),
@@ -132,45 +165,18 @@ def step_figure(plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.B
         "shapes": shapes,
         "annotations": notes,
         "xaxis": {**hidden, "range": [x0, x1]},
-        "yaxis": {**hidden, "range": [y0, y1], "domain": [STRIP[1] + 0.04, 1.0]},
+        "yaxis": {**hidden, "range": [y0, y1], "domain": [STRIP[1] + 0.04, grid_top]},
         "xaxis2": {**hidden, "range": [0, 1], "anchor": "y2"},
         "yaxis2": {**hidden, "range": [0, 1], "domain": list(STRIP), "anchor": "x2"},
-        "legend": {"orientation": "h", "x": 0, "y": -0.01, "yanchor": "top"},
+        "legend": {"orientation": "h", "x": 0, "y": 0.999, "yanchor": "top"},
         "hovermode": "closest",
-        "updatemenus": [
-            {
-                "type": "buttons",
-                "direction": "left",
-                "x": 1.0,
-                "y": 1.0,
-                "xanchor": "right",
-                "yanchor": "bottom",
-                "pad": {"b": 6},
-                "showactive": False,
-                "buttons": [
-                    {
-                        "label": "▶ Play phases",
-                        "method": "animate",
-                        "args": [labels[index:] if index else None, play],
-                    },
-                    {
-                        "label": "❚❚ Pause",
-                        "method": "animate",
-                        "args": [[None], {**anim, "frame": {"duration": 0, "redraw": False}}],
-                    },
-                ],
-            }
-        ],
     }
-    # Copies: a trace shared by data and a frame would be recoloured twice in presenter mode.
-    opened = copy.deepcopy(every[index])
-    data = [*static, *opened[:-1], *strip, opened[-1]]
     return {"data": data, "frames": frames, "layout": layout}
 
 
 def open_at(fig: dict, index: int) -> dict:
     """A step figure opened at phase `index`: its frame merged into the traces (as Plotly.animate
-    does), its caption, Play running on from there. Frames and unchanged traces are shared.
+    does) and its caption; no frames (the page's stepper holds the phase). Unchanged traces shared.
     """
     frames = fig["frames"]
     if not 0 <= index < len(frames):
@@ -179,15 +185,5 @@ def open_at(fig: dict, index: int) -> dict:
     for i, update in zip(frame["traces"], frame["data"]):
         data[i] = copy.deepcopy({**data[i], **update})  # own copies: presenter recolours them
     layout = fig["layout"]
-    menu = layout["updatemenus"][0]
-    play, *rest = menu["buttons"]
-    play = {**play, "args": [[f["name"] for f in frames[index:]], play["args"][1]]}
-    return {
-        **fig,
-        "data": data,
-        "layout": {
-            **layout,
-            "title": {**layout["title"], **frame["layout"]["title"]},
-            "updatemenus": [{**menu, "buttons": [play, *rest]}],
-        },
-    }
+    title = {**layout["title"], **frame["layout"]["title"]}
+    return {"data": data, "layout": {**layout, "title": title}}

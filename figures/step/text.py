@@ -17,8 +17,6 @@ QUESTION = (
     "when does each GPU wait?"
 )
 LAYOUT_HELP = "The planner's pick for this cluster, or your own DP × TP × PP × ZeRO (custom)."
-PHASE_HELP = "One frame per phase; ◀ / ▶ (← / →) step through it, ▶ Play in the chart runs it."
-
 TITLES = {
     "rest": "Before the step",
     "fill": "Forward: the pipeline fills",
@@ -44,6 +42,8 @@ SHORT = {
 }
 TRAFFIC = {
     "tp": "TP all-reduce (activations)",
+    "cp_ring": "CP ring: K/V blocks → next CP rank",
+    "ep_all_to_all": "EP all-to-all: tokens to experts and back",
     "pp_forward": "PP send: activations → next stage",
     "pp_backward": "PP send: gradients ← previous stage",
     "zero3_gather": "ZeRO-3 all-gather of weights",
@@ -212,7 +212,11 @@ HOW = (
     "stage's weights before every forward and backward and reduce-scatters gradients after "
     "it (ZeRO paper Sec. 7), once per micro-batch as the planner times it. Memory per GPU "
     "comes from the Memory page's model (core.memory): bars are filled by the share of the "
-    "unsharded amount a GPU holds; activations by the micro-batches in flight."
+    "unsharded amount a GPU holds; activations by the micro-batches in flight. CP and EP "
+    "(Megatron-Core order tp-cp-ep-dp-pp) take consecutive DP GPUs: a CP ring sends C − 1 K/V "
+    "blocks of 2·b·(S/C)·(h_kv/t)·d bytes per layer forward and twice that backward (Liu et "
+    "al. 2023, arXiv:2310.01889); an EP group runs a dispatch and a combine all-to-all per MoE "
+    "layer, each GPU sending (E_p − 1)/E_p of its tokens × top-k × h bytes (uniform routing)."
 )
 
 

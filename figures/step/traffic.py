@@ -1,19 +1,22 @@
 """Traffic arrows of a step drawing: one trace per kind of traffic, an arrow per link it uses
-between drawn GPUs (TP rings inside the TP group, sends between neighbouring stages, DP rings
-across replicas), coloured as the planner's step-time breakdown colours the same communication.
+between drawn GPUs (TP rings inside the TP group, K/V around each CP ring, every pair of an EP
+group, sends between neighbouring stages, DP rings across replicas), coloured as the planner's
+step-time breakdown colours the same communication.
 """
 
 from __future__ import annotations
 
 import math
 
-from core.stepplan import Drawn, Phase, links
+from core.stepplan import Drawn, Fold, Phase, links
 from figures.step.grid import Geometry
 from figures.style import COLOURS
 
 # Every kind of traffic, in the fixed order of the figure's traces; colour and dash per kind.
 KINDS = {
     "tp": (COLOURS["exposed"], "solid"),
+    "cp_ring": (COLOURS["cp_kv"], "solid"),
+    "ep_all_to_all": (COLOURS["ep_all_to_all"], "solid"),
     "pp_forward": (COLOURS["exposed_p2p"], "solid"),
     "pp_backward": (COLOURS["exposed_p2p"], "dot"),
     "zero3_gather": (COLOURS["zero_gather"], "solid"),
@@ -40,7 +43,7 @@ def _arrow(a: tuple[float, float], b: tuple[float, float]) -> tuple[list, list]:
 
 
 def traffic_traces(
-    geo: Geometry, placement, drawn: Drawn, phase: Phase, names: dict[str, str]
+    geo: Geometry, placement, drawn: Drawn, phase: Phase, names: dict[str, str], fold: Fold
 ) -> list[dict]:
     """One trace per kind in KINDS order: arrows on the links the phase's traffic uses."""
     active = {t.kind for t in phase.traffic}
@@ -48,7 +51,7 @@ def traffic_traces(
     for kind, (colour, dash) in KINDS.items():
         xs, ys, size = [], [], []
         if kind in active:
-            for a, b in links(placement, kind, drawn):
+            for a, b in links(placement, kind, drawn, fold):
                 px, py = _arrow(geo.centres[a], geo.centres[b])
                 xs += px
                 ys += py

@@ -1,0 +1,49 @@
+"""The training-step page's drawing section: the one phase control (URL-bound, with Play), the
+step drawn at that phase and its words, as a fragment; and the cached builders it shares with the
+page (in a module, so a full rerun does not re-create them and tests can count their calls).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app_pages import common
+from app_pages.common.widgets import play_tick, playing
+from core.parallel import Layout
+from core.stepplan import StepPlan
+from core.units import ByteSystem
+from figures.planner.run import Run
+from figures.step import FRAME_MS, open_at, step_figure
+from figures.step import text as tx
+from figures.step.run import plan_run, step_search
+
+PLAY_EVERY_S = FRAME_MS / 1000
+search = st.cache_resource(max_entries=16)(step_search)  # shared, never mutated
+plan = st.cache_resource(max_entries=64)(plan_run)
+
+
+@st.cache_resource(max_entries=32)  # shared, never mutated: open_at copies what it changes
+def figure(run: Run, lay: Layout, cp: int, ep: int, units: str, present: bool) -> dict:
+    return step_figure(plan(run, lay, cp, ep), 0, ByteSystem(units), present)
+
+
+def drawing(run: Run, lay: Layout, cp: int, ep: int, units: ByteSystem) -> None:
+    """The phase stepper (URL-bound, with Play), the drawing and its words, as a fragment: a
+    phase step (press, drag or Play tick) reruns only this section, not the page's inputs."""
+    every = PLAY_EVERY_S if playing("phase") else None
+
+    @st.fragment(run_every=every)
+    def section() -> None:
+        if playing("phase") != (every is not None):  # ▶ / ❚❚ pressed: re-arm the timer
+            st.rerun(scope="app")
+        drawn: StepPlan = plan(run, lay, cp, ep)
+        last = len(drawn.phases) - 1
+        play_tick("phase", last, PLAY_EVERY_S)
+        phase = common.stepper("Phase", last, key="phase", play=True)
+        fig = figure(run, lay, cp, ep, units.value, common.settings().presenter)
+        common.chart(open_at(fig, phase), key="step")
+        st.markdown("\n".join(tx.phase_lines(drawn, phase, units)))
+        with st.expander("What one GPU of each stage holds in this phase"):
+            st.markdown("\n".join(f"- {line}" for line in tx.holding_lines(drawn, phase, units)))
+
+    section()
