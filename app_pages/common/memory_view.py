@@ -11,7 +11,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common.links import step_link_markdown
-from app_pages.common.widgets import _nudge  # the queue behind widgets.nudges
+from app_pages.common.widgets import _nudge, url_int  # _nudge: the queue behind nudges
 from core.hardware import GPU_PRESETS
 from core.training import RECIPES
 from figures import memory as fm
@@ -26,24 +26,32 @@ GPUS, RECIPE_LABELS = common.same(GPU_PRESETS), {k: r.label for k, r in RECIPES.
 GPUS_PER_NODE = 8  # the memory page has no cluster: the step link assumes 8-GPU nodes
 
 
-def _now(key: str, default):
+def _now(key: str, default, ok=None):
     """A control's current value before it is drawn (for the expander's one-line label): what
-    it showed last run, else the URL's, else its default."""
+    it showed last run, else the URL's if the control would accept it (`ok`), else its default;
+    a hostile URL value never reaches the label."""
     if key in st.session_state:
         return st.session_state[key]
-    return st.query_params.get(key, default)
+    raw = st.query_params.get(key)
+    if isinstance(ok, range):  # a whole number in the slider's range
+        n = url_int(key)
+        return n if n in ok else default
+    return raw if ok is not None and raw in ok else default
 
 
 def run_controls() -> dict:
     """Model, recipe, GPU, reserve, micro-batch, sequence, recompute, SP and flash attention,
     folded into an expander whose label lists their values (issue 15: the chart above the fold)."""
     on = {"true": "on", "false": "off", True: "on", False: "off"}
+    tf = {"true", "false"}
     label = (
-        f"Run: **{_now('model', 'Llama-2 13B')}** · {_now('gpu', 'H100 SXM')} · "
-        f"{_now('recipe', RECIPES['mixed_adam'].label)} · micro-batch {_now('mb', 1)} × "
-        f"{int(_now('seq', 4096)):,} tokens · recompute {_now('rc', 'none')} · SP "
-        f"{on.get(_now('sp', False), 'off')} · flash {on.get(_now('flash', True), 'on')} · "
-        f"reserve {_now('reserve', mt.RESERVE_PCT)} %"
+        f"Run: **{_now('model', 'Llama-2 13B', fm.MODEL_LABELS.values())}** · "
+        f"{_now('gpu', 'H100 SXM', GPUS.values())} · "
+        f"{_now('recipe', RECIPES['mixed_adam'].label, RECIPE_LABELS.values())} · micro-batch "
+        f"{_now('mb', 1, range(1, 65))} × {_now('seq', 4096, range(256, 131073, 256)):,} tokens "
+        "· recompute "
+        f"{_now('rc', 'none', mt.RC.values())} · SP {on[_now('sp', False, tf)]} · flash "
+        f"{on[_now('flash', True, tf)]} · reserve {_now('reserve', mt.RESERVE_PCT, range(51))} %"
     )
     with st.expander(label):
         c = [*st.columns(4), *st.columns(4)]
