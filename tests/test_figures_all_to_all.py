@@ -3,7 +3,8 @@
 By hand: pairwise exchange moves block src→dst at step (dst − src) mod N (pmodels/mpich
 src/mpi/coll/alltoall/alltoall_intra_pairwise.c), so on N = 4 block 1→0 moves at step 3 and 0→1 at
 step 1. Costs at S = 1e9 B on NVLink 4 (450e9 B/s, α = 3.4 µs), N = 8: all-to-all 7α + (7/8)S/B =
-23.8 µs + 1.944 ms = 1.97 ms; ring all-reduce 14α + 2(7/8)S/B = 47.6 µs + 3.889 ms = 3.94 ms. """
+23.8 µs + 1.944 ms = 1.97 ms; ring all-reduce 14α + 2(7/8)S/B = 47.6 µs + 3.889 ms = 3.94 ms.
+"""
 
 import pytest
 
