@@ -288,3 +288,5 @@ PART_COLOURS["cp_s"] = COLOURS["cp_kv"]
 PART_COLOURS["ep_s"] = COLOURS["ep_all_to_all"]
 PRESENTER_COLOURS[COLOURS["cp_kv"]] = COLOURS["cp_kv"]
 PRESENTER_COLOURS[COLOURS["ep_all_to_all"]] = COLOURS["ep_all_to_all"]
+# Collectives' all-to-all blocks: pairwise step 1 … N − 1, light to dark (ColorBrewer Blues ends).
+STEP_SCALE = ("#c6dbef", "#08306b")

@@ -30,6 +30,8 @@ def test_planner_row_click_fills_the_layout_widgets_with_their_url_labels():
         sched="Interleaved 1F1B",  # the schedule registry's label
         v=2,  # the chunks slider starts at 2
         order="tp-pp-dp",  # the default order: TP innermost
+        cp=1,  # a row without CP / EP degrees is a 3-D layout
+        ep=1,
     )
 
 

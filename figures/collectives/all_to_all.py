@@ -16,7 +16,7 @@ import numpy as np
 from core import collectives as coll
 from core.hardware import Cluster
 from core.units import format_bytes, format_seconds
-from figures.style import COLOURS, margin
+from figures.style import COLOURS, STEP_SCALE, margin
 
 LABELLED = 12  # up to this N every cell prints its "src→dst" label; beyond, hover only
 
@@ -39,7 +39,7 @@ def _scale(n: int) -> list:
     light to dark blue."""
     edge = 0.5 / max(n - 1, 1)
     stay = COLOURS["replicated"]
-    return [[0, stay], [edge, stay], [edge, "#c6dbef"], [1, "#08306b"]]
+    return [[0, stay], [edge, stay], [edge, STEP_SCALE[0]], [1, STEP_SCALE[1]]]
 
 
 def _panel(z, text, hover, axis: str) -> dict:
