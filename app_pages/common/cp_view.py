@@ -48,7 +48,7 @@ def ring_section(c: int, layout: str, causal: bool) -> None:
     """Section 1: the step slider, the ring at that step, the check and what it runs."""
     data = toy(c, layout, causal)
     if c > 1:
-        if (st.session_state.get("t", common.url_int("t")) or 0) > c - 1:  # C shrank
+        if st.session_state.get("t", 0) > c - 1:  # C shrank (a URL value: the slider checks it)
             st.session_state["t"] = c - 1
         label = "Ring step t (which K/V block each rank holds)"
         t = common.slider(label, 0, c - 1, 0, key="t", where=st.columns(2)[0])
