@@ -140,6 +140,8 @@ def step_link(run: Run, lay: Split) -> None:
         global_batch=tr.global_batch,
         recompute=lay.rc,
         settings=common.settings().query(),
+        cp=par.cp,
+        ep=par.ep,
     )
     st.markdown(mt.step_link_note(link, gpus, nodes, GPUS_PER_NODE, par, tr.global_batch))
 
