@@ -54,9 +54,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+
+from tests.e2e.harness import wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 SPY_ENV, LOG_ENV = "SPLITLAB_SPY", "SPLITLAB_SPY_LOG"
@@ -299,17 +300,7 @@ def spied_app(*targets: str) -> Iterator[SpiedApp]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"spied server failed: {(tmp / 'streamlit.log').read_text()}")
-            time.sleep(0.2)
+        wait_healthy(proc, url, 90, lambda: f"spied server: {(tmp / 'streamlit.log').read_text()}")
         app = SpiedApp(url, log_path)
         yield app
         for tab in app.tabs:

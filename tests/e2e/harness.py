@@ -33,6 +33,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_healthy(proc, url: str, timeout_s: float, why) -> None:
+    """Poll Streamlit's health endpoint until it answers "ok"; RuntimeError (with `why()`) if the
+    process exits or `timeout_s` passes first."""
+    deadline = time.time() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.read() == b"ok":
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None or time.time() > deadline:
+            raise RuntimeError(f"streamlit did not become healthy ({why()})")
+        time.sleep(0.2)
+
+
 @contextmanager
 def running_app(log_path: Path | None = None, extra_args: tuple[str, ...] = ()) -> Iterator[str]:
     """`streamlit run app.py` headless on 127.0.0.1; yields the base URL once healthy."""
@@ -63,17 +79,7 @@ def running_app(log_path: Path | None = None, extra_args: tuple[str, ...] = ()) 
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"streamlit did not become healthy (exit code {proc.poll()})")
-            time.sleep(0.2)
+        wait_healthy(proc, url, 60, lambda: f"exit code {proc.poll()}")
         yield url
     finally:
         proc.terminate()
