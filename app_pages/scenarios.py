@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from app_pages import common
+from app_pages.common import sections
 from app_pages.common.links import STEP_PATH
 from core import scenarios as cs
 from core.hardware import SCALE_OUT_LINKS
@@ -91,7 +92,8 @@ def _open(link: cs.Link, query: dict[str, str]) -> None:
 @st.fragment
 def scenario(units: str, bw_units: str) -> None:
     """Everything the scenario choice and its knob feed, as one fragment: moving the knob reruns
-    this section, not the page (issue 18)."""
+    this section, not the page (issue 18). Presenting, the chart sits above the controls."""
+    top = sections.chart_slot(common.settings().presenter)
     c = st.columns([3, 1])
     kind = common.select(
         "Scenario", SCENARIOS, "size", key="sc", radio=True, horizontal=True, where=c[0]
@@ -101,7 +103,8 @@ def scenario(units: str, bw_units: str) -> None:
         text, fig, links = _scenario(kind, knob, units, bw_units)
     st.subheader(text.title)
     st.markdown(text.intro)
-    common.chart(fig, key=f"fig_{kind}")  # the answer above the fold (issue 15), then the steps
+    with top or st.container():
+        common.chart(fig, key=f"fig_{kind}")  # the answer above the fold (issue 15), then the steps
     st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(text.steps, 1)))
 
     st.markdown("**Open it yourself** — each link opens the page with exactly this configuration:")

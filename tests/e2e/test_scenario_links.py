@@ -34,6 +34,10 @@ def widget_value(page, key: str) -> str:
     """
     box = page.get_by_test_id("stMain").locator(f".st-key-{key}")
     expect(box).to_have_count(1, timeout=TIMEOUT)
+    if not box.is_visible():  # secondary controls sit in a collapsed expander (issue 15): open it
+        folded = page.get_by_test_id("stExpander").filter(has=page.locator(f".st-key-{key}"))
+        folded.locator("summary").first.click()
+        expect(box).to_be_visible(timeout=TIMEOUT)
     if box.locator("input[type=range]").count():
         return box.locator("input[type=range]").get_attribute("aria-valuetext")
     if box.locator("input[type=radio]").count():
