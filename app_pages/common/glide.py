@@ -35,8 +35,9 @@ _SCRIPT = """<script>(() => {
     if (g.__glided === token) return;
     g.__glided = token;
     const m = g.layout.meta.glide;
+    // __glideDone: benchmarks/ring_frames.py; __glideLanded: tests/e2e/test_collectives_keys.py
     window.Plotly.animate(g, m.frames, Object.assign({}, m.opts, {mode: 'immediate'}))
-      .then(() => { g.__glideDone = performance.now(); });  // benchmarks/ring_frames.py
+      .then(() => { g.__glideDone = performance.now(); g.__glideLanded = token; });
   };
   go();
 })();</script>"""

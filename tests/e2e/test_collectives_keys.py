@@ -40,6 +40,18 @@ def _centre(page) -> str:
     )
 
 
+def _landed(page) -> None:
+    """Wait until the ring's glide (app_pages/common/glide.py) has played to its last frame: the
+    chart opens at the start of the move, and the counters follow the animation."""
+    page.wait_for_function(
+        """() => { const g = [...document.querySelectorAll('.js-plotly-plot')]
+             .find(g => g.layout.title && g.layout.title.text.startsWith('ring N='));
+             const m = g && g.layout.meta && g.layout.meta.glide;
+             return !!g && (!m || g.__glideLanded === m.token); }""",
+        timeout=15_000,
+    )
+
+
 def _press(page, key: str) -> None:
     """Press a key with nothing focused (the page body), as a presenter would, then let the rerun
     finish.
@@ -60,6 +72,7 @@ def test_arrow_keys_step_the_ring_and_the_url(page, app_url):
     _press(page, "ArrowRight")
     expect(page).to_have_url(re.compile(r"[?&]step=1(&|$)"), timeout=15_000)
     assert "reduce-scatter" in _ring_title(page, "step 1 of 14")
+    _landed(page)  # the counter is read where the glide lands, not where it starts
     assert "125 MB" in _centre(page)  # one S/8 chunk of 1 GB (decimal units by default)
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("1 of 14")
 
