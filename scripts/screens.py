@@ -39,8 +39,8 @@ def shoot(specs: list[str]) -> list[Path]:
             width, present = int(width), "present" in flags
             page = browser.new_page(viewport={"width": width, "height": SIZES[width]})
             page.goto(f"{url}/{path}" + ("?present=true" if present else ""))
-            wait_for_app_run(page)
-            wait_for_charts(page)
+            wait_for_app_run(page, timeout_ms=120_000)
+            wait_for_charts(page, timeout_ms=120_000)  # a cold server draws its first charts slowly
             page.wait_for_timeout(1000)  # Plotly lays out after drawing (automargin redraws)
             target = OUT / _name(path, width, present)
             page.screenshot(path=str(target))
