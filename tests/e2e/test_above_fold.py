@@ -56,6 +56,8 @@ def test_main_chart_is_above_the_fold_at_1440x900(browser, app_url, path):
         selector = NOT_A_CHART.get(path, "[data-testid='stPlotlyChart']")
         if path not in NOT_A_CHART:  # the first chart has drawn (later ones may sit in tabs)
             page.wait_for_function(FIRST_DRAWN, timeout=60_000)
+        else:  # the answer sits in an st.fragment, drawn after the page's own run
+            page.wait_for_selector(selector, timeout=60_000)
         page.wait_for_timeout(500)  # expanders and automargins settle
         box = page.evaluate(FIRST_CHART, selector)
         assert box is not None, f"/{path} drew no {selector}"
