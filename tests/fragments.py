@@ -57,7 +57,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.e2e.harness import wait_healthy
+from tests.e2e.harness import stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 SPY_ENV, LOG_ENV = "SPLITLAB_SPY", "SPLITLAB_SPY_LOG"
@@ -306,11 +306,7 @@ def spied_app(*targets: str) -> Iterator[SpiedApp]:
         for tab in app.tabs:
             tab.close()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         out.close()
 
 

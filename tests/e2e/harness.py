@@ -33,6 +33,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop(proc) -> None:
+    """Terminate a server process; kill it if it has not exited within 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def wait_healthy(proc, url: str, timeout_s: float, why) -> None:
     """Poll Streamlit's health endpoint until it answers "ok"; RuntimeError (with `why()`) if the
     process exits or `timeout_s` passes first."""
@@ -82,11 +91,7 @@ def running_app(log_path: Path | None = None, extra_args: tuple[str, ...] = ()) 
         wait_healthy(proc, url, 60, lambda: f"exit code {proc.poll()}")
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         log.close()
 
 
