@@ -41,11 +41,8 @@ with left.expander(itx.INPUTS):
     seq = int(common.select("Sequence length", SEQ, "4096", key="seq", where=c[4]))
     gb = common.number("Global batch (sequences)", 1, 65536, 1152, key="gb", where=c[5])
     rc = common.select("Recompute", common.same(RECOMPUTE_MODES), "selective", key="rc", where=c[6])
-with right:  # cp and ep are this page's own keys (above): plan5d's custom_layout skips them
-    try:
-        custom, box = custom_layout(expanded=False, cp_ep=False)
-    except TypeError:  # main's custom_layout has no cp/ep yet (drop this after plan5d lands)
-        custom, box = custom_layout(expanded=False)
+with right:  # cp and ep are this page's own keys (above): custom_layout skips them
+    custom, box = custom_layout(expanded=False, cp_ep=False)
 sp = common.toggle("Sequence parallel", False, key="sp", where=box)
 
 units = common.memory_units()
@@ -55,17 +52,17 @@ with common.explain_errors():
     )
     training = Training(global_batch=gb, seq_len=seq, recompute=rc)
     run = Run(model=model, cluster=cluster, training=training, sequence_parallel=sp)
-    custom |= dict(sp=sp, dp=custom["dp"] * cp)  # DP × TP × PP × CP = GPUs (Megatron-Core)
+    custom |= dict(sp=sp, cp=cp, ep=ep)  # DP × TP × PP × CP = GPUs; a pick brings its own
     result = view.search(run) if pick != "custom" else None  # a custom layout needs no search
     lay = pt.drawn_layout(result, pick, nodes * int(gpn), model, custom)
-    plan: StepPlan = view.plan(run, lay, cp, ep)
+    plan: StepPlan = view.plan(run, lay)
 
 ev = plan.evaluation
-view.drawing(run, lay, cp, ep, units)
+view.drawing(run, lay, units)
 st.caption(itx.drawn_caption(plan, nodes, int(gpn), gpu, gb, seq, format_seconds(plan.step_time_s)))
 for w in ev.warnings:  # under the drawing: the picture stays on the first screen (issue 15)
     st.warning(w, icon="⚠️")
-for note in (tx.drawn_note(plan, plan.drawn), itx.fold_note(plan)):
+for note in (tx.drawn_note(plan, plan.drawn), itx.cp_ep_note(plan, pick, cp, ep)):
     if note:
         st.info(note, icon="🔎")
 common.takeaway(tx.takeaway(plan))

@@ -175,23 +175,22 @@ def _ends(fig: dict, plan, name: str) -> set[tuple[int, int]]:
 
 
 def test_cp_and_ep_arrows_join_their_groups():
-    from core.expert_parallel import moe_preset
-    from core.stepplan import Fold, active_path
+    from core.expert_parallel.spec import any_preset
     from figures.step import open_at
 
-    # Llama-2 7B on 2 nodes: DP 2 x CP 2 x TP 2 x PP 2 (order tp-pp-dp: rank = t + 2 p + 4 d), so
-    # CP ring partners differ by 4 (DP coordinates 0-1 and 2-3), both in the same node.
+    # Llama-2 7B on 2 nodes: DP 2 x CP 2 x TP 2 x PP 2 on the planner's grid (CP right after TP,
+    # order tp-pp-dp: rank = t + 2 c + 4 p + 8 d), so CP ring partners differ by 2, in one node.
     node2, tr = make_cluster(num_nodes=2), Training(global_batch=64, seq_len=4096)
-    plan = step_plan(preset("Llama-2 7B"), node2, Layout(dp=4, tp=2, pp=2), tr, Fold(cp=2))
+    plan = step_plan(preset("Llama-2 7B"), node2, Layout(dp=2, tp=2, pp=2, cp=2), tr)
     steady = [p.key for p in plan.phases].index("steady")
     fig = open_at(step_figure(plan), steady)
-    want = {(r, r ^ 4) for r in range(16)}  # r and r + 4 within each block of 8
-    assert _ends(fig, plan, tx.TRAFFIC["cp_ring"]) == want
+    assert _ends(fig, plan, tx.TRAFFIC["cp_ring"]) == {(r, r ^ 2) for r in range(16)}
     rest = open_at(step_figure(plan), 0)
     assert _named(rest["data"], tx.TRAFFIC["cp_ring"])["x"] == []  # no traffic before the step
-    mixtral = moe_preset("Mixtral 8x7B")
-    moe = step_plan(active_path(mixtral), node2, Layout(dp=4, tp=2, pp=2), tr,
-                    Fold(ep=2, moe=mixtral))  # fmt: skip
+    # Mixtral DP 4 x TP 2 x PP 2, EP 2 (rank = t + 2 p + 4 d): an EP group is 2 consecutive
+    # members t + 2 p + 4 d of a DP group, DP coordinates {0, 1} and {2, 3}: partners r and r + 4.
+    moe = step_plan(any_preset("Mixtral 8x7B"), node2, Layout(dp=4, tp=2, pp=2, ep=2), tr)
+    want = {(r, r ^ 4) for r in range(16)}
     fig = open_at(step_figure(moe), steady)
     assert _ends(fig, moe, tx.TRAFFIC["ep_all_to_all"]) == want  # EP 2: the same DP pairs
     # Kinds no phase draws stay out of the legend (the legend sits above the grid).

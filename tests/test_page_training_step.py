@@ -91,7 +91,7 @@ def test_cp_deep_link_draws_the_cp_ring():
         PAGE, model="Llama-2 7B", dp="2", cp="2", **SMALL
     )  # DP 2 x CP 2 x TP 2 x PP 2
     assert not at.error, [e.value for e in at.error]
-    assert "DP 2 × CP 2 × TP 2 × PP 2" in " ".join(c.value for c in at.caption)
+    assert "DP 2 × TP 2 × PP 2 × CP 2" in " ".join(c.value for c in at.caption)  # Layout.label
     words = " ".join(m.value for m in at.markdown)
     assert "CP ring: K/V blocks → next CP rank" in words and "inside a node (NVLink 4)" in words
 
@@ -117,6 +117,34 @@ def test_memory_page_link_opens_an_moe_step_with_ep():
     hsdp = dict(dp=1, tp=1, pp=1, zero="hsdp", mb=1, seq=4096, model="Llama-2 7B")
     rest = dict(recompute="selective", sp=False, nodes=1, global_batch=8)
     assert memory_step_url(**hsdp, **rest) is None  # HSDP is not drawn
+
+
+def test_memory_page_link_with_cp_draws_the_step_the_planner_times():
+    # The link the memory page builds for DP 2 x TP 4 x PP 1 x CP 2 (16 GPUs, 2 nodes): its global
+    # batch is DP 2 x micro-batch 1 x PP 1 = 2 sequences. The step page used to read dp as
+    # DP x CP = 4, and then the batch rule failed (2 sequences over 4 replicas).
+    import re
+    from urllib.parse import parse_qsl, urlsplit
+
+    from core.units import format_seconds
+
+    mem = run_page_file(
+        "app_pages/memory.py", model="Llama-2 7B", dp="2", tp="4", pp="1", cp="2", seq="32768"
+    )
+    text = " ".join(md.value for md in mem.markdown)
+    url = re.search(r"\]\((training_step\?[^)]+)\)", text).group(1)
+    q = dict(parse_qsl(urlsplit(url).query))
+    assert (q["dp"], q["cp"], q["gb"], q["nodes"]) == ("2", "2", "2", "2")
+    at = run_page_file(PAGE, **q)
+    assert not at.error, [e.value for e in at.error]
+    assert not [w.value for w in at.warning if "URL value" in w.value]  # every value taken
+    (spec,) = chart_specs(at)  # the step is drawn
+    caption = " ".join(c.value for c in at.caption)
+    assert "DP 2 × TP 4 × PP 1 × CP 2" in caption
+    lay = Layout(dp=2, tp=4, cp=2, zero_stage=int(q["zero"][-1]))  # "ZeRO-3" -> 3
+    training = Training(global_batch=2, seq_len=32768, recompute=q["rc"])
+    ev = evaluate(preset("Llama-2 7B"), make_cluster(num_nodes=2), lay, training)
+    assert f"step {format_seconds(ev.step_time_s)} (the planner's)" in caption
 
 
 # The fragment guard (issue 18; tests/fragments.py drives a real server: AppTest reruns whole

@@ -6,13 +6,14 @@ import math
 
 import pytest
 
-from core.expert_parallel import moe_preset
+from core.expert_parallel.spec import any_preset
 from core.hardware import make_cluster
 from core.model import gpt_spec, preset
 from core.parallel import Layout, place
 from core.pipeline import simulate
 from core.planner import Training, evaluate
-from core.stepplan import Fold, active_path, drawn_ranks, links, pipeline_windows, step_plan
+from core.planner.grid import grid_placement
+from core.stepplan import drawn_ranks, links, pipeline_windows, step_plan
 
 # A small GPT by hand: L = 8, h = 1024, a = 16, V = 51,200, s = 2,048, tied embeddings.
 L, H, V, S = 8, 1024, 51_200, 2048
@@ -179,21 +180,21 @@ def test_rules_are_explained():
         _plan(Layout(dp=1, pp=8), batch=65536)
 
 
-# Context and expert parallelism (issue 17), taken from the DP GPUs in Megatron-Core's order
-# tp-cp-ep-dp-pp. On one 8-GPU node, TP 2 x DP 4 (order tp-pp-dp): rank = t + 2 d, so the DP
-# coordinates d = 0..3 of TP rank t are ranks t, t + 2, t + 4, t + 6.
-MIXTRAL = moe_preset("Mixtral 8x7B")
+# Context and expert parallelism (issue 17), as the planner models them: the step plan is the
+# planner's evaluate of a Layout with cp / ep, on the planner's grid (CP right after TP, Megatron-
+# Core order tp-cp-ep-dp-pp; EP groups are EP consecutive GPUs of a DP x CP group). On one 8-GPU
+# node, TP 2 x CP 2 x DP 2 (order tp-pp-dp, PP 1): rank = t + 2 c + 4 d.
+MIXTRAL = any_preset("Mixtral 8x7B")  # the planner's MoeSpec
 
 
-def _fold(lay: Layout, model=TINY, batch: int = 16, **fold):
-    moe = MIXTRAL if model is not TINY else None
-    return step_plan(model, NODE, lay, _tr(batch), Fold(moe=moe, **fold))
+def _cpep(lay: Layout, model=TINY, batch: int = 16, cluster=NODE):
+    return step_plan(model, cluster, lay, _tr(batch))
 
 
-def test_cp_rings_join_consecutive_dp_ranks():
-    plan = _fold(Layout(dp=4, tp=2), cp=2)  # DP 2 x CP 2 x TP 2 = 8
-    got = set(links(plan.placement, "cp_ring", plan.drawn, plan.fold))
-    # CP rings are DP coordinates {0, 1} and {2, 3} of each TP rank: (t, t + 2), (t + 4, t + 6).
+def test_cp_rings_join_the_cp_ranks_of_the_grid():
+    plan = _cpep(Layout(dp=2, tp=2, cp=2))  # DP 2 x CP 2 x TP 2 = 8
+    got = set(links(plan.placement, "cp_ring", plan.drawn))
+    # CP rings: (t + 4d, t + 2 + 4d) for t, d in {0, 1}.
     want = {(0, 2), (2, 0), (1, 3), (3, 1), (4, 6), (6, 4), (5, 7), (7, 5)}
     assert got == want
     assert "cp_ring" in _kinds(plan)
@@ -201,51 +202,52 @@ def test_cp_rings_join_consecutive_dp_ranks():
 
 
 def test_cp_ring_bytes_of_the_hand_count():
-    # Per layer and real micro-batch (b = 1, S/C = 1,024 tokens per GPU) each GPU sends C - 1 = 1
+    # Per layer and micro-batch (b = 1, S/C = 1,024 tokens per GPU) each GPU sends C - 1 = 1
     # K/V block: 2 (K and V) x 1,024 tokens x h_kv/t = 8 heads x d = 64 x 2 B = 2,097,152 B
     # (arXiv:2310.01889 Alg. 1); backward sends the block and its gradient: twice that. DP 2
     # replicas: 16 / 2 = 8 micro-batches of 8 layers.
-    plan = _fold(Layout(dp=4, tp=2), cp=2)
+    plan = _cpep(Layout(dp=2, tp=2, cp=2))
     block = 2 * 1024 * 8 * 64 * 2
     assert _total(plan, "cp_ring") == pytest.approx(8 * 8 * (1 + 2) * block)
     assert "cp_ring" not in {t.kind for t in plan.phases[0].traffic}  # before the step
     sync = next(p for p in plan.phases if p.key == "grad_sync")
     assert "cp_ring" not in {t.kind for t in sync.traffic}  # CP lives inside attention layers
+    # Gradients sync over DP x CP = 4 GPUs: a DDP all-reduce ring of 4 between ranks t + 2k.
+    ring = set(links(plan.placement, "dp_all_reduce", plan.drawn))
+    assert ring == {(t + 2 * k, t + 2 * ((k + 1) % 4)) for t in (0, 1) for k in range(4)}
 
 
 def test_ep_all_to_all_bytes_and_groups():
-    # Mixtral 8x7B (h = 4,096, top-2, 32 MoE layers), DP 4 x TP 2, EP 2, S = 2,048, 4 micro-
-    # batches. Per MoE layer each GPU dispatches 2,048 tokens x 2 experts x 4,096 x 2 B and sends
-    # (2 - 1)/2 of it; the combine returns as much; the backward repeats both.
-    spec = active_path(MIXTRAL)
-    plan = _fold(Layout(dp=4, tp=2), model=spec, ep=2)
-    per = 2048 * 2 * 4096 * 2 / 2
+    # Mixtral 8x7B (h = 4,096, top-2, 32 MoE layers), DP 4 x TP 2, EP 2, S = 2,048, 16 / 4 = 4
+    # micro-batches. Per MoE layer each TP rank dispatches its 2,048 / 2 = 1,024 tokens x 2
+    # experts x 4,096 x 2 B and sends (2 - 1)/2 of it; the combine returns as much; the
+    # backward repeats both (selective recompute).
+    plan = _cpep(Layout(dp=4, tp=2, ep=2), model=MIXTRAL)
+    per = 1024 * 2 * 4096 * 2 / 2
     assert _total(plan, "ep_all_to_all") == pytest.approx(4 * 32 * 2 * 2 * per)
-    pairs = set(links(plan.placement, "ep_all_to_all", plan.drawn, plan.fold))
+    pairs = set(links(plan.placement, "ep_all_to_all", plan.drawn))
     assert pairs == {(0, 2), (2, 0), (1, 3), (3, 1), (4, 6), (6, 4), (5, 7), (7, 5)}
-    four = _fold(Layout(dp=4, tp=2), model=spec, ep=4)  # every pair of 4 DP ranks, both ways
-    pairs = set(links(four.placement, "ep_all_to_all", four.drawn, four.fold))
+    four = _cpep(Layout(dp=4, tp=2, ep=4), model=MIXTRAL)  # every pair of 4 DP ranks, both ways
+    pairs = set(links(four.placement, "ep_all_to_all", four.drawn))
     assert pairs == {(a + t, b + t) for t in (0, 1) for a in (0, 2, 4, 6) for b in (0, 2, 4, 6)
                      if a != b}  # fmt: skip
 
 
 def test_cp_and_ep_rules_name_the_fix():
-    spec = active_path(MIXTRAL)
     with pytest.raises(ValueError, match="dense model"):
-        _fold(Layout(dp=4, tp=2), ep=2)
-    with pytest.raises(ValueError, match=r"CP=3 does not divide .* use CP in \[1, 2, 4\]"):
-        _fold(Layout(dp=4, tp=2), cp=3)
+        _cpep(Layout(dp=4, tp=2, ep=2))
+    with pytest.raises(ValueError, match=r"DP × TP × PP × CP = 4 × 2 × 1 × 3 = 24 ≠ 8 GPUs"):
+        _cpep(Layout(dp=4, tp=2, cp=3))
     with pytest.raises(ValueError, match=r"EP × ETP = 16 does not divide TP × CP × DP = 8"):
-        _fold(Layout(dp=4, tp=2), model=spec, ep=8)
-    with pytest.raises(ValueError, match="experts"):
-        _fold(Layout(dp=8), model=spec, ep=16, batch=16)
+        _cpep(Layout(dp=4, tp=2, ep=8), model=MIXTRAL)
+    with pytest.raises(ValueError, match="EP=16 .*8 experts"):  # Mixtral has 8 experts
+        _cpep(Layout(dp=16, ep=16), model=MIXTRAL, cluster=make_cluster(num_nodes=2))
 
 
 def test_big_jobs_draw_whole_cp_rings():
     big = make_cluster(num_nodes=128)
-    plan_like = place(Layout(dp=16, tp=8, pp=8).dims, big)
-    fold = Fold(cp=4)
-    drawn = drawn_ranks(plan_like, fold=fold)
-    assert drawn.dp == 4  # one whole ring of 4 DP coordinates
-    ring = links(plan_like, "cp_ring", drawn, fold)
+    pl = grid_placement(Layout(dp=4, tp=8, pp=8, cp=4), big)  # 4 x 8 x 8 x 4 = 1,024 GPUs
+    drawn = drawn_ranks(pl)
+    assert (drawn.cp, drawn.dp, drawn.tp) == (4, 1, 8)  # one whole ring of 4 CP ranks
+    ring = links(pl, "cp_ring", drawn)
     assert sorted(a for a, _ in ring) == sorted(b for _, b in ring) == sorted(drawn.ranks)

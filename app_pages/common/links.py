@@ -32,11 +32,12 @@ def step_query(
     inter_link: str = "InfiniBand NDR",
     phase: int = 0,
     settings: dict[str, str] | None = None,
-    cp: int = 1,
-    ep: int = 1,
+    cp: int | None = None,
+    ep: int | None = None,
 ) -> dict[str, str]:
     """The Training step page's URL parameters for this layout (pick=custom), every key set.
-    cp, ep: context- and expert-parallel degrees; DP × TP × PP × CP = the GPUs (Megatron-Core)."""
+    cp, ep: context- and expert-parallel degrees (default: the layout's); dp stays pure DP:
+    DP × TP × PP × CP = the GPUs (Megatron-Core)."""
     query = {
         "nodes": nodes,
         "gpn": gpus_per_node,
@@ -56,8 +57,8 @@ def step_query(
         "sched": SCHEDULES[layout.schedule].label,
         "v": max(2, layout.num_chunks),
         "sp": str(layout.sequence_parallel).lower(),
-        "cp": cp,
-        "ep": ep,
+        "cp": layout.cp if cp is None else cp,
+        "ep": layout.ep if ep is None else ep,
         "phase": phase,
     }
     return {k: str(v) for k, v in query.items()} | (settings or {})

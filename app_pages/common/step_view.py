@@ -23,11 +23,11 @@ plan = st.cache_resource(max_entries=64)(plan_run)
 
 
 @st.cache_resource(max_entries=32)  # shared, never mutated: open_at copies what it changes
-def figure(run: Run, lay: Layout, cp: int, ep: int, units: str, present: bool) -> dict:
-    return step_figure(plan(run, lay, cp, ep), 0, ByteSystem(units), present)
+def figure(run: Run, lay: Layout, units: str, present: bool) -> dict:
+    return step_figure(plan(run, lay), 0, ByteSystem(units), present)
 
 
-def drawing(run: Run, lay: Layout, cp: int, ep: int, units: ByteSystem) -> None:
+def drawing(run: Run, lay: Layout, units: ByteSystem) -> None:
     """The phase stepper (URL-bound, with Play), the drawing and its words, as a fragment: a
     phase step (press, drag or Play tick) reruns only this section, not the page's inputs."""
     every = PLAY_EVERY_S if playing("phase") else None
@@ -36,11 +36,11 @@ def drawing(run: Run, lay: Layout, cp: int, ep: int, units: ByteSystem) -> None:
     def section() -> None:
         if playing("phase") != (every is not None):  # ▶ / ❚❚ pressed: re-arm the timer
             st.rerun(scope="app")
-        drawn: StepPlan = plan(run, lay, cp, ep)
+        drawn: StepPlan = plan(run, lay)
         last = len(drawn.phases) - 1
         play_tick("phase", last, PLAY_EVERY_S)
         phase = common.stepper("Phase", last, key="phase", play=True)
-        fig = figure(run, lay, cp, ep, units.value, common.settings().presenter)
+        fig = figure(run, lay, units.value, common.settings().presenter)
         common.chart(open_at(fig, phase), key="step")
         st.markdown("\n".join(tx.phase_lines(drawn, phase, units)))
         with st.expander("What one GPU of each stage holds in this phase"):

@@ -28,59 +28,18 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from core.collectives import two_tier_all_to_all
 from core.context_parallel import cp_traffic
 from core.hardware import Cluster
 from core.memory.per_gpu import check_cp_ep
 from core.parallel import GroupSpan, Layout, group_span
+from core.planner.grid import RankGrid, grid_spans, rank_grid
 from core.training import Efficiency
 
 ACT_BYTES = 2  # bf16 activations, K/V blocks and dispatched tokens
 
 
-@dataclass(frozen=True)
-class _Grid:
-    """The 4-D rank grid (TP, CP, PP, DP in the layout's order, CP after TP) as group_span needs:
-    groups(dim) gives one row of ranks per group."""
-
-    tp: int
-    cp: int
-    pp: int
-    dp: int
-    ep: int
-    order: str
-
-    @functools.cached_property
-    def grid(self) -> np.ndarray:
-        """Ranks indexed [tp, cp, pp, dp]."""
-        names = self.order.split("-")
-        names.insert(names.index("tp") + 1, "cp")
-        size = {d: getattr(self, d) for d in names}
-        stride, step = {}, 1
-        for d in names:
-            stride[d], step = step, step * size[d]
-        axes = np.ix_(*(np.arange(size[d]) for d in ("tp", "cp", "pp", "dp")))
-        return sum(a * stride[d] for a, d in zip(axes, ("tp", "cp", "pp", "dp")))
-
-    def groups(self, dim: str) -> np.ndarray:
-        g = self.grid
-        if dim in ("tp", "cp", "pp", "dp"):
-            axis = ("tp", "cp", "pp", "dp").index(dim)
-            return np.moveaxis(g, axis, -1).reshape(-1, g.shape[axis])
-        # dp_cp: ranks sharing (tp, pp); ep: EP consecutive members of a dp_cp group (experts
-        # fold as ETP × EP × EDP with ETP = TP innermost, as core.memory counts them)
-        dpcp = np.sort(np.moveaxis(g, (1, 3), (-2, -1)).reshape(-1, self.cp * self.dp), axis=1)
-        return dpcp.reshape(-1, self.ep) if dim == "ep" else dpcp
-
-
-@functools.lru_cache(maxsize=4096)
-def _spans(tp, cp, pp, dp, ep, order, cluster: Cluster) -> dict[str, GroupSpan]:
-    grid = _Grid(tp=tp, cp=cp, pp=pp, dp=dp, ep=ep, order=order)
-    out = {d: group_span(grid, d, cluster) for d in ("tp", "cp", "pp", "ep")}
-    out["dp"] = replace(group_span(grid, "dp_cp", cluster), dim="dp")
-    return out
+_Grid = RankGrid  # the grid moved to core.planner.grid (GridPlacement draws the same one)
 
 
 def layout_spans(lay: Layout, cluster: Cluster) -> dict[str, GroupSpan]:
@@ -90,7 +49,7 @@ def layout_spans(lay: Layout, cluster: Cluster) -> dict[str, GroupSpan]:
         spans = {d: group_span(lay.dims, d, cluster) for d in ("dp", "pp", "tp")}
         one = replace(spans["tp"], dim="cp", size=1, crossing_groups=0, nodes_per_group=1)
         return spans | {"cp": one, "ep": replace(one, dim="ep")}
-    return _spans(lay.tp, cp, lay.pp, lay.dp, ep, lay.order, cluster)
+    return grid_spans(rank_grid(lay), cluster)
 
 
 # Context parallelism pays off only for long sequences: tried from 16K tokens on, while every

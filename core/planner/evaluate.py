@@ -4,14 +4,15 @@ and where the time goes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from core.hardware import Cluster
 from core.memory import MemoryResult, budget
 from core.model import ModelSpec
-from core.parallel import GroupSpan, Layout, Placement, place
+from core.parallel import GroupSpan, Layout
 from core.pipeline import PipelineResult, simulate
 from core.planner.cp_ep import layout_spans
+from core.planner.grid import GridPlacement, grid_placement
 from core.planner.stage_memory import layout_memory
 from core.planner.stage_work import StageTimes, all_stage_times
 from core.planner.step_time import Breakdown, step_breakdown
@@ -63,11 +64,10 @@ class Evaluation:
         return self.hardware_flops / self.step_time_s / self.cluster.num_gpus / 1e12
 
     @property
-    def placement(self) -> Placement:
-        """The TP × PP × DP grid on the nodes; CP ranks drawn as further DP replicas (they hold
-        the same weights and reduce gradients together)."""
-        lay = self.layout
-        return place(replace(lay.dims, dp=lay.dp * lay.cp), self.cluster)
+    def placement(self) -> GridPlacement:
+        """The TP × CP × PP × DP grid on the nodes: the one whose group spans the planner costs
+        (core.planner.grid; CP right after TP, EP groups inside DP × CP)."""
+        return grid_placement(self.layout, self.cluster)
 
     def pipeline(self) -> PipelineResult:
         """The simulated schedule of one step with this layout's real F and B durations."""

@@ -10,15 +10,15 @@ collectives from core.tensor_parallel; Narayanan et al. 2021 scatter/gather for 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from core.hardware import Cluster
-from core.parallel import Layout, Placement, place
+from core.parallel import Layout
 from core.pipeline import MAX_OPS
 from core.planner import ACT_BYTES, Evaluation, Training, dp_sync_parts, evaluate
-from core.stepplan.cpep import NONE, Fold, FoldBytes, check_fold, cp_groups, ep_groups, fold_bytes
-from core.stepplan.cpep import span as group_link
+from core.planner.grid import GridPlacement
+from core.stepplan.cpep import CpEpBytes, cp_ep_bytes
 from core.stepplan.drawn import Drawn, drawn_ranks
 from core.stepplan.windows import Window, pipeline_windows
 from core.tensor_parallel import tp_comm_plan
@@ -38,6 +38,7 @@ class Traffic:
     bytes_per_gpu: tuple[float, ...]  # indexed by pipeline stage
     crosses_node: bool  # some group of this kind spans more than one node
     link: str  # the link its groups use, e.g. "NVLink 4" or "InfiniBand NDR"
+    nic_bytes_per_gpu: tuple[float, ...] = ()  # the part sent through the NICs (EP), by stage
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,14 +74,13 @@ class Phase:
 @dataclass(frozen=True, kw_only=True, eq=False)
 class StepPlan:
     evaluation: Evaluation
-    placement: Placement
+    placement: GridPlacement  # the planner's grid: the groups it costs are the groups drawn
     phases: tuple[Phase, ...]
-    fold: Fold = field(default=NONE)
 
     @cached_property
     def drawn(self) -> Drawn:
         """The GPUs the picture shows (whole CP rings and EP groups when it can)."""
-        return drawn_ranks(self.placement, fold=self.fold)
+        return drawn_ranks(self.placement)
 
     @property
     def layout(self) -> Layout:
@@ -120,7 +120,9 @@ class _PerOp:
 
     def __init__(self, model, ev: Evaluation):
         lay, tr, rec = ev.layout, ev.training, get_recipe(ev.training.recipe)
-        t, d, s = lay.tp, lay.dp, tr.seq_len
+        # A CP rank holds S/C tokens of each sequence; gradients sync over DP × CP (the planner's
+        # "dp" span, core.planner.stage_work and step_time).
+        t, d, s = lay.tp, ev.spans["dp"].size, tr.seq_len // lay.cp
         layers = model.num_layers // lay.pp
         plan = tp_comm_plan(
             model,
@@ -138,40 +140,46 @@ class _PerOp:
         self.tp_bwd = each * sum(n * share[k] for k, n in plan.backward.items())
         # Scatter/gather: each TP rank sends its 1/t of the b s h boundary activations.
         self.send = lay.micro_batch * s * model.hidden_size * ACT_BYTES / t
-        psi = [st.params_on_gpu for st in ev.memory.stages]
+        # dense and expert parameters alike, as core.planner.evaluate syncs them
+        psi = [x.params_on_gpu + getattr(x, "expert_params_on_gpu", 0) for x in ev.memory.stages]
         self.gather = [_ring(d) * x * rec.param_bytes for x in psi]  # one ZeRO-3 all-gather
         self.scatter = [_ring(d) * x * rec.grad_bytes for x in psi]  # one reduce-scatter
-        self.psi = psi
+        self.psi, self.dp = psi, d
 
 
-def _pipeline_traffic(
-    ev: Evaluation, per: _PerOp, w: Window, fb: FoldBytes, fold_spans: dict
-) -> tuple[Traffic, ...]:
+def _pipeline_traffic(ev: Evaluation, per: _PerOp, w: Window, fb: CpEpBytes) -> tuple[Traffic, ...]:
     lay, spans, out = ev.layout, ev.spans, []
 
-    def add(kind: str, dim: str, values) -> None:
+    def add(kind: str, dim: str, values, nic=()) -> None:
         values = tuple(float(x) for x in values)
         if any(values):
-            crosses, link = (
-                fold_spans[dim] if dim in fold_spans else (spans[dim].crosses_node, spans[dim].link)
-            )
+            sp = spans[dim]
             out.append(
-                Traffic(kind=kind, dim=dim, bytes_per_gpu=values, crosses_node=crosses, link=link)
-            )
+                Traffic(
+                    kind=kind, dim=dim, bytes_per_gpu=values, crosses_node=sp.crosses_node,
+                    link=sp.link, nic_bytes_per_gpu=tuple(float(x) for x in nic),
+                )
+            )  # fmt: skip
 
     fwd_bwd = list(zip(w.forwards, w.backwards))
     if lay.tp > 1:
         add("tp", "tp", (f * per.tp_fwd + b * per.tp_bwd for f, b in fwd_bwd))
     # Inside each attention layer (CP) and around each MoE layer (EP), forward and backward.
-    for kind, dim, fwd, bwd in (
-        ("cp_ring", "cp", fb.cp_forward, fb.cp_backward),
-        ("ep_all_to_all", "ep", fb.ep_forward, fb.ep_backward),
-    ):
-        add(kind, dim, (f * x + b * y for (f, b), x, y in zip(fwd_bwd, fwd, bwd)))
+    add(
+        "cp_ring",
+        "cp",
+        (f * x + b * y for (f, b), x, y in zip(fwd_bwd, fb.cp_forward, fb.cp_backward)),
+    )
+    k = [y / x if x else 0.0 for x, y in zip(fb.ep_forward, fb.ep_backward)]  # backward / forward
+    add(
+        "ep_all_to_all", "ep",
+        (f * x + b * y for (f, b), x, y in zip(fwd_bwd, fb.ep_forward, fb.ep_backward)),
+        nic=((f + b * kk) * x for (f, b), kk, x in zip(fwd_bwd, k, fb.ep_nic_forward)),
+    )  # fmt: skip
     if lay.pp > 1:
         add("pp_forward", "pp", (n * per.send for n in w.sends_forward))
         add("pp_backward", "pp", (n * per.send for n in w.sends_backward))
-    if lay.zero_stage == 3 and lay.dp > 1:
+    if lay.zero_stage == 3 and per.dp > 1:
         # Weights gathered before each forward and again before each backward, per micro-batch,
         # as the planner times them (core.planner.step_time stage_times).
         fb = zip(w.forwards, w.backwards, per.gather)
@@ -180,17 +188,15 @@ def _pipeline_traffic(
     return tuple(out)
 
 
-def step_plan(
-    model, cluster: Cluster, layout: Layout, training: Training, fold: Fold = NONE
-) -> StepPlan:
-    """The phases of one step of `layout`, timed and sized by the planner and core.memory; with
-    CP and EP (`fold`) taken from its DP ranks, their traffic drawn on the links they use."""
+def step_plan(model, cluster: Cluster, layout: Layout, training: Training) -> StepPlan:
+    """The phases of one step of `layout` (CP and EP included) for `model` (a core.model or
+    core.expert_parallel MoeSpec), timed and sized by the planner's evaluate of exactly that
+    layout, on the planner's grid: every group's traffic on the link the planner costs it on."""
     if layout.shard_degree is not None:
         raise ValueError(
             f"shard_degree={layout.shard_degree}: the step drawing shards ZeRO state over all "
             f"{layout.dp} DP ranks; leave shard_degree unset (HSDP is not drawn)"
         )
-    check_fold(fold, layout, model, training.seq_len, cluster.num_gpus)
     ev = evaluate(model, cluster, layout, training)
     lay, m = ev.layout, ev.num_microbatches
     ops = 2 * lay.pp * m * lay.num_chunks
@@ -202,13 +208,8 @@ def step_plan(
         )
     result = ev.pipeline()
     peaks, per = result.peak_activation_stages, _PerOp(model, ev)
-    fb = fold_bytes(fold, model, lay, training.seq_len, ACT_BYTES)
-    placement = place(lay.dims, cluster)
-    fold_spans = {
-        "cp": group_link(placement, cp_groups(placement, fold)),
-        "ep": group_link(placement, ep_groups(placement, fold)),
-    }
-    p, d, zero = lay.pp, lay.dp, lay.zero_stage
+    fb = cp_ep_bytes(model, ev)
+    p, d, zero = lay.pp, per.dp, lay.zero_stage
     phases = [
         Phase(
             key="rest",
@@ -228,7 +229,7 @@ def step_plan(
                 end_s=w.end_s,
                 hidden_s=0.0,
                 busy=w.busy,
-                traffic=_pipeline_traffic(ev, per, w, fb, fold_spans),
+                traffic=_pipeline_traffic(ev, per, w, fb),
                 holdings=_holdings(ev, peaks, w.held, live=w.key != "fill"),
             )
         )
@@ -277,4 +278,4 @@ def step_plan(
     if d > 1 and zero in (1, 2):
         traffic = [dp_traffic("dp_all_gather", per.gather)]
         tail("param_gather", exposed[1], sync[1] - exposed[1], 0.0, traffic)
-    return StepPlan(evaluation=ev, placement=placement, phases=tuple(phases), fold=fold)
+    return StepPlan(evaluation=ev, placement=ev.placement, phases=tuple(phases))

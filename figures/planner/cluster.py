@@ -29,7 +29,12 @@ def _grid_shape(gpus_per_node: int) -> tuple[int, int]:
 def _group_ids(placement: Placement, dim: str) -> list[int]:
     """Per rank, which group it is coloured by: TP group index, PP stage or DP replica."""
     if dim == "tp":  # one colour per TP group: index of the group among all TP groups
-        return (placement.coord("dp") * placement.dims.pp + placement.coord("pp")).tolist()
+        rows = placement.dims.groups("tp")
+        ids = [0] * placement.dims.world_size
+        for i, row in enumerate(rows.tolist()):
+            for r in row:
+                ids[r] = i
+        return ids
     return placement.coord(dim).tolist()
 
 
@@ -115,9 +120,11 @@ def cluster_figure(
     }
     span = spans[colour_by]
     more = f" (nodes 0–{shown - 1} of {c.num_nodes} drawn)" if shown < c.num_nodes else ""
+    cp = getattr(d, "cp", 1)  # the planner's grid (core.planner.grid): CP right after TP
+    cp_ep = (f" × CP {cp}" if cp > 1 else "") + (f" (EP {d.ep})" if getattr(d, "ep", 1) > 1 else "")
     title = (
-        f"{c.num_nodes} nodes × {gpn} {c.gpu.name} · DP {d.dp} × PP {d.pp} × TP {d.tp}, order "
-        f"{d.order} · coloured by {COLOUR_BY[colour_by]}{more}"
+        f"{c.num_nodes} nodes × {gpn} {c.gpu.name} · DP {d.dp} × PP {d.pp} × TP {d.tp}{cp_ep}, "
+        f"order {d.order} · coloured by {COLOUR_BY[colour_by]}{more}"
     )
     crossing = (  # at a degree of 1 there are no groups to cross anything: say so instead
         f"{span.crossing_groups} of {span.num_groups} {colour_by.upper()} groups cross a node "
@@ -129,7 +136,9 @@ def cluster_figure(
         crossing
         + "<br>"
         + " · ".join(
-            f"{k.upper()} on {spans[k].link}" for k in ("tp", "pp", "dp") if spans[k].size > 1
+            f"{k.upper()} on {spans[k].link}"
+            for k in ("tp", "cp", "pp", "ep", "dp")
+            if k in spans and spans[k].size > 1
         )
         + f" · {c.intra_link.name} inside nodes, {c.inter_link.name} between"
     )

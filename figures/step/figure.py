@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 
-from core.stepplan import StepPlan, coords
+from core.stepplan import StepPlan
 from core.units import ByteSystem, format_bytes
 from figures.step import grid, text, timeline
 from figures.step.traffic import KINDS, traffic_traces
@@ -32,7 +32,7 @@ def _node_labels(plan: StepPlan, geo) -> dict[int, str]:
     for node, *_ in geo.boxes:
         ranks = by_node.get(node, [])
         stages = _span(int(pl.coord("pp")[r]) for r in ranks) if ranks else "–"
-        reps = _span(coords(pl, plan.fold, r)["dp"] for r in ranks) if ranks else "–"
+        reps = _span(int(pl.coord("dp")[r]) for r in ranks) if ranks else "–"
         out[node] = f"node {node} · stage s{stages} · DP replica {reps}"
     return out
 
@@ -40,16 +40,14 @@ def _node_labels(plan: StepPlan, geo) -> dict[int, str]:
 def _hover(plan: StepPlan, geo, units: ByteSystem) -> tuple[dict, list[dict]]:
     """(rank -> what never changes, [rank -> what phase i changes]) of every drawn GPU's hover."""
     pl, gpn = plan.placement, plan.placement.cluster.gpus_per_node
-    fixed, per_phase = {}, [{} for _ in plan.phases]
+    fixed, per_phase, lay = {}, [{} for _ in plan.phases], plan.layout
     for r in geo.centres:
-        c = {d: int(pl.coord(d)[r]) for d in ("pp", "tp")} | coords(pl, plan.fold, r)
+        c = {d: int(pl.coord(d)[r]) for d in ("dp", "pp", "tp", "cp", "ep")}
         h = plan.phases[0].holdings[c["pp"]]
         rows = [f"rank {r} · node {r // gpn}, GPU {r % gpn}"]
         rows.append(f"DP replica {c['dp']} · PP stage {c['pp']} · TP rank {c['tp']}")
-        if plan.fold.active:
-            rows.append(
-                f"CP rank {c['cp']} of {plan.fold.cp} · EP rank {c['ep']} of {plan.fold.ep}"
-            )
+        if lay.cp > 1 or lay.ep > 1:
+            rows.append(f"CP rank {c['cp']} of {lay.cp} · EP rank {c['ep']} of {lay.ep}")
         for part in grid.PARTS:
             held, full = getattr(h, f"{part}_bytes"), getattr(h, f"full_{part}_bytes")
             how = "shard" if held < full else "replicated"
@@ -90,7 +88,7 @@ def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:
     return [
         *grid.fills(geo, pl, ph, names),
         *grid.idle(geo, pl, ph, "waits"),
-        *traffic_traces(geo, pl, drawn, ph, names, plan.fold),
+        *traffic_traces(geo, pl, drawn, ph, names),
         grid.hover(geo, hover[0], hover[1][index]),
     ]
 

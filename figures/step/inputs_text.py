@@ -4,52 +4,52 @@ the cluster, batch and layout drawn, the CP and EP help, and how CP, EP and MoE 
 
 from __future__ import annotations
 
-from core.expert_parallel import counts
 from core.stepplan import StepPlan
+from core.units import format_bytes
 
 INPUTS = "Cluster, batch and recompute"
 CP_HELP = (
-    "Context-parallel ranks: each sequence split over CP GPUs whose K/V blocks rotate around a "
-    "ring in every attention layer. Taken from the layout's DP GPUs (Megatron-Core order "
-    "tp-cp-ep-dp-pp)."
+    "Context-parallel ranks of the custom layout: each sequence split over CP GPUs whose K/V "
+    "blocks rotate around a ring in every attention layer. GPUs = DP × TP × PP × CP (CP ranks "
+    "right after TP, Megatron-Core order tp-cp-ep-dp-pp). A planner pick brings its own CP."
 )
 EP_HELP = (
-    "Expert-parallel ranks (MoE models): each GPU holds 1/EP of the experts; tokens go to their "
-    "experts and back by two all-to-alls around every MoE layer. EP divides DP × CP."
+    "Expert-parallel ranks of the custom layout (MoE models): each GPU holds 1/EP of the "
+    "experts; tokens go to their experts and back by two all-to-alls around every MoE layer. EP "
+    "divides DP × CP. A planner pick brings its own EP."
 )
 
 
 def drawn_caption(plan: StepPlan, nodes, gpn, gpu, gb, seq, step: str) -> str:
     """One line: the cluster and batch the expander holds, the layout drawn and its step time."""
-    lay, f = plan.layout, plan.fold
-    label = lay.label
-    if f.cp > 1:  # the planner's DP counts DP × CP GPUs
-        label = label.replace(f"DP {lay.dp}", f"DP {lay.dp // f.cp} × CP {f.cp}", 1)
-    fold = f" · EP {f.ep}" if f.ep > 1 else ""
     return (
-        f"{nodes} × {gpn} {gpu} · {gb:,} sequences of {seq:,} tokens · drawn: **{label}**"
-        f"{fold} · step {step} (the planner's)."
+        f"{nodes} × {gpn} {gpu} · {gb:,} sequences of {seq:,} tokens · drawn: "
+        f"**{plan.layout.label}** · step {step} (the planner's)."
     )
 
 
-def fold_note(plan: StepPlan) -> str | None:
-    """How CP / EP and an MoE model are drawn while the planner models neither."""
-    f, lay, out = plan.fold, plan.layout, []
-    if f.active:
-        what = " and ".join(f"{n} {v}" for n, v in (("CP", f.cp), ("EP", f.ep)) if v > 1)
+def cp_ep_note(plan: StepPlan, pick: str, cp: int, ep: int) -> str | None:
+    """How CP / EP are drawn, and how the page's CP / EP inputs relate to the layout drawn."""
+    lay, out = plan.layout, []
+    if pick != "custom" and (cp, ep) != (lay.cp, lay.ep):
         out.append(
-            f"{what}: {lay.dp // f.cp} DP replicas × CP {f.cp} = {lay.dp} GPUs per (TP, PP) "
-            f"position, EP groups of {f.ep} among them (Megatron-Core order tp-cp-ep-dp-pp); the "
-            f"gradient sync runs over all {lay.dp}. Times and memory are the planner's for "
-            f"DP = {lay.dp} (it does not model CP or EP yet); the "
-            f"{what} arrows carry their own bytes."
+            f"The CP and EP inputs ({cp}, {ep}) set the custom layout only: the planner's pick "
+            f"brings its own CP {lay.cp} and EP {lay.ep}. Choose “custom” to draw yours."
         )
-    if f.moe:
-        n = counts(f.moe)
+    if lay.cp > 1 or lay.ep > 1:
+        what = " and ".join(f"{n} {v}" for n, v in (("CP", lay.cp), ("EP", lay.ep)) if v > 1)
         out.append(
-            f"{f.moe.name} is timed and its memory drawn as its active path "
-            f"({n.active / 1e9:.1f} B of {n.total / 1e9:.1f} B parameters: {f.moe.top_k} of "
-            f"{f.moe.experts} experts per token); the experts a GPU holds beyond them are not "
-            "in the bars."
+            f"{what}: the planner's own grid — {lay.dp} DP replicas × CP {lay.cp} = "
+            f"{lay.dp * lay.cp} GPUs per (TP, PP) position sync gradients together, CP ranks "
+            f"right after TP, EP groups of {lay.ep} among them (Megatron-Core order "
+            "tp-cp-ep-dp-pp). Times, bytes and memory are the Planner page's for this layout."
+        )
+    ep_t = [t for p in plan.phases for t in p.traffic if t.kind == "ep_all_to_all"]
+    if ep_t:
+        total = sum(t.bytes_per_gpu[0] for t in ep_t)
+        nic = sum(t.nic_bytes_per_gpu[0] for t in ep_t if t.nic_bytes_per_gpu)
+        out.append(
+            f"EP all-to-alls, one GPU of stage 0 per step: {format_bytes(total)}, of which "
+            f"{format_bytes(nic)} through the NICs (the group's peers on other nodes)."
         )
     return " ".join(out) or None

@@ -212,11 +212,14 @@ HOW = (
     "stage's weights before every forward and backward and reduce-scatters gradients after "
     "it (ZeRO paper Sec. 7), once per micro-batch as the planner times it. Memory per GPU "
     "comes from the Memory page's model (core.memory): bars are filled by the share of the "
-    "unsharded amount a GPU holds; activations by the micro-batches in flight. CP and EP "
-    "(Megatron-Core order tp-cp-ep-dp-pp) take consecutive DP GPUs: a CP ring sends C − 1 K/V "
-    "blocks of 2·b·(S/C)·(h_kv/t)·d bytes per layer forward and twice that backward (Liu et "
-    "al. 2023, arXiv:2310.01889); an EP group runs a dispatch and a combine all-to-all per MoE "
-    "layer, each GPU sending (E_p − 1)/E_p of its tokens × top-k × h bytes (uniform routing)."
+    "unsharded amount a GPU holds; activations by the micro-batches in flight. CP and EP are "
+    "the planner's own (the same grid, times and bytes as the Planner page): CP ranks sit right "
+    "after TP (Megatron-Core order tp-cp-ep-dp-pp), an EP group is EP consecutive GPUs of a "
+    "DP × CP group, and gradients sync over DP × CP. A CP ring sends C − 1 K/V blocks of "
+    "2·b·(S/C)·(h_kv/t)·d bytes per layer forward and twice that backward (Liu et al. 2023, "
+    "arXiv:2310.01889); an EP group runs a dispatch and a combine all-to-all per MoE layer, "
+    "each GPU sending (E_p − 1)/E_p of its b·S/(C·t) tokens × top-k × h bytes (uniform "
+    "routing), split between NVLink and the NICs by where the group's GPUs sit."
 )
 
 

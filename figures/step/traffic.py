@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from core.stepplan import Drawn, Fold, Phase, links
+from core.stepplan import Drawn, Phase, links
 from figures.step.grid import Geometry
 from figures.style import COLOURS
 
@@ -43,7 +43,7 @@ def _arrow(a: tuple[float, float], b: tuple[float, float]) -> tuple[list, list]:
 
 
 def traffic_traces(
-    geo: Geometry, placement, drawn: Drawn, phase: Phase, names: dict[str, str], fold: Fold
+    geo: Geometry, placement, drawn: Drawn, phase: Phase, names: dict[str, str]
 ) -> list[dict]:
     """One trace per kind in KINDS order: arrows on the links the phase's traffic uses."""
     active = {t.kind for t in phase.traffic}
@@ -51,7 +51,7 @@ def traffic_traces(
     for kind, (colour, dash) in KINDS.items():
         xs, ys, size = [], [], []
         if kind in active:
-            for a, b in links(placement, kind, drawn, fold):
+            for a, b in links(placement, kind, drawn):
                 px, py = _arrow(geo.centres[a], geo.centres[b])
                 xs += px
                 ys += py
