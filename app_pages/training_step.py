@@ -59,7 +59,7 @@ with common.explain_errors():
 
 ev = plan.evaluation
 view.drawing(run, lay, units)
-st.caption(itx.drawn_caption(plan, nodes, int(gpn), gpu, gb, seq, format_seconds(plan.step_time_s)))
+st.caption(itx.drawn_caption(plan, nodes, int(gpn), gpu, gb, seq, format_seconds(ev.step_time_s)))
 for w in ev.warnings:  # under the drawing: the picture stays on the first screen (issue 15)
     st.warning(w, icon="⚠️")
 for note in (tx.drawn_note(plan, plan.drawn), itx.cp_ep_note(plan, pick, cp, ep)):

@@ -91,6 +91,11 @@ class StepPlan:
         return self.phases[-1].end_s
 
 
+def _psi(st) -> int:
+    """Parameters on one GPU of a stage before ZeRO: dense and routed-expert (÷ EP) alike."""
+    return st.params_on_gpu + getattr(st, "expert_params_on_gpu", 0)
+
+
 def _holdings(ev: Evaluation, peaks, held, live: bool) -> tuple[Holding, ...]:
     """Per stage: core.memory's bytes; activations scaled by the micro-batches held now."""
     rec = get_recipe(ev.training.recipe)
@@ -100,9 +105,9 @@ def _holdings(ev: Evaluation, peaks, held, live: bool) -> tuple[Holding, ...]:
             gradients_bytes=st.gradients_bytes,
             optimizer_bytes=st.optimizer_bytes,
             activations_bytes=st.activations_bytes * (h / peak if peak else 0.0),
-            full_parameters_bytes=rec.param_bytes * st.params_on_gpu,
-            full_gradients_bytes=rec.grad_bytes * st.params_on_gpu,
-            full_optimizer_bytes=rec.optimizer_bytes * st.params_on_gpu,
+            full_parameters_bytes=rec.param_bytes * _psi(st),
+            full_gradients_bytes=rec.grad_bytes * _psi(st),
+            full_optimizer_bytes=rec.optimizer_bytes * _psi(st),
             peak_activations_bytes=st.activations_bytes,
             gradients_live=live,
         )
@@ -140,8 +145,7 @@ class _PerOp:
         self.tp_bwd = each * sum(n * share[k] for k, n in plan.backward.items())
         # Scatter/gather: each TP rank sends its 1/t of the b s h boundary activations.
         self.send = lay.micro_batch * s * model.hidden_size * ACT_BYTES / t
-        # dense and expert parameters alike, as core.planner.evaluate syncs them
-        psi = [x.params_on_gpu + getattr(x, "expert_params_on_gpu", 0) for x in ev.memory.stages]
+        psi = [_psi(x) for x in ev.memory.stages]  # as core.planner.evaluate syncs them
         self.gather = [_ring(d) * x * rec.param_bytes for x in psi]  # one ZeRO-3 all-gather
         self.scatter = [_ring(d) * x * rec.grad_bytes for x in psi]  # one reduce-scatter
         self.psi, self.dp = psi, d

@@ -58,7 +58,8 @@ def cluster_figure(
         _group_ids(placement, colour_by)[:n],
         placement.crossing_ranks(colour_by)[:n].tolist(),
     )
-    coords = {k: placement.coord(k)[:n].tolist() for k in ("dp", "pp", "tp")}
+    with_cp = getattr(d, "cp", 1) > 1  # the planner's grid (core.planner.grid GridPlacement)
+    coords = {k: placement.coord(k)[:n].tolist() for k in ("dp", "pp", "tp", "cp")[: 3 + with_cp]}
     xs, ys, shapes, notes = [], [], [], []
     for node in range(shown):
         x0, y0 = (node % per_row) * (cols + gap), -(node // per_row) * (rows + gap + top)
@@ -89,7 +90,8 @@ def cluster_figure(
     spans = placement.spans
     hover = [
         f"rank {r} · node {r // gpn}, GPU {r % gpn}<br>dp {coords['dp'][r]} · pp "
-        f"{coords['pp'][r]} · tp {coords['tp'][r]}<br>{COLOUR_BY[colour_by]} "
+        f"{coords['pp'][r]} · tp {coords['tp'][r]}"
+        f"{' · cp ' + str(coords['cp'][r]) if with_cp else ''}<br>{COLOUR_BY[colour_by]} "
         f"{ids[r]}{' — crosses a node boundary' if crossing[r] else ''}"
         for r in range(n)
     ]

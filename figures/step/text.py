@@ -157,9 +157,15 @@ def drawn_note(plan: StepPlan, drawn) -> str | None:
         return None
     return (
         f"Drawing {drawn.count} of {total:,} GPUs: DP replicas 0–{drawn.dp - 1} of {lay.dp}, "
-        f"PP stages 0–{drawn.pp - 1} of {lay.pp}, TP ranks 0–{drawn.tp - 1} of {lay.tp}; the "
-        "others repeat the same picture."
+        f"PP stages 0–{drawn.pp - 1} of {lay.pp}, TP ranks 0–{drawn.tp - 1} of {lay.tp}"
+        + (f", CP ranks 0–{drawn.cp - 1} of {lay.cp}" if lay.cp > 1 else "")
+        + "; the others repeat the same picture."
     )
+
+
+def _zero_ranks(plan: StepPlan) -> int:
+    """The ranks ZeRO shards over: DP × CP, the planner's gradient group (core.memory)."""
+    return plan.layout.dp * plan.layout.cp
 
 
 def holding_lines(plan: StepPlan, index: int, units: ByteSystem) -> list[str]:
@@ -172,7 +178,7 @@ def holding_lines(plan: StepPlan, index: int, units: ByteSystem) -> list[str]:
             ("gradients", h.gradients_bytes, h.full_gradients_bytes),
             ("optimizer", h.optimizer_bytes, h.full_optimizer_bytes),
         ):
-            how = "sharded 1/" + str(plan.layout.dp) if held < full else "replicated"
+            how = f"sharded 1/{_zero_ranks(plan)}" if held < full else "replicated"
             empty = " (empty)" if key == "gradients" and not h.gradients_live else ""
             parts.append(f"{PARTS[key]} {format_bytes(held, units)} {how}{empty}")
         parts.append(f"activations {format_bytes(h.activations_bytes, units)}")
@@ -191,6 +197,9 @@ def takeaway(plan: StepPlan) -> str:
     }
     parts = [where["tp"]] if lay.tp > 1 else []
     parts += [where["pp"]] if lay.pp > 1 else []
+    for dim, what in (("cp", "the CP ring"), ("ep", "EP all-to-alls")):
+        if getattr(lay, dim) > 1:  # on the link the planner costs them on
+            parts.append(f"{what} run on {ev.spans[dim].link}")
     return (
         f"{'; '.join(parts) or 'No model parallelism: each GPU holds the whole model'}. "
         f"Stages wait {bubble:.1%} of the step in the pipeline bubble; the DP sync exposes "
@@ -237,8 +246,9 @@ def self_checks(plan: StepPlan) -> list[dict]:
             "key": "q0",
             "rel_tol": 0.02,
             "unit": "%",
-            "explanation": f"ZeRO-1 and up shard it over the {lay.dp} DP ranks (1/DP each, "
-            "rounded up to whole elements); DDP keeps it all on every GPU.",
+            "explanation": f"ZeRO-1 and up shard it over the {_zero_ranks(plan)} DP × CP ranks "
+            "(1/(DP × CP) each, rounded up to whole elements; routed experts over DP × CP / EP); "
+            "DDP keeps it all on every GPU.",
         }
     )
     if p > 1:
@@ -260,7 +270,7 @@ def self_checks(plan: StepPlan) -> list[dict]:
     sync = next((x for x in plan.phases if x.key == "grad_sync"), None)
     if sync:
         t = sync.traffic[0]
-        d, k = lay.dp, 2 if t.kind == "dp_all_reduce" else 1
+        d, k = _zero_ranks(plan), 2 if t.kind == "dp_all_reduce" else 1
         out.append(
             {
                 "question": "How many GB (10⁹ B) does one GPU of stage 0 send in the gradient "

@@ -95,11 +95,12 @@ SMALL = "nodes=2&pick=custom&tp=2&pp=2&gb=64&phase=2"  # 16 GPUs, the steady sta
 
 
 def test_cp_and_ep_arrows_join_their_groups(page, app_url):
-    # DP 2 x CP 2 x TP 2 x PP 2 (order tp-pp-dp: rank = t + 2 p + 4 d): CP ring partners are
-    # DP coordinates {0, 1} and {2, 3}, i.e. ranks r and r XOR 4.
+    # DP 2 x CP 2 x TP 2 x PP 2 on the planner's grid (CP right after TP, order tp-pp-dp:
+    # rank = t + 2 c + 4 p + 8 d): CP ring partners are ranks r and r XOR 2.
     g = _open(page, f"{app_url}/training_step?model=Llama-2+7B&dp=2&cp=2&{SMALL}")
-    want = {(r, r ^ 4) for r in range(16)}
-    assert _ranks(g, g["cp"]) == want and g["ep"] is not None and g["ep"]["x"] == []
-    # Mixtral, DP 4 x TP 2 x PP 2, EP 2: the all-to-all runs among the same DP pairs.
+    assert _ranks(g, g["cp"]) == {(r, r ^ 2) for r in range(16)}
+    assert g["ep"] is not None and g["ep"]["x"] == []
+    # Mixtral, DP 4 x TP 2 x PP 2, EP 2 (rank = t + 2 p + 4 d): EP pairs are DP coordinates
+    # {0, 1} and {2, 3}, i.e. ranks r and r XOR 4.
     g = _open(page, f"{app_url}/training_step?model=Mixtral+8x7B+(MoE)&dp=4&ep=2&{SMALL}")
-    assert _ranks(g, g["ep"]) == want and g["cp"]["x"] == []
+    assert _ranks(g, g["ep"]) == {(r, r ^ 4) for r in range(16)} and g["cp"]["x"] == []
