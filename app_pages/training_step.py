@@ -62,7 +62,7 @@ view.drawing(run, lay, units)
 st.caption(itx.drawn_caption(plan, nodes, int(gpn), gpu, gb, seq, format_seconds(ev.step_time_s)))
 for w in ev.warnings:  # under the drawing: the picture stays on the first screen (issue 15)
     st.warning(w, icon="⚠️")
-for note in (tx.drawn_note(plan, plan.drawn), itx.cp_ep_note(plan, pick, cp, ep)):
+for note in (tx.drawn_note(plan, plan.drawn), itx.cp_ep_note(plan, pick, cp, ep, units)):
     if note:
         st.info(note, icon="🔎")
 common.takeaway(tx.takeaway(plan))

@@ -5,7 +5,7 @@ the cluster, batch and layout drawn, the CP and EP help, and how CP, EP and MoE 
 from __future__ import annotations
 
 from core.stepplan import StepPlan
-from core.units import format_bytes
+from core.units import ByteSystem, format_bytes
 
 INPUTS = "Cluster, batch and recompute"
 CP_HELP = (
@@ -28,7 +28,9 @@ def drawn_caption(plan: StepPlan, nodes, gpn, gpu, gb, seq, step: str) -> str:
     )
 
 
-def cp_ep_note(plan: StepPlan, pick: str, cp: int, ep: int) -> str | None:
+def cp_ep_note(
+    plan: StepPlan, pick: str, cp: int, ep: int, units: ByteSystem = ByteSystem.BINARY
+) -> str | None:
     """How CP / EP are drawn, and how the page's CP / EP inputs relate to the layout drawn."""
     lay, out = plan.layout, []
     if pick != "custom" and (cp, ep) != (lay.cp, lay.ep):
@@ -38,18 +40,21 @@ def cp_ep_note(plan: StepPlan, pick: str, cp: int, ep: int) -> str | None:
         )
     if lay.cp > 1 or lay.ep > 1:
         what = " and ".join(f"{n} {v}" for n, v in (("CP", lay.cp), ("EP", lay.ep)) if v > 1)
+        where = ["CP ranks right after TP"] * (lay.cp > 1)
+        where += [f"EP groups of {lay.ep} consecutive GPUs among them"] * (lay.ep > 1)
         out.append(
-            f"{what}: the planner's own grid — {lay.dp} DP replicas × CP {lay.cp} = "
-            f"{lay.dp * lay.cp} GPUs per (TP, PP) position sync gradients together, CP ranks "
-            f"right after TP, EP groups of {lay.ep} among them (Megatron-Core order "
-            "tp-cp-ep-dp-pp). Times, bytes and memory are the Planner page's for this layout."
+            f"{what} on the planner's own grid: {lay.dp} DP replicas × CP {lay.cp} = "
+            f"{lay.dp * lay.cp} GPUs per (TP, PP) position sync gradients together; "
+            f"{', '.join(where)} (Megatron-Core order tp-cp-ep-dp-pp). Times, bytes and memory "
+            "are the Planner page's for this layout."
         )
     ep_t = [t for p in plan.phases for t in p.traffic if t.kind == "ep_all_to_all"]
     if ep_t:
         total = sum(t.bytes_per_gpu[0] for t in ep_t)
         nic = sum(t.nic_bytes_per_gpu[0] for t in ep_t if t.nic_bytes_per_gpu)
         out.append(
-            f"EP all-to-alls, one GPU of stage 0 per step: {format_bytes(total)}, of which "
-            f"{format_bytes(nic)} through the NICs (the group's peers on other nodes)."
+            f"EP all-to-alls, one GPU of stage 0 per step: {format_bytes(total, units)}, of "
+            f"which {format_bytes(nic, units)} through the NICs (the group's peers on other "
+            "nodes)."
         )
     return " ".join(out) or None

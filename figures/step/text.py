@@ -16,7 +16,10 @@ QUESTION = (
     "activations live, what is replicated and what sharded, what is sent over which link, and "
     "when does each GPU wait?"
 )
-LAYOUT_HELP = "The planner's pick for this cluster, or your own DP × TP × PP × ZeRO (custom)."
+LAYOUT_HELP = (
+    "The planner's pick for this cluster (with its own CP and EP), or your own DP × TP × PP × "
+    "ZeRO with the CP and EP inputs (custom)."
+)
 TITLES = {
     "rest": "Before the step",
     "fill": "Forward: the pipeline fills",
