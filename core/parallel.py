@@ -245,7 +245,7 @@ class Layout:
         return n
 
     @property
-    def dims(self) -> ParallelDims:  # the rank grid; CP ranks are not placed on it yet
+    def dims(self) -> ParallelDims:  # 3-D grid; with CP: core.planner.grid.grid_placement
         return ParallelDims(dp=self.dp, pp=self.pp, tp=self.tp, order=self.order)
 
     @property

@@ -5,7 +5,9 @@ The pipeline part (forward fill, steady state, backward drain) is the planner's 
 cut into windows (core.stepplan.windows); the exposed gradient sync, the optimizer step and the
 ZeRO-1/2 parameter all-gather follow it with the planner's durations (core.planner.step_time
 step_breakdown). Bytes per phase are ring bytes each GPU sends (ZeRO paper Sec. 7; Megatron TP
-collectives from core.tensor_parallel; Narayanan et al. 2021 scatter/gather for PP sends).
+collectives from core.tensor_parallel; Narayanan et al. 2021 scatter/gather for PP sends), at the
+S/C tokens a CP rank holds; CP ring and EP all-to-all bytes are the planner's (core.stepplan.cpep),
+and every group is the planner's grid's (core.planner.grid), so it crosses nodes where it is costed.
 """
 
 from __future__ import annotations
