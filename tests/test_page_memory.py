@@ -377,6 +377,24 @@ def test_mixtral_with_ep_8_states_by_hand():
     assert "46.7B parameters (12.9B active per token" in " ".join(c.value for c in at.caption)
 
 
+def test_mixtral_traffic_counts_the_experts_over_their_own_group():
+    # DP 16, EP 8: the dense 1,605,636,096 parameters (test above) shard over 16 ranks, the
+    # routed experts' 45,097,156,608 / 8 = 5,637,144,576 per GPU over EDP = 16 / 8 = 2. A ring
+    # sends (n-1)/n of each bf16 tensor: 1,505,283,840 + 2,818,572,288 = 4,323,856,128 elements;
+    # DDP all-reduces the gradients (2×), ZeRO-3 reduce-scatters them and gathers weights twice
+    # (3×), 2 bytes each.
+    elements = 1_605_636_096 * 15 // 16 + 5_637_144_576 // 2
+    assert elements == 4_323_856_128
+    at = run({"model": "Mixtral 8x7B", "dp": 16, "ep": 8, "zero": 3})
+    text = " ".join(m.value for m in at.markdown)
+    assert f"DDP all-reduces gradients, {2 * 2 * elements / GB:.3g} GB" in text
+    assert f"sends {3 * 2 * elements / GB:.3g} GB = 1.5× DDP" in text
+    # The largest layer gathered whole: attention 2·4096² + 2·4096·1024 = 41,943,040, two norms
+    # 8,192, router 8 × 4096 = 32,768, and 8 / EP 8 = one expert of 3·4096·14336 = 176,160,768.
+    layer = 41_943_040 + 8_192 + 32_768 + 176_160_768
+    assert f"all-gathering each layer's weights ({2 * layer / 1e6:.0f} MB)" in text
+
+
 def test_ep_not_dividing_the_experts_names_the_rule():
     at = run({"model": "Mixtral 8x7B", "dp": 6, "ep": 3})
     assert any("EP=3 does not divide 8 experts" in e.value for e in at.error)

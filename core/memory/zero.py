@@ -83,11 +83,14 @@ def zero_comm_bytes_per_gpu(num_params, dp, zero_stage, recipe="mixed_adam") -> 
     )
 
 
-def layer_allgather_bytes(model: ModelSpec, tp: int = 1, recipe: str = "mixed_adam") -> int:
+def layer_allgather_bytes(
+    model: ModelSpec, tp: int = 1, recipe: str = "mixed_adam", ep: int = 1
+) -> int:
     """Bytes of one layer's whole weights that ZeRO-3 / FULL_SHARD all-gathers before forward and
-    backward.
-    """
-    return model.layer_params_per_gpu(whole_number("tp", tp)) * get_recipe(recipe).param_bytes
+    backward; an MoE layer's routed experts count only this GPU's E / EP of them."""
+    tp = whole_number("tp", tp)
+    unit = model.layer_params_per_gpu(tp, whole_number("ep", ep)) if ep > 1 else None
+    return (unit or model.layer_params_per_gpu(tp)) * get_recipe(recipe).param_bytes
 
 
 def gathered_unit_bytes(model, tp: int, stage: int, pp: int, recipe="mixed_adam", ep=1) -> int:

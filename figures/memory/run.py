@@ -115,6 +115,20 @@ def _active(model) -> int | None:
     return getattr(model, "active_params", None)
 
 
+def _traffic(ch, lay_par, stage: int, recipe: str) -> cm.ZeroComm:
+    """ZeRO traffic per GPU per step: the dense part over DP × CP, the routed experts over their
+    own expert-data-parallel group (core.memory.shard_degrees), as the memory bars shard them."""
+    nd, nd_e = cm.shard_degrees(lay_par)
+    dense = cm.zero_comm_bytes_per_gpu(ch.params_on_gpu, nd, stage, recipe)
+    if not ch.expert_params_on_gpu:
+        return dense
+    experts = cm.zero_comm_bytes_per_gpu(ch.expert_params_on_gpu, nd_e, stage, recipe)
+    return cm.ZeroComm(
+        gradient_bytes=dense.gradient_bytes + experts.gradient_bytes,
+        parameter_bytes=dense.parameter_bytes + experts.parameter_bytes,
+    )
+
+
 def compute(run: Run, lay: Split) -> dict:
     """Every number and figure of the page for one setting (plain values in, plain data out)."""
     model, units, recipe = model_of(run), run.units, run.recipe
@@ -124,8 +138,8 @@ def compute(run: Run, lay: Split) -> dict:
     z, nd = par.zero_stage, cm.shard_degrees(par)[0]
     res = cm.memory_by_zero_stage(model, par, tr)
     ch, shaped = res[z], isinstance(model, ModelSpec)
-    comm = tuple(cm.zero_comm_bytes_per_gpu(ch.params_on_gpu, nd, s, recipe) for s in (0, z))
-    gather = cm.layer_allgather_bytes(model, tp, recipe) if shaped else None
+    comm = tuple(_traffic(ch, par, s, recipe) for s in (0, z))
+    gather = cm.layer_allgather_bytes(model, tp, recipe, lay.ep) if shaped else None
     return dict(
         ch=ch,
         nd=nd,
