@@ -1,6 +1,6 @@
 """The context- and expert-parallel pages in Chromium: every chart draws, the first slider redraws
 a chart, the walk's Next button moves the URL-bound step; screenshots at 1440 px wide go to
-docs/screens/ (cp_1440.png, ep_1440.png)."""
+tests/e2e/screenshots/ (cp_1440.png, ep_1440.png; the docs' screenshots: scripts/screens.py)."""
 
 import re
 import statistics
@@ -17,7 +17,7 @@ from tests.e2e.harness import (
 )
 
 pytestmark = pytest.mark.browser
-SCREENS = ROOT / "docs" / "screens"
+SCREENS = ROOT / "tests" / "e2e" / "screenshots"
 
 
 @pytest.mark.parametrize(
