@@ -4,6 +4,9 @@ shows in presenter mode (1280×720), viewport only (the first screen, before any
     python scripts/screens.py                 # the default set below
     python scripts/screens.py self_check:1280:present
     python scripts/screens.py --all           # every registered page, both sizes
+    python scripts/screens.py --visuals       # the README's visuals (ring, gantt, step, memory)
+
+A spec is page[?query]:width[:present][=name]; name (without .png) overrides the file's name.
 """
 
 from __future__ import annotations
@@ -19,6 +22,13 @@ from tests.e2e.harness import launch_browser, running_app, wait_for_app_run, wai
 OUT = ROOT / "docs" / "screens"
 SIZES = {1440: 900, 1280: 720}
 DEFAULT = ["home:1440", "home:1280:present", "self_check:1280:present"]
+# The README's "visuals" table: the ring mid reduce-scatter, two schedules on one time axis.
+VISUALS = {
+    "ring": "collectives?step=3",
+    "gantt": "pipeline?sched=GPipe&cmp=true&sched2=ZB-H1",
+    "step": "training_step?phase=2",
+    "memory": "memory",
+}
 
 
 def _name(path: str, width: int, present: bool) -> str:
@@ -34,20 +44,41 @@ def shoot(specs: list[str]) -> list[Path]:
     with running_app() as url, sync_playwright() as p:
         browser = launch_browser(p)
         for spec in specs:
+            spec, _, name = spec.partition("=") if "?" not in spec else _named(spec)
             path, width, *flags = spec.split(":")
-            path = "" if path == "home" else path
+            path, _, query = ("" if path == "home" else path).partition("?")
             width, present = int(width), "present" in flags
+            query = "&".join(q for q in (query, "present=true" if present else "") if q)
             page = browser.new_page(viewport={"width": width, "height": SIZES[width]})
-            page.goto(f"{url}/{path}" + ("?present=true" if present else ""))
+            page.goto(f"{url}/{path}" + (f"?{query}" if query else ""))
             wait_for_app_run(page, timeout_ms=120_000)
             wait_for_charts(page, timeout_ms=120_000)  # a cold server draws its first charts slowly
             page.wait_for_timeout(1000)  # Plotly lays out after drawing (automargin redraws)
-            target = OUT / _name(path, width, present)
+            target = OUT / (
+                f"{name}{'_present' if present else ''}_{width}.png"
+                if name
+                else _name(path, width, present)
+            )
             page.screenshot(path=str(target))
             page.close()
             done.append(target)
         browser.close()
     return done
+
+
+def _named(spec: str) -> tuple[str, str, str]:
+    """Split 'page?a=1&b=2:1440:present=name' at the '=' after the last ':' (queries hold '=')."""
+    head, _, tail = spec.rpartition(":")
+    flag, eq, name = tail.partition("=")
+    return f"{head}:{flag}", eq, name
+
+
+def visuals() -> list[str]:
+    return [
+        f"{q}:{w}{':present' if w == 1280 else ''}={n}"
+        for n, q in VISUALS.items()
+        for w in (1440, 1280)
+    ]
 
 
 def every_page() -> list[str]:
@@ -59,5 +90,6 @@ def every_page() -> list[str]:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    for shot in shoot(every_page() if args == ["--all"] else args or DEFAULT):
+    specs = {"--all": every_page, "--visuals": visuals}.get(" ".join(args), lambda: args or DEFAULT)
+    for shot in shoot(specs()):
         print(shot.relative_to(ROOT))
