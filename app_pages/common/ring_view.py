@@ -92,6 +92,7 @@ def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.Algorit
 
     @st.fragment(run_every=every)
     def section() -> coll.AlgorithmRun:
+        common.sections.follow_page()  # args from a page run that finished
         if playing("step") != (every is not None):  # ▶ / ❚❚ pressed: re-arm the timer
             st.rerun(scope="app")
         last, present = 2 * (n - 1), common.settings().presenter

@@ -8,6 +8,8 @@ from typing import Any
 
 import streamlit as st
 
+from app_pages.common.nudge import settle
+
 NOTICES = "_url_notices"
 _BIND = "query-params"
 CODE_SET = "_code_set_keys"  # widget keys code wrote for this run (a walk step: common/walk.py)
@@ -76,11 +78,7 @@ def slider(
     Key presses queued by `nudges` move it from the value it last showed (not from the browser's
     possibly stale copy). A notice only when the URL seeded the slider (its first run): after a
     press the server's copy of the URL is stale, and that is not a bad URL value."""
-    if pending := st.session_state.pop(f"_{key}_nudges", None):
-        at = st.session_state.get(f"_{key}_at", st.session_state.get(key, default))
-        for move in pending:
-            at = min(max(move(at), lo), hi)
-        st.session_state[key] = at
+    settle(key, lo, hi, default)
     raw = _raw(key) if key not in st.session_state else None
     kw = dict(step=step, key=key, help=help, bind=_BIND, disabled=disabled, on_change=on_change)
     value = where.slider(label, lo, hi, default, **kw)
@@ -88,21 +86,6 @@ def slider(
     if raw is not None and not _same_number(raw, value):
         _note(key, raw, f"must be a number from {lo} to {hi}", value)
     return value
-
-
-def _nudge(key: str, move) -> None:
-    st.session_state.setdefault(f"_{key}_nudges", []).append(move)
-
-
-def nudges(key: str, buttons, *, where: Any = st) -> None:
-    """Small buttons with keyboard shortcuts that move the slider `key` (drawn before them in the
-    same run): buttons = [(label, shortcut, move)], move(value) -> new value, clamped to the
-    slider's range. Presses queue and all land, however fast."""
-    row = where.container(horizontal=True)
-    for label, shortcut, move in buttons:
-        row.button(
-            label, key=f"{key}_{shortcut}", shortcut=shortcut, on_click=_nudge, args=(key, move)
-        )
 
 
 def number(
