@@ -221,7 +221,7 @@ def _target(key: str, last: int) -> int | None:
     return last if now > last else None
 
 
-def stepper(label: str, last: int, *, key: str, play: bool = False) -> int:
+def stepper(label: str, last: int, *, key: str, play: bool = False, stacked: bool = False) -> int:
     """A URL-bound step slider 0 … last with ◀ Back / Next ▶ / Reset buttons (keys ← → Home),
     and with play=True a ▶ Play / ❚❚ Pause button (the page calls `advance` on each tick).
 
@@ -233,8 +233,12 @@ def stepper(label: str, last: int, *, key: str, play: bool = False) -> int:
     step_now = _target(key, last)
     if step_now is not None:
         st.session_state[key] = step_now
-    widths = [3, 1, 1, 1, 1] if play else [4, 1, 1, 1]
-    s1, *cols = st.columns(widths, vertical_alignment="bottom")
+    if stacked:  # a narrow column (the ring's slide): the slider, then its buttons in a row
+        s1, row = st.container(), st.container(horizontal=True, gap="small")
+        cols = [row] * (4 if play else 3)
+    else:
+        widths = [3, 1, 1, 1, 1] if play else [4, 1, 1, 1]
+        s1, *cols = st.columns(widths, vertical_alignment="bottom")
     fresh = key not in st.session_state
     raw = _raw(key) if fresh else None
     step = s1.slider(label, 0, last, 0, key=key, on_change=_dragged, args=(key,), bind=_BIND)
@@ -242,11 +246,12 @@ def stepper(label: str, last: int, *, key: str, play: bool = False) -> int:
         _note(key, raw, f"must be a number from 0 to {last}", step)
     st.session_state[f"_{key}_at"] = step
     buttons = [("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None)]
+    fill = "content" if stacked else "stretch"
     for col, (text, shortcut, delta) in zip(cols, buttons):
-        col.button(text, shortcut=shortcut, on_click=_press, args=(key, delta), width="stretch")
+        col.button(text, shortcut=shortcut, on_click=_press, args=(key, delta), width=fill)
     if play:
         label_play = "❚❚ Pause" if playing(key) else "▶ Play"
-        cols[3].button(label_play, on_click=_play, args=(key,), width="stretch", key=f"{key}_play")
+        cols[3].button(label_play, on_click=_play, args=(key,), width=fill, key=f"{key}_play")
     return step
 
 
