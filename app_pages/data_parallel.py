@@ -23,6 +23,7 @@ RADIO = dict(radio=True, horizontal=True)
 
 @st.fragment
 def proof_section(how) -> None:
+    common.sections.follow_page()  # args from a page run that finished
     st.subheader("1 · The proof: N ranks, one gradient")
     top = sections.chart_slot(common.settings().presenter)
     c = st.columns([1, 1, 1.2])
@@ -44,6 +45,7 @@ def proof_section(how) -> None:
 
 @st.fragment(key="dp_scaling")
 def scaling_section(how) -> None:
+    common.sections.follow_page()  # args from a page run that finished
     st.subheader("2 · Scaling: compute + exposed all-reduce, 8 → 512 GPUs")
     c = st.columns(4)
     size = common.select("Model size (parameters)", SIZES, "7", key="size", where=c[0])
@@ -86,6 +88,7 @@ def scaling_section(how) -> None:
 
 @st.fragment(key="dp_scenario")
 def scenario_section() -> None:
+    common.sections.follow_page()  # args from a page run that finished
     st.subheader("3 · The scenario: it scaled to 8 GPUs, and 64 is slower")
     sn = data.scenario(sections.shared("bkt", 25), units, bw_units)
     st.markdown(sn["md"])
@@ -95,6 +98,7 @@ def scenario_section() -> None:
 
 @st.fragment
 def straggler_section(how) -> None:
+    common.sections.follow_page()  # args from a page run that finished
     st.subheader("4 · Stragglers: the step waits for the slowest rank")
     c = st.columns(3)
     mu = common.slider("Mean step μ (ms)", 10, 1000, 100, key="mu", where=c[0])

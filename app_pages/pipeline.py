@@ -4,8 +4,9 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common import pipeline_view as pv
+from app_pages.common.fold import folded
+from app_pages.common.nudge import nudges
 from app_pages.common.pipeline_view import CHOICES, Run, simulated
-from app_pages.common.widgets import nudges
 from core import pipeline as pl
 from figures.pipeline import text as text
 
@@ -25,7 +26,7 @@ keys = k1.container(horizontal=True, gap="small")
 # Keys (click the page first): ↓ / ↑ step P by one, ← / → halve or double M.
 nudges("p", [("P − 1 ↓", "Down", lambda v: v - 1), ("P + 1 ↑", "Up", lambda v: v + 1)], where=keys)
 nudges("m", [("M ÷ 2 ←", "Left", text.half_m), ("M × 2 →", "Right", text.double_m)], where=keys)
-box = k2.expander(pv.times_label(CHOICES))  # the values in the label, read before the widgets
+box = folded(pv.times_label(CHOICES), what="Op times and compare", where=k2)  # values read first
 d1, d2, d3 = box.columns(3)
 cmp = common.toggle("Compare schedules", False, key="cmp", where=d1)
 sched2 = common.select("Second schedule", CHOICES, "zb_h1", key="sched2", where=d2) if cmp else None

@@ -93,6 +93,7 @@ def _open(link: cs.Link, query: dict[str, str]) -> None:
 def scenario(units: str, bw_units: str) -> None:
     """Everything the scenario choice and its knob feed, as one fragment: moving the knob reruns
     this section, not the page (issue 18). Presenting, the chart sits above the controls."""
+    common.sections.follow_page()  # args from a page run that finished
     top = sections.chart_slot(common.settings().presenter)
     c = st.columns([3, 1])
     kind = common.select(

@@ -27,6 +27,7 @@ _BLOCKS = {"markdown": st.markdown, "latex": st.latex, "caption": st.caption}
 
 @st.fragment(key="tp_split")
 def split_section(how) -> None:
+    common.sections.follow_page()  # args from a page run that finished
     top = sections.chart_slot(common.settings().presenter)  # presenting: the drawing first
     c = st.columns([1, 2], vertical_alignment="bottom")
     tp = common.slider("TP degree", 1, 8, 2, key="tp", where=c[0])
@@ -75,6 +76,7 @@ def split_section(how) -> None:
 
 @st.fragment(key="tp_sweep")
 def sweep_section() -> None:
+    common.sections.follow_page()  # args from a page run that finished
     model, mb, seq, gpu, nic = sections.shared("layer", DEFAULT_LAYER)
     st.subheader("4 · TP degree sweep: the node boundary, DGX-class and thin")
     if sw := common.attempt(data.sweep, model, mb, seq, gpu, nic):

@@ -26,7 +26,9 @@ def test_presenter_enlarges_type_and_uses_the_safe_palette():
     colours = {t["line"]["color"] for t in big[1]["data"] if "color" in t.get("line", {})}
     greys = {c for c in colours if _is_grey(c)}  # e.g. the #888 asymptote: neutrals stay neutral
     assert colours - greys and colours - greys <= set(OKABE_ITO)
-    assert big[0]["layout"]["height"] > plain[0]["layout"]["height"]
+    # Taller: the bytes chart (the ring, chart 0, is sized to fit the 1280×720 slide
+    # under the takeaway instead: tests/e2e/test_presenter_browser.py)
+    assert big[1]["layout"]["height"] > plain[1]["layout"]["height"]
 
 
 def test_presenter_toggle_is_in_the_url_bound_sidebar():

@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from app_pages.common import sections
 from app_pages.common.tables import (  # noqa: F401  (re-exported: pages call common.<name>)
     apply_row_click,
     clickable_rows,
@@ -125,6 +126,7 @@ def begin_run() -> None:
 
 def start_page(title: str, question: str) -> None:
     """Title, the page's one question, and a slot for URL notices (filled by `show_url_notices`)."""
+    sections.page_started()  # fragments check the page ran to its end (sections.follow_page)
     presenting = settings().presenter  # a keyed head: presenter_css puts the first chart next
     with st.container(key="slide_head") if presenting else nullcontext():
         st.title(title)
@@ -135,6 +137,7 @@ def start_page(title: str, question: str) -> None:
 
 def show_url_notices() -> None:
     """Show every ignored URL value collected so far, in the slot under the title."""
+    sections.page_finished()  # every page's last line: the whole-page run finished
     notes = st.session_state.get(NOTICES) or []
     slot = st.session_state.get("_notice_slot")
     if notes and slot is not None:
@@ -252,14 +255,11 @@ _BLOCKS = {"markdown": st.markdown, "latex": st.latex, "caption": st.caption, "i
 def how_computed(blocks: Iterable[tuple[str, str]], *, expander: bool = False) -> None:
     """The "How this is computed" section (a subheader, or a closed expander) from (kind, text)
     blocks: kind is markdown, latex, caption or info. KaTeX stays apart from changing numbers."""
-    if expander:
-        with st.expander("How this is computed", expanded=False):
-            for kind, text in blocks:
-                _BLOCKS[kind](text)
-        return
-    st.subheader("How this is computed")
-    for kind, text in blocks:
-        _BLOCKS[kind](text)
+    with st.expander("How this is computed", expanded=False) if expander else nullcontext():
+        if not expander:
+            st.subheader("How this is computed")
+        for kind, text in blocks:
+            _BLOCKS[kind](text)
 
 
 def self_check(

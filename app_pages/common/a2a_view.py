@@ -39,6 +39,7 @@ def blocks(n: int) -> None:
 
     @st.fragment
     def section() -> None:
+        common.sections.follow_page()  # args from a page run that finished
         if (st.session_state.get("a2a", common.url_int("a2a")) or 0) > n - 1:  # N shrank
             st.session_state["a2a"] = n - 1
         help_ = "Pairwise exchange: at step i GPU r sends its block for GPU r + i (mod N)."

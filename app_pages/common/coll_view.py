@@ -45,6 +45,7 @@ def comparison(n, size, bw, alpha, tiers: TwoTier | None, units, bw_units, link_
 def algorithms(n, size, bw, alpha, link_name, mem, bwu) -> None:
     """Which algorithm, A vs B and all-to-all: their toggles and sliders rerun only this
     fragment (the all-to-all step only its own, inside it)."""
+    common.sections.follow_page()  # args from a page run that finished
     st.subheader("Which algorithm, when: latency vs bandwidth")
     (k1, k2, k3, k4), tiers = st.columns(4), None
     if common.toggle("Two-tier cluster (nodes × GPUs)", False, key="tier", where=k1):

@@ -46,6 +46,7 @@ def ring_step(c: int, layout: str, causal: bool, t: int) -> dict:
 @st.fragment
 def ring_section(c: int, layout: str, causal: bool) -> None:
     """Section 1: the step slider, the ring at that step, the check and what it runs."""
+    common.sections.follow_page()  # args from a page run that finished
     data = toy(c, layout, causal)
     if c > 1:
         if st.session_state.get("t", 0) > c - 1:  # C shrank (a URL value: the slider checks it)
@@ -69,6 +70,7 @@ def _summary() -> str:
 def long_section(c: int, layout: str, causal: bool, units: str) -> None:
     """Section 3 with its controls and how it is computed: a control here reruns only this
     fragment."""
+    common.sections.follow_page()  # args from a page run that finished
     head = st.empty()  # the heading names the model and S, known once the controls ran
     with folded(_summary(), what="Long-context inputs"):
         cols = st.columns(6)

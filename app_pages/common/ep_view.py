@@ -49,6 +49,7 @@ def walk_steps(units: str) -> tuple:
 @st.fragment
 def placement_section(units: str) -> None:
     """Section 3: the node limit M beside the heading's metrics, and the placement chart."""
+    common.sections.follow_page()  # args from a page run that finished
     st.subheader("3 · Placement: inside a node or across nodes (DeepSeek-V3's routed layer)")
     limit = common.slider("Node limit M (DeepSeek-V3: 4)", 1, 8, 4, key="m")
     pl = placement(limit)
@@ -65,6 +66,7 @@ def _summary() -> str:
 @st.fragment
 def model_section(units: str) -> None:
     """Section 4 with its controls folded: a control here reruns only this fragment."""
+    common.sections.follow_page()  # args from a page run that finished
     head = st.empty()  # the heading names the model, known once the controls ran
     with folded(_summary(), what="Model and layout"):
         cols = st.columns(6)

@@ -4,6 +4,7 @@ the session (after a change) or the URL (a deep link), else the default."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import streamlit as st
@@ -19,6 +20,16 @@ def peek(key: str, default: Any) -> Any:
     return default if raw is None or raw == "" else raw
 
 
-def folded(summary: str, *, what: str = "More controls") -> Any:
-    """A closed expander labelled 'what · summary' (the values inside, one line)."""
-    return st.expander(f"{what} · {summary}", expanded=False)
+def folded(summary: str, *, what: str = "More controls", where: Any = st) -> Any:
+    """A closed expander labelled 'what · summary' (the values inside, one line) that stays as the
+    visitor left it when those values change.
+
+    Streamlit 1.67 derives an expander's identity from its label (even with a key:
+    streamlit/streamlit lib/streamlit/elements/layouts.py `expander`, key_as_main_identity=False),
+    so a new summary drew a new, closed expander: moving a slider inside snapped it shut (issue
+    14). Keyed and tracking its state (on_change="rerun": opening it reruns the page), it is drawn
+    as the visitor left it: `expanded` is the state it had.
+    """
+    key = "fold_" + re.sub(r"\W+", "_", what.lower()).strip("_")
+    was_open = bool(st.session_state.get(key, False))
+    return where.expander(f"{what} · {summary}", expanded=was_open, key=key, on_change="rerun")

@@ -11,7 +11,8 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common.links import step_link_markdown
-from app_pages.common.widgets import _nudge, url_int  # _nudge: the queue behind nudges
+from app_pages.common.nudge import _nudge  # the queue behind nudges
+from app_pages.common.widgets import url_int
 from core.hardware import GPU_PRESETS
 from core.training import RECIPES
 from figures import memory as fm
@@ -149,6 +150,7 @@ def step_link(run: Run, lay: Split) -> None:
 @st.fragment
 def compare_section(run: Run, lay_a: Split) -> None:
     """Layout B beside A: its controls rerun only this section."""
+    common.sections.follow_page()  # args from a page run that finished
     if not common.toggle("Compare with layout B", False, key="cmp", help=mt.HELP["cmp"]):
         return
     st.subheader("Layout A vs layout B")

@@ -213,6 +213,7 @@ def timeline_section(runs: list[Run], x_max: float | None) -> list[dict | None]:
 
     @st.fragment(run_every=every)
     def section() -> list[dict | None]:
+        common.sections.follow_page()  # args from a page run that finished
         if _playing() != (every is not None):  # ▶ / ❚❚ pressed: re-arm the timer
             st.rerun(scope="app")
         outs = [common.attempt(_gantt, run, x_max) for run in runs]

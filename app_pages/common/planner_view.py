@@ -60,6 +60,7 @@ def drawn_section(run: Run, ev, res, units: str) -> None:
 
     @st.fragment
     def section() -> None:
+        common.sections.follow_page()  # args from a page run that finished
         c = st.columns(3)
         colour = common.select("Colour GPUs by", fp.COLOUR_BY, "tp", key="colour", where=c[0])
         cmp = common.toggle("Compare two layouts", False, key="cmp", where=c[1])

@@ -36,6 +36,7 @@ def _answer(q: quiz.Question, where):
 @st.fragment
 def quiz_section(seed: int, units: str) -> None:
     """The scoreboard above the questions; each answered question shows its verdict and working."""
+    common.sections.follow_page()  # args from a page run that finished
     with common.explain_errors():
         qs = questions(seed, units)
     board = st.container()

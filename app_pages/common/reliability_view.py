@@ -122,6 +122,7 @@ def useful_section(gpus: int, goodput: float) -> None:
 
     @st.fragment
     def section() -> None:
+        common.sections.follow_page()  # args from a page run that finished
         st.subheader("Stragglers, and the GPUs doing useful work")
         c = st.columns(3)
         jitter = common.slider("Step-time jitter σ (% of step)", 0, 30, 5, key="jit", where=c[0])

@@ -5,6 +5,7 @@ from app_pages/collectives.py so the page stays within its line budget.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 
 import streamlit as st
@@ -71,6 +72,9 @@ def zoom_on(n: int, where) -> int | None:
     return None if pick == "all" else int(pick)
 
 
+# Presenting, the ring under the slide's head fits a 1280×720 screen: common.chart draws 1.25×
+# this (figures.theme.presenter); tests/e2e/test_presenter_browser.py measures it.
+PRESENT_HEIGHT = 360
 PLAY_EVERY_S = 1.2  # a step's glide takes 3 × 320 ms (figures/collectives/ring.py frame_ms)
 
 
@@ -92,16 +96,23 @@ def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.Algorit
 
     @st.fragment(run_every=every)
     def section() -> coll.AlgorithmRun:
+        common.sections.follow_page()  # args from a page run that finished
         if playing("step") != (every is not None):  # ▶ / ❚❚ pressed: re-arm the timer
             st.rerun(scope="app")
         last, present = 2 * (n - 1), common.settings().presenter
         play_tick("step", last, PLAY_EVERY_S)
-        step = common.stepper("Step (0 = inputs)", last, key="step", play=True)
-        left, right = st.columns([5, 2])
+        # Presenting, the step control sits beside the ring, not above it, so the ring starts
+        # right under the takeaway and a 1280×720 slide shows both (issue 14).
+        if present:
+            left, right = st.columns([3, 2])
+        with right if present else nullcontext():
+            step = common.stepper("Step (0 = inputs)", last, key="step", play=True, stacked=present)
+        if not present:
+            left, right = st.columns([5, 2])
         token, zoom = "", zoom_on(n, right)
         with common.explain_errors():
             ring = run("ring", n, size, bw, alpha)
-            height = 460 if present else 560
+            height = PRESENT_HEIGHT if present else 560
             fig = animation(n, elems, bw, alpha, link_name, size, mem, height, zoom)
             prev = came_from((n, elems, link_name, size, present, zoom), step)
             token = next_token("ring") if prev is not None else ""

@@ -17,8 +17,37 @@ from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 _SHARED = "_section_shared_"  # + name: the value the writer section last published
+_PAGE_DONE = "_page_run_done"  # False from a page's first line until its last (common.start_page)
+
+
+def page_started() -> None:
+    """The page's first line (common.start_page): a whole-page run is under way."""
+    st.session_state[_PAGE_DONE] = False
+
+
+def page_finished() -> None:
+    """The page's last line (common.show_url_notices): every fragment now holds this run's
+    arguments."""
+    st.session_state[_PAGE_DONE] = True
+
+
+def follow_page() -> None:
+    """First line of a fragment that reads page-level values (its arguments or its closure): if
+    this is a fragment-only run and the last whole-page run did not finish, rerun the whole page.
+
+    Streamlit 1.67 turns a whole-page run that a fragment's widget interrupts into a fragment-only
+    run (streamlit/streamlit lib/streamlit/runtime/scriptrunner_utils/script_requests.py
+    `_request_rerun_locked`: the new request replaces the running one). That fragment then runs
+    with the arguments of the last page run that reached it, older than the sliders already
+    drawn: issue 14, where M × 2, M × 2, P + 1 left the Gantt at M=16 under an M=32 slider.
+    """
+    ctx = get_script_run_ctx()
+    fragment_only = bool(ctx and ctx.fragment_ids_this_run)
+    if fragment_only and not st.session_state.get(_PAGE_DONE, True):
+        st.rerun(scope="app")
 
 
 def rerun(*keys: str) -> Callable[[], None]:

@@ -44,9 +44,9 @@ def _summary(which: str, fit: bool, demo_params: float, demo_bucket: str) -> str
     n, params, batch = peek("n", 2), peek("params", demo_params), peek("batch", 64)
     bucket = peek("bucket", tt.BUCKETS[demo_bucket])
     rates = "" if fit else f" · {peek('gf', 40)} GFLOP/s · {peek('mbs', 300)} MB/s"
-    try:
-        params = f"{float(params):,.0f}"
-    except ValueError:
+    try:  # a number input's session value is a float: 64.0 read as "64" (as the URL has it)
+        params, batch = f"{float(params):,.0f}", f"{float(batch):,.0f}"
+    except (TypeError, ValueError):
         pass
     return f"{n} ranks · {params} parameters · {batch} samples per rank · {bucket}{rates}"
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import streamlit as st
 
+from app_pages.common.nudge import settle
+
 NOTICES = "_url_notices"
 _BIND = "query-params"
 CODE_SET = "_code_set_keys"  # widget keys code wrote for this run (a walk step: common/walk.py)
@@ -76,11 +78,7 @@ def slider(
     Key presses queued by `nudges` move it from the value it last showed (not from the browser's
     possibly stale copy). A notice only when the URL seeded the slider (its first run): after a
     press the server's copy of the URL is stale, and that is not a bad URL value."""
-    if pending := st.session_state.pop(f"_{key}_nudges", None):
-        at = st.session_state.get(f"_{key}_at", st.session_state.get(key, default))
-        for move in pending:
-            at = min(max(move(at), lo), hi)
-        st.session_state[key] = at
+    settle(key, lo, hi, default)
     raw = _raw(key) if key not in st.session_state else None
     kw = dict(step=step, key=key, help=help, bind=_BIND, disabled=disabled, on_change=on_change)
     value = where.slider(label, lo, hi, default, **kw)
@@ -88,21 +86,6 @@ def slider(
     if raw is not None and not _same_number(raw, value):
         _note(key, raw, f"must be a number from {lo} to {hi}", value)
     return value
-
-
-def _nudge(key: str, move) -> None:
-    st.session_state.setdefault(f"_{key}_nudges", []).append(move)
-
-
-def nudges(key: str, buttons, *, where: Any = st) -> None:
-    """Small buttons with keyboard shortcuts that move the slider `key` (drawn before them in the
-    same run): buttons = [(label, shortcut, move)], move(value) -> new value, clamped to the
-    slider's range. Presses queue and all land, however fast."""
-    row = where.container(horizontal=True)
-    for label, shortcut, move in buttons:
-        row.button(
-            label, key=f"{key}_{shortcut}", shortcut=shortcut, on_click=_nudge, args=(key, move)
-        )
 
 
 def number(
@@ -238,7 +221,7 @@ def _target(key: str, last: int) -> int | None:
     return last if now > last else None
 
 
-def stepper(label: str, last: int, *, key: str, play: bool = False) -> int:
+def stepper(label: str, last: int, *, key: str, play: bool = False, stacked: bool = False) -> int:
     """A URL-bound step slider 0 … last with ◀ Back / Next ▶ / Reset buttons (keys ← → Home),
     and with play=True a ▶ Play / ❚❚ Pause button (the page calls `advance` on each tick).
 
@@ -250,8 +233,12 @@ def stepper(label: str, last: int, *, key: str, play: bool = False) -> int:
     step_now = _target(key, last)
     if step_now is not None:
         st.session_state[key] = step_now
-    widths = [3, 1, 1, 1, 1] if play else [4, 1, 1, 1]
-    s1, *cols = st.columns(widths, vertical_alignment="bottom")
+    if stacked:  # a narrow column (the ring's slide): the slider, then its buttons in a row
+        s1, row = st.container(), st.container(horizontal=True, gap="small")
+        cols = [row] * (4 if play else 3)
+    else:
+        widths = [3, 1, 1, 1, 1] if play else [4, 1, 1, 1]
+        s1, *cols = st.columns(widths, vertical_alignment="bottom")
     fresh = key not in st.session_state
     raw = _raw(key) if fresh else None
     step = s1.slider(label, 0, last, 0, key=key, on_change=_dragged, args=(key,), bind=_BIND)
@@ -259,11 +246,12 @@ def stepper(label: str, last: int, *, key: str, play: bool = False) -> int:
         _note(key, raw, f"must be a number from 0 to {last}", step)
     st.session_state[f"_{key}_at"] = step
     buttons = [("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None)]
+    fill = "content" if stacked else "stretch"
     for col, (text, shortcut, delta) in zip(cols, buttons):
-        col.button(text, shortcut=shortcut, on_click=_press, args=(key, delta), width="stretch")
+        col.button(text, shortcut=shortcut, on_click=_press, args=(key, delta), width=fill)
     if play:
         label_play = "❚❚ Pause" if playing(key) else "▶ Play"
-        cols[3].button(label_play, on_click=_play, args=(key,), width="stretch", key=f"{key}_play")
+        cols[3].button(label_play, on_click=_play, args=(key,), width=fill, key=f"{key}_play")
     return step
 
 

@@ -69,10 +69,10 @@ def cursor_caption(t_s: float, runs: list[tuple[int, int, float, float | None]])
 
 
 def times_summary(f: float, i: float, w: float, lat: float, split: bool, vs: str | None) -> str:
-    """The expander's label: the secondary controls' values on one line."""
+    """The folded controls' summary (their expander is "Op times and compare · <this>")."""
     back = f"t_I {i:g} s · t_W {w:g} s" if split else f"t_B {i + w:g} s"
     other = f"compare with {vs}" if vs else "compare: off"
-    return f"Op times and compare: t_F {f:g} s · {back} · p2p {lat:g} s · {other}"
+    return f"t_F {f:g} s · {back} · p2p {lat:g} s · {other}"
 
 
 _SIMULATION = (

@@ -180,3 +180,34 @@ def test_the_overlap_check_can_fail():
     legend = {"kind": "legend", "text": "l", "x0": 90, "y0": 10, "x1": 200, "y1": 40}
     below = {"kind": "xtitle", "text": "x", "x0": 0, "y0": 21, "x1": 80, "y1": 40}
     assert _overlaps([title, legend]) and not _overlaps([title, below])
+
+
+# The collectives slide (issue 14): a lecturer projects the ring and steps it, so the ring's
+# drawing (its plot area) and its one step control (slider and Next) fit the first 1280×720 screen.
+RING_SLIDE = """() => {
+  const box = e => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
+  const ring = [...document.querySelectorAll('.js-plotly-plot')]
+    .find(g => ((g.layout.title || {}).text || '').startsWith('ring N='));
+  const step = [...document.querySelectorAll("[data-testid='stSlider']")]
+    .find(e => e.innerText.includes('Step (0 = inputs)'));
+  const next = [...document.querySelectorAll('button')].find(b => b.innerText.includes('Next'));
+  return {chart: ring && box(ring), plot: ring && box(ring.querySelector('.nsewdrag')),
+          step: step && box(step), next: next && box(next)};
+}"""
+
+
+def test_the_ring_and_its_step_control_fit_the_first_slide(browser, app_url):
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/collectives?present=true")
+        wait_for_app_run(page)
+        wait_for_charts(page)
+        page.wait_for_timeout(800)  # automargins settle
+        at = page.evaluate(RING_SLIDE)
+        height = VIEWPORT["height"]
+        assert all(at.values()), at
+        assert 0 < at["chart"]["top"] < height and at["plot"]["bottom"] <= height, at
+        assert at["step"]["bottom"] <= height and at["next"]["bottom"] <= height, at
+    finally:
+        context.close()

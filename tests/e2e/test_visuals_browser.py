@@ -115,11 +115,6 @@ def test_compared_gantts_share_their_time_axis(page, app_url):
     assert "done at" in notes[0]  # the faster schedule's end is marked on the shared axis
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known bug (2026-12-02, issue 14): after this session's timeline fragment, fast M/P key "
-    "presses update the URL but the Gantt does not redraw within the wait; one press alone works",
-)
 def test_pipeline_keys_double_m_and_step_p(page, app_url):
     page.goto(f"{app_url}/pipeline")
     wait_for_app_run(page)
