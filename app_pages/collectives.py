@@ -59,7 +59,7 @@ st.download_button(
 st.subheader("Bytes per GPU stay flat as N grows; a central server's do not")
 common.chart(bytes_scan(size, mem), key="bytes")
 algorithms(n, size, bw, alpha, link_name, mem, bwu)
-common.takeaway(text.TAKEAWAY)
+common.takeaway(text.takeaway(common.settings().presenter))
 how = text.how_computed(ring, trace.num_steps, bw, alpha, link_name, mem, bwu)
 common.how_computed(how, expander=True)
 common.self_checks(text.self_checks())

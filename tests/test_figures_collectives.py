@@ -408,3 +408,23 @@ def test_zoomed_caption_follows_the_chunk_the_zoomed_gpu_receives():
     sent = x[2, 2] + x[3, 2] + x[4, 2]
     assert line.startswith("step 3 of 14, reduce-scatter: GPU 4 sends chunk 2 (3 contributions)")
     assert f"to GPU 5, which adds its own: 4 of 8 ({sent} + {x[5, 2]} = {sent + x[5, 2]})" in line
+
+
+def test_compact_ring_keeps_its_numbers_on_the_projected_slide():
+    # The slide draws the chart 1.25× `height` (figures.theme.presenter). N = 8: 3 × 3 cells a box,
+    # side 0.74 · 2 sin(π/8) = 0.566 plot units, cell 0.566 / 3.5 = 0.162; the view spans
+    # 2 · (1 + hypot(0.283, 0.283) + 0.09 + 0.17 + 0.05) = 3.42 units. Laptop: (344 − 56 − 74) px /
+    # 3.42 = 63 px a unit, cells 10 px: no numbers. Slide: (344 − 24) · 1.25 / 3.42 = 117, 19 px.
+    _, _, laptop = _ring_fig(8, height=344)
+    _, _, slide = _ring_fig(8, height=344, compact=True)
+    chunks = [next(t for t in f["data"] if t.get("name") == "chunks") for f in (laptop, slide)]
+    assert chunks[0]["mode"] == "markers" and chunks[0]["text"] is None
+    assert chunks[1]["mode"] == "markers+text"
+    assert chunks[1]["text"][:8] == [str(c) for c in range(8)]
+    # No title and no colour bar on the slide (the page says the step and the scale beside it);
+    # the replay button moves to the top left where the title was.
+    assert slide["layout"]["title"]["text"] == "" and laptop["layout"]["title"]["text"]
+    assert chunks[1]["marker"]["showscale"] is False
+    assert chunks[0]["marker"]["showscale"] is True
+    assert slide["layout"]["updatemenus"][0]["y"] == 1
+    assert all(f["layout"]["title"]["text"] == "" for f in slide["frames"])

@@ -50,12 +50,13 @@ def shown(n, elems):
 
 
 @st.cache_resource(max_entries=64)
-def animation(n, elems, bw, alpha, link_name, size, units, height, zoom=None):
+def animation(n, elems, bw, alpha, link_name, size, units, height, zoom=None, compact=False):
     kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha, link_name=link_name, message_bytes=size)
     timing = run("ring", n, size, bw, alpha).trace
     return figs.ring_animation_figure(
-        shown(n, elems), byte_system=units, timing=timing, height=height, zoom=zoom, **kw
-    )
+        shown(n, elems), byte_system=units, timing=timing, height=height, zoom=zoom,
+        compact=compact, **kw,
+    )  # fmt: skip
 
 
 ZOOM_FROM = 16  # from this N the whole ring's cells are too small to carry their numbers
@@ -74,7 +75,7 @@ def zoom_on(n: int, where) -> int | None:
 
 # Presenting, the ring under the slide's head fits a 1280×720 screen: common.chart draws 1.25×
 # this (figures.theme.presenter); tests/e2e/test_presenter_browser.py measures it.
-PRESENT_HEIGHT = 360
+PRESENT_HEIGHT = 344
 PLAY_EVERY_S = 1.2  # a step's glide takes 3 × 320 ms (figures/collectives/ring.py frame_ms)
 
 
@@ -113,13 +114,15 @@ def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.Algorit
         with common.explain_errors():
             ring = run("ring", n, size, bw, alpha)
             height = PRESENT_HEIGHT if present else 560
-            fig = animation(n, elems, bw, alpha, link_name, size, mem, height, zoom)
+            fig = animation(n, elems, bw, alpha, link_name, size, mem, height, zoom, present)
             prev = came_from((n, elems, link_name, size, present, zoom), step)
             token = next_token("ring") if prev is not None else ""
             with left:
                 common.chart(figs.open_at_step(fig, step, came_from=prev, token=token), key="ring")
             t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
         right.markdown(f"**{figs.step_caption(shown(n, elems), step, zoom)}**")
+        if present:  # the slide's ring has no colour bar (figures/collectives/ring.py compact)
+            right.caption(text.colour_key(n))
         for item in text.ring_metrics(ring, step, time_s=t, link_name=link_name, mem=mem, bwu=bwu):
             right.metric(**item)
         with right:

@@ -26,11 +26,18 @@ from figures.collectives.geometry import (
 )
 from figures.collectives.ring_check import check_ring
 from figures.collectives.story import PHASE_NAMES, followed_move, receiver_note
+from figures.presenter_layout import HEIGHT_SCALE
 from figures.style import COLOURS, PHASE_COLOURS, margin
 
 HEIGHT = 560
 TOP, BOTTOM = 56, 74
 SUBSTEPS = (0.0, 1 / 3, 2 / 3)  # where the in-flight chunks are in the frames before landing
+# The colour bar under the ring, right of the replay button (the notes beside the east and west
+# GPUs need the sides); compact, none (figures.collectives.text.colour_key beside the chart), and
+# the replay button at the top left, where no title is.
+BAR_UNDER = {"orientation": "h", "x": 1, "xanchor": "right", "y": 0, "yanchor": "top", "len": 0.42}
+BAR_UNDER["title"] = {"text": "GPUs' inputs in the chunk", "side": "top"}
+TOP_LEFT = {"y": 1, "yanchor": "top", "pad": {"t": 0}}
 MIN_LABEL_PX = 15  # a cell smaller than this carries no chunk number (the chunks in flight do)
 
 
@@ -53,6 +60,7 @@ def ring_animation_figure(
     timing: CollectiveTrace | None = None,
     height: int = HEIGHT,
     zoom: int | None = None,
+    compact: bool = False,
 ) -> dict:
     """The ring, its frames, and a "▶ Replay this step" button (open_at_step points it at a step).
 
@@ -61,6 +69,9 @@ def ring_animation_figure(
     split evenly (core.collectives.timing_elements), for those readouts when the drawn tensor's
     elements split unevenly. zoom: a GPU whose box and neighbours fill the chart (large N: the
     cells get big enough to carry their numbers); the note by the receiver is left to the caption.
+    compact (the presenter's slide, drawn HEIGHT_SCALE × `height`): no title (the ring's centre and
+    the caption beside it say the step), no colour bar (the page names the scale beside the chart):
+    the ring gets the height and its cells keep their numbers.
     """
     check_ring(trace, timing)
     n, last = trace.num_ranks, trace.num_steps
@@ -75,9 +86,11 @@ def ring_animation_figure(
     counts = trace.contribution_counts
     boxes = ring_boxes(n)
     xr, yr = view_window(boxes, zoom)
-    px = (height - TOP - BOTTOM) / max(xr[1] - xr[0], yr[1] - yr[0])  # pixels per plot unit
+    top, bottom = (12, 12) if compact else (TOP, BOTTOM)
+    px = (height - top - bottom) / max(xr[1] - xr[0], yr[1] - yr[0])  # pixels per plot unit
     cell_px = boxes.cell * px
-    labelled = cell_px >= MIN_LABEL_PX
+    # compact is for the projected slide, which draws the chart HEIGHT_SCALE taller (figures.theme)
+    labelled = cell_px * (HEIGHT_SCALE if compact else 1) >= MIN_LABEL_PX
     cx, cy = boxes.cells()
     nx, ny = boxes.labels(NOTE_GAP)
     bright = n / 2  # Viridis: dark text on the bright (many-contribution) end
@@ -98,6 +111,8 @@ def ring_animation_figure(
         )
 
     def title(t: int, u: float = 1.0) -> str:
+        if compact:
+            return ""
         phase = "inputs" if t == 0 else PHASE_NAMES[trace.steps[t - 1].phase]
         return f"ring N={n} on {link_name} · step {t} of {last} · {phase}"
 
@@ -205,16 +220,9 @@ def ring_animation_figure(
                 "size": round(0.86 * cell_px, 1),
                 **scale_kw,
                 "line": {"width": 0},
-                # Under the ring, right of the replay button: the notes beside the east and west
-                # GPUs need the sides.
+                "showscale": not compact,  # compact: the page says the scale beside the ring
                 "colorbar": {
-                    "title": {"text": "GPUs' inputs in the chunk", "side": "top"},
-                    "orientation": "h",
-                    "x": 1,
-                    "xanchor": "right",
-                    "y": 0,
-                    "yanchor": "top",
-                    "len": 0.42,
+                    **BAR_UNDER,
                     "thickness": 12,
                     "tickmode": "linear",
                     "tick0": 1,
@@ -278,12 +286,12 @@ def ring_animation_figure(
             "title": {"text": title(0), "font": {"size": 14}},
             "height": height,
             "showlegend": False,
-            "margin": margin(10, 10, TOP, BOTTOM),
+            "margin": margin(10, 10, top, bottom),
             "xaxis": {**axis, "range": xr},
             "yaxis": {**axis, "range": yr, "scaleanchor": "x", "scaleratio": 1},
             "plot_bgcolor": COLOURS["paper"],
             "shapes": box_shapes(boxes, COLOURS["guide"], COLOURS["node_fill"]),
-            "updatemenus": [step_frames(frame_ms)],
+            "updatemenus": [step_frames(frame_ms) | (TOP_LEFT if compact else {})],
         },
     }
     # Every frame stays with the built figure (the page opens it at a step with open_at_step).

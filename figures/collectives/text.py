@@ -22,6 +22,22 @@ TAKEAWAY = (
     "the slowest link, not the GPU count, sets its speed — but its 2(N−1) latency steps make small "
     "messages favour tree-like algorithms."
 )
+# The projected slide's one line (the ring needs the height; the laptop page keeps the whole).
+TAKEAWAY_SHORT = (
+    "A ring all-reduce sends ~2·S bytes per GPU whatever N is: the slowest link sets its speed."
+)
+
+
+def colour_key(n: int) -> str:
+    """The ring's colour scale in words, for the slide that draws no colour bar."""
+    return (
+        f"Colour = how many GPUs' inputs a chunk holds: darkest 1 … yellow all {n} (fully summed)."
+    )
+
+
+def takeaway(presenting: bool) -> str:
+    """The page's lesson: whole on a laptop, one line on the presenter slide."""
+    return TAKEAWAY_SHORT if presenting else TAKEAWAY
 
 
 def folded_summary(elems, alpha_us, link_latency_s: float) -> str:
