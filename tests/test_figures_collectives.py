@@ -413,10 +413,10 @@ def test_zoomed_caption_follows_the_chunk_the_zoomed_gpu_receives():
 def test_compact_ring_keeps_its_numbers_on_the_projected_slide():
     # The slide draws the chart 1.25× `height` (figures.theme.presenter). N = 8: 3 × 3 cells a box,
     # side 0.74 · 2 sin(π/8) = 0.566 plot units, cell 0.566 / 3.5 = 0.162; the view spans
-    # 2 · (1 + hypot(0.283, 0.283) + 0.09 + 0.17 + 0.05) = 3.42 units. Laptop: (344 − 56 − 74) px /
-    # 3.42 = 63 px a unit, cells 10 px: no numbers. Slide: (344 − 24) · 1.25 / 3.42 = 117, 19 px.
-    _, _, laptop = _ring_fig(8, height=344)
-    _, _, slide = _ring_fig(8, height=344, compact=True)
+    # 2 · (1 + hypot(0.283, 0.283) + 0.09 + 0.17 + 0.05) = 3.42 units. Laptop: (320 − 56 − 74) px /
+    # 3.42 = 56 px a unit, cells 9 px: no numbers. Slide: (320 − 24) · 1.25 / 3.42 = 108, 17.5 px.
+    _, _, laptop = _ring_fig(8, height=320)
+    _, _, slide = _ring_fig(8, height=320, compact=True)
     chunks = [next(t for t in f["data"] if t.get("name") == "chunks") for f in (laptop, slide)]
     assert chunks[0]["mode"] == "markers" and chunks[0]["text"] is None
     assert chunks[1]["mode"] == "markers+text"

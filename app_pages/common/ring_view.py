@@ -75,7 +75,7 @@ def zoom_on(n: int, where) -> int | None:
 
 # Presenting, the ring under the slide's head fits a 1280×720 screen: common.chart draws 1.25×
 # this (figures.theme.presenter); tests/e2e/test_presenter_browser.py measures it.
-PRESENT_HEIGHT = 344
+PRESENT_HEIGHT = 320
 PLAY_EVERY_S = 1.2  # a step's glide takes 3 × 320 ms (figures/collectives/ring.py frame_ms)
 
 

@@ -24,7 +24,7 @@ TAKEAWAY = (
 )
 # The projected slide's one line (the ring needs the height; the laptop page keeps the whole).
 TAKEAWAY_SHORT = (
-    "A ring all-reduce sends ~2·S bytes per GPU whatever N is: the slowest link sets its speed."
+    "A ring all-reduce sends ~2·S bytes per GPU at any N: its slowest link sets its speed."
 )
 
 

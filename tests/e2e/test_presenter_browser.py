@@ -187,7 +187,7 @@ def test_the_overlap_check_can_fail():
 RING_SLIDE = """() => {
   const box = e => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
   const ring = [...document.querySelectorAll('.js-plotly-plot')]
-    .find(g => ((g.layout.title || {}).text || '').startsWith('ring N='));
+    .find(g => (g.data || []).some(t => t.name === 'chunks'));  // the slide's ring has no title
   const step = [...document.querySelectorAll("[data-testid='stSlider']")]
     .find(e => e.innerText.includes('Step (0 = inputs)'));
   const next = [...document.querySelectorAll('button')].find(b => b.innerText.includes('Next'));
