@@ -1,6 +1,6 @@
 """The context- and expert-parallel pages in Chromium: every chart draws, the first slider redraws
 a chart, the walk's Next button moves the URL-bound step; screenshots at 1440 px wide go to
-tests/e2e/screenshots/ (cp_1440.png, ep_1440.png; the docs' screenshots: scripts/screens.py)."""
+the browser tests' screenshot folder (cp_1440.png, ep_1440.png; the docs' screenshots: scripts/screens.py)."""
 
 import re
 import statistics
