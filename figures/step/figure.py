@@ -193,15 +193,17 @@ def _gliding(frames: list[dict]) -> set[int]:
 
 def open_at(fig: dict, index: int, *, came_from: int | None = None, token: str = "") -> dict:
     """A step figure opened at phase `index`: its frame merged into the traces (as Plotly.animate
-    does) and its caption; no frames (the page's stepper holds the phase). Unchanged traces shared.
+    does) and its caption; no frames unless it glides (the page's stepper holds the phase).
+    Unchanged traces shared.
 
     came_from = index ∓ 1 (the phase the chart showed before a Next / Back / Play tick): the traces
     open at came_from's phase, the caption at `index`'s, and layout.meta.glide holds the move to
     `index` under `token` for the page's trigger (app_pages/common/glide.py; Streamlit redraws
-    with Plotly.react, which runs no frames). The move is two frames: the bars and the strip's
-    outline glide for GLIDE_MS, then the rest of `index`'s frame (arrows, greyed GPUs and their
-    labels, hover text: their point counts change, so they cannot interpolate) switches at once,
-    with a full redraw so traces that appear or hide are laid out as a fresh draw lays them out.
+    with Plotly.react, which runs no frames). The move is two frames: the solid and activations
+    bars and the strip's outline glide for GLIDE_MS, then the rest of `index`'s frame switches at
+    once (arrows, greyed GPUs and their labels, hover text: their point counts change, so they
+    cannot interpolate; hatched bars: on the overlay, _dynamic), with a full redraw so traces that
+    appear or hide are laid out as a fresh draw lays them out.
     """
     frames = fig["frames"]
     last = len(frames) - 1
