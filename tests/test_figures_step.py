@@ -55,7 +55,13 @@ def _box(fig: dict, point: tuple) -> int:
 
 
 def _polygons(trace: dict) -> int:
-    return trace["x"].count(None)
+    """Polygons drawn: the zero-width bars fills() keeps for the glide draw nothing."""
+    xs, out, start = trace["x"], 0, 0
+    for i, x in enumerate(xs):
+        if x is None:
+            out += max(xs[start:i]) > min(xs[start:i])
+            start = i + 1
+    return out
 
 
 def test_a_frame_per_phase_and_a_valid_spec():
@@ -197,3 +203,52 @@ def test_cp_and_ep_arrows_join_their_groups():
     shown = {t["name"] for t in fig["data"] if t.get("name") and t.get("showlegend", True)}
     assert tx.TRAFFIC["ep_all_to_all"] in shown and tx.TRAFFIC["cp_ring"] not in shown
     assert fig["layout"]["legend"]["y"] < 1  # inside the plot area: presenter keeps it on top
+
+
+def test_open_at_came_from_opens_there_and_carries_the_move():
+    from figures.step import open_at
+
+    plan, fig = _fig(Layout(dp=2, tp=8, pp=4), batch=128)
+    fill = [p.key for p in plan.phases].index("fill")
+    opened = open_at(fig, fill + 1, came_from=fill, token="step-7")
+    # The traces open at the fill (where the move starts), the caption at the steady state.
+    assert opened["data"] == open_at(fig, fill)["data"]
+    assert opened["layout"]["title"] == open_at(fig, fill + 1)["layout"]["title"]
+    glide = opened["layout"]["meta"]["glide"]
+    assert glide["token"] == "step-7"
+    move, target = opened["frames"]
+    assert glide["frames"] == [move["name"], target["name"]]
+    assert target == fig["frames"][fill + 1]  # exactly the steady state's frame, at the end
+    # The glide frame: the steady state's own values of the traces it moves.
+    by_trace = dict(zip(target["traces"], target["data"]))
+    assert move["traces"] and all(by_trace[k] == d for k, d in zip(move["traces"], move["data"]))
+    assert "updatemenus" not in opened["layout"]  # still one step control: the page's stepper
+    back = open_at(fig, fill, came_from=fill + 1, token="step-8")
+    assert back["data"] == open_at(fig, fill + 1)["data"]
+
+
+def test_every_frame_keeps_each_bar_traces_point_count():
+    plan, fig = _fig(Layout(dp=8, tp=8, pp=1, zero_stage=3), batch=64)
+    bars = [
+        k
+        for k, t in enumerate(fig["data"])
+        if t.get("fill") == "toself" and "(" in t.get("name", "")
+    ]
+    bars = [k for k in bars if "waiting" not in fig["data"][k]["name"]]
+    assert len(bars) == 7  # 3 parts x (solid, hatched) + activations
+    # 64 GPUs drawn, one 5-point rectangle plus its None each, in every phase.
+    for f in fig["frames"]:
+        for k, t in zip(f["traces"], f["data"]):
+            if k in bars:
+                assert len(t["x"]) == len(fig["data"][k]["x"]) == 64 * 6
+
+
+def test_open_at_refuses_a_came_from_that_is_not_a_neighbour():
+    from figures.step import open_at
+
+    plan, fig = _fig(Layout(dp=1, tp=8, pp=8))
+    for bad in (0, 2, 4):  # phase 2's neighbours are 1 and 3
+        with pytest.raises(ValueError, match="one phase at a time.*pass 1 .Next. or 3 .Back."):
+            open_at(fig, 2, came_from=bad)
+    with pytest.raises(ValueError, match="within 0 … 4"):
+        open_at(fig, 4, came_from=5)

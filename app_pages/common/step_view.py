@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.glide import glide, next_token
 from app_pages.common.widgets import play_tick, playing
 from core.parallel import Layout
 from core.stepplan import StepPlan
@@ -27,6 +28,17 @@ def figure(run: Run, lay: Layout, units: str, present: bool) -> dict:
     return step_figure(plan(run, lay), 0, ByteSystem(units), present)
 
 
+def came_from(view: tuple, phase: int) -> int | None:
+    """The phase the chart showed before this run when it is a neighbour of `phase` in the same
+    drawing (Next / Back, a key, a Play tick or a one-phase drag: the bars glide), else None (a
+    jump: the first run, a longer drag, another layout); as the ring does (ring_view.came_from)."""
+    before = st.session_state.get("_step_shown")
+    st.session_state["_step_shown"] = (view, phase)
+    if before is None or before[0] != view or abs(before[1] - phase) != 1:
+        return None
+    return before[1]
+
+
 def drawing(run: Run, lay: Layout, units: ByteSystem) -> None:
     """The phase stepper (URL-bound, with Play), the drawing and its words, as a fragment: a
     phase step (press, drag or Play tick) reruns only this section, not the page's inputs."""
@@ -40,10 +52,13 @@ def drawing(run: Run, lay: Layout, units: ByteSystem) -> None:
         last = len(drawn.phases) - 1
         play_tick("phase", last, PLAY_EVERY_S)
         phase = common.stepper("Phase", last, key="phase", play=True)
-        fig = figure(run, lay, units.value, common.settings().presenter)
-        common.chart(open_at(fig, phase), key="step")
+        view = (run, lay, units.value, common.settings().presenter)
+        prev = came_from(view, phase)
+        token = next_token("step") if prev is not None else ""
+        common.chart(open_at(figure(*view), phase, came_from=prev, token=token), key="step")
         st.markdown("\n".join(tx.phase_lines(drawn, phase, units)))
         with st.expander("What one GPU of each stage holds in this phase"):
             st.markdown("\n".join(f"- {line}" for line in tx.holding_lines(drawn, phase, units)))
+        glide(token)  # last: its (empty when no move) element never shifts the words above
 
     section()

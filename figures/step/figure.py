@@ -13,9 +13,11 @@ from figures.step.traffic import KINDS, traffic_traces
 from figures.style import COLOURS, margin
 
 FRAME_MS = 1800  # the page's Play: time on each phase
+GLIDE_MS = 500  # a phase step's glide: over well before Play's next tick (FRAME_MS)
 ROW_PX = 66  # height of one unit (a GPU cell) of the grid
 TOP, BOTTOM = 50, 12  # margins: the title above; the legend sits under it, over the grid
 STRIP = (0.0, 0.09)  # the timeline strip's share of the height (bottom)
+OVER = {"xaxis": "x3", "yaxis": "y3"}  # the grid's overlay (_dynamic)
 
 
 def _span(values) -> str:
@@ -84,13 +86,16 @@ def legend_px(names: list[str], present: bool) -> int:
 
 
 def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:
+    """The traces a phase changes. All but the solid bars and the activations sit on an overlay
+    of the grid's axes (x3/y3, the same ranges): a Plotly.animate transition re-styles every
+    trace of the subplot it moves, and a hatched trace (fillpattern) there stops it, its promise
+    never resolving (seen in Streamlit 1.67's Plotly bundle), so only the traces that glide share
+    a subplot."""
     ph, pl = plan.phases[index], plan.placement
-    return [
-        *grid.fills(geo, pl, ph, names),
-        *grid.idle(geo, pl, ph, "waits"),
-        *traffic_traces(geo, pl, drawn, ph, names),
-        grid.hover(geo, hover[0], hover[1][index]),
-    ]
+    bars = grid.fills(geo, pl, ph, names)
+    over = [*grid.idle(geo, pl, ph, "waits"), *traffic_traces(geo, pl, drawn, ph, names)]
+    over.append(grid.hover(geo, hover[0], hover[1][index]))
+    return [*bars[:3], *({**t, **OVER} for t in bars[3:6]), bars[6], *({**t, **OVER} for t in over)]
 
 
 def step_figure(
@@ -111,19 +116,20 @@ def step_figure(
         [*_dynamic(plan, drawn, geo, i, names, hover), timeline.marker_trace(plan, i)]
         for i in range(n)
     ]
-    # Frames carry only the traces some phase changes (Plotly.animate merges them into the
-    # figure's traces); of the hover markers only the per-phase part (customdata).
+    # Frames carry only the traces some phase changes, and of those only the keys some phase
+    # changes (Plotly.animate merges them into the figure's traces): the hover markers' per-phase
+    # customdata, not their text; no line widths or fonts, so presenter mode's (applied to the
+    # figure's traces only, figures/theme.py) survive a glide.
     changing = [j for j in range(len(every[0])) if any(e[j] != every[0][j] for e in every)]
-    first, hover_j, last = len(static), len(every[0]) - 2, len(every[0]) - 1
+    keys = {j: [k for k in every[0][j] if any(e[j][k] != every[0][j][k] for e in every)]
+            for j in changing}  # fmt: skip
+    first, last = len(static), len(every[0]) - 1
     position = {j: first + j if j < last else first + last + len(strip) for j in changing}
     labels = [f"{i + 1} {text.SHORT[p.key]}" for i, p in enumerate(plan.phases)]
     frames = [
         {
             "name": labels[i],
-            "data": [
-                {"customdata": every[i][j]["customdata"]} if j == hover_j else every[i][j]
-                for j in changing
-            ],
+            "data": [{k: every[i][j][k] for k in keys[j]} for j in changing],
             "traces": [position[j] for j in changing],
             "layout": {"title": _title(plan, i)},
         }
@@ -137,8 +143,8 @@ def step_figure(
     # Copies: a trace shared by data and a frame would be recoloured twice in presenter mode.
     opened = copy.deepcopy(every[index])
     data = [*static, *opened[:-1], *strip, opened[-1]]
-    drawn_at = {k for k, t in enumerate(data) if t.get("x")}
-    drawn_at |= {k for f in frames for k, t in zip(f["traces"], f["data"]) if t.get("x")}
+    drawn_at = {k for k, t in enumerate(data) if grid.draws(t)}
+    drawn_at |= {k for f in frames for k, t in zip(f["traces"], f["data"]) if grid.draws(t)}
     for k, trace in enumerate(data):
         if trace.get("name") and k not in drawn_at:
             trace["showlegend"] = False
@@ -165,6 +171,8 @@ def step_figure(
         "xaxis": {**hidden, "range": [x0, x1]},
         "yaxis": {**hidden, "range": [y0, y1], "domain": [STRIP[1] + 0.04, grid_top]},
         "xaxis2": {**hidden, "range": [0, 1], "anchor": "y2"},
+        "xaxis3": {**hidden, "range": [x0, x1], "overlaying": "x", "anchor": "y3"},
+        "yaxis3": {**hidden, "range": [y0, y1], "overlaying": "y", "anchor": "x3"},
         "yaxis2": {**hidden, "range": [0, 1], "domain": list(STRIP), "anchor": "x2"},
         "legend": {"orientation": "h", "x": 0, "y": 0.999, "yanchor": "top"},
         "hovermode": "closest",
@@ -172,16 +180,65 @@ def step_figure(
     return {"data": data, "frames": frames, "layout": layout}
 
 
-def open_at(fig: dict, index: int) -> dict:
+def _gliding(frames: list[dict]) -> set[int]:
+    """Positions of the traces that keep their point count in every frame (the bars of
+    grid.fills, the strip's phase outline): the ones Plotly.animate can interpolate."""
+    out = set()
+    for j, k in enumerate(frames[0]["traces"]):
+        points = [f["data"][j].get("x", f["data"][j].get("y")) for f in frames]
+        if all(isinstance(p, list) for p in points) and len({len(p) for p in points}) == 1:
+            out.add(k)
+    return out
+
+
+def open_at(fig: dict, index: int, *, came_from: int | None = None, token: str = "") -> dict:
     """A step figure opened at phase `index`: its frame merged into the traces (as Plotly.animate
-    does) and its caption; no frames (the page's stepper holds the phase). Unchanged traces shared.
+    does) and its caption; no frames unless it glides (the page's stepper holds the phase).
+    Unchanged traces shared.
+
+    came_from = index ∓ 1 (the phase the chart showed before a Next / Back / Play tick): the traces
+    open at came_from's phase, the caption at `index`'s, and layout.meta.glide holds the move to
+    `index` under `token` for the page's trigger (app_pages/common/glide.py; Streamlit redraws
+    with Plotly.react, which runs no frames). The move is two frames: the solid and activations
+    bars and the strip's outline glide for GLIDE_MS, then the rest of `index`'s frame switches at
+    once (arrows, greyed GPUs and their labels, hover text: their point counts change, so they
+    cannot interpolate; hatched bars: on the overlay, _dynamic), with a full redraw so traces that
+    appear or hide are laid out as a fresh draw lays them out.
     """
     frames = fig["frames"]
-    if not 0 <= index < len(frames):
-        raise ValueError(f"phase {index} is not a phase of this step: use 0 … {len(frames) - 1}")
-    frame, data = frames[index], list(fig["data"])
-    for i, update in zip(frame["traces"], frame["data"]):
+    last = len(frames) - 1
+    if not 0 <= index <= last:
+        raise ValueError(f"phase {index} is not a phase of this step: use 0 … {last}")
+    if came_from is not None and (
+        came_from not in (index - 1, index + 1) or not 0 <= came_from <= last
+    ):
+        raise ValueError(
+            f"came_from={came_from!r} is not a neighbour of phase {index}: the drawing glides one "
+            f"phase at a time, so pass {index - 1} (Next) or {index + 1} (Back) within 0 … "
+            f"{last}, or None (a jump: no glide)"
+        )
+    start = frames[index if came_from is None else came_from]
+    data = list(fig["data"])
+    for i, update in zip(start["traces"], start["data"]):
         data[i] = copy.deepcopy({**data[i], **update})  # own copies: presenter recolours them
     layout = fig["layout"]
-    title = {**layout["title"], **frame["layout"]["title"]}
-    return {"data": data, "layout": {**layout, "title": title}}
+    title = {**layout["title"], **frames[index]["layout"]["title"]}
+    out = {"data": data, "layout": {**layout, "title": title}}
+    if came_from is None:
+        return out
+    glides = {k for k in _gliding(frames) if fig["data"][k].get("xaxis", "x") != OVER["xaxis"]}
+    target = frames[index]
+    bars = [(k, t) for k, t in zip(target["traces"], target["data"]) if k in glides]
+    # Own copies, one deepcopy each: a trace dict shared by two frames would be recoloured twice
+    # in presenter mode.
+    move = copy.deepcopy({"name": f"{target['name']} glide", "traces": [k for k, _ in bars]})
+    move["data"] = copy.deepcopy([t for _, t in bars])
+    ease = {"duration": GLIDE_MS, "easing": "cubic-in-out"}
+    opts = {
+        "frame": [{"duration": GLIDE_MS, "redraw": False}, {"duration": 0, "redraw": True}],
+        "transition": [ease, {"duration": 0}],
+    }
+    names = [move["name"], target["name"]]
+    meta = {"glide": {"token": token, "frames": names, "opts": opts}}
+    shown = [move, copy.deepcopy(target)]
+    return {**out, "frames": shown, "layout": {**out["layout"], "meta": meta}}

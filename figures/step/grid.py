@@ -129,34 +129,37 @@ def placeholders(geo: Geometry) -> dict:
 def fills(geo: Geometry, placement: Placement, phase: Phase, names: dict[str, str]) -> list[dict]:
     """Seven traces: parameters / gradients / optimizer solid (replicated), the same hatched
     (sharded), activations; each bar filled by held ÷ unsharded bytes.
+
+    Every trace holds one rectangle per drawn GPU in every phase, a bar it does not draw being a
+    zero-width one at the track's left end: Plotly.animate interpolates a trace point by point
+    only when its point count stays the same, so the step page's phase glide (open_at) grows and
+    shrinks these bars instead of jumping them.
     """
     stage = placement.coord("pp")
     solid = {p: ([], []) for p in PARTS}
     hatched = {p: ([], []) for p in PARTS}
     acts: tuple[list, list] = ([], [])
     width = TRACK[1] - TRACK[0]
+
+    def bar(into: tuple[list, list], cx: float, y: float, share: float) -> None:
+        left = cx + TRACK[0]
+        px, py = rect(left, left + width * share, y - HALF, y + HALF)
+        into[0].extend(px)
+        into[1].extend(py)
+
     for r, (cx, cy) in geo.centres.items():
         h = phase.holdings[int(stage[r])]
         for part in PARTS:
             held, full = getattr(h, f"{part}_bytes"), getattr(h, f"full_{part}_bytes")
-            if full <= 0 or (part == "gradients" and not h.gradients_live):
-                continue
-            share = min(1.0, held / full)
-            into = hatched if share < 1 - 1e-9 else solid
-            px, py = rect(
-                cx + TRACK[0],
-                cx + TRACK[0] + width * share,
-                cy + ROWS[part] - HALF,
-                cy + ROWS[part] + HALF,
-            )
-            into[part][0].extend(px)
-            into[part][1].extend(py)
-        if h.peak_activations_bytes > 0 and h.activations_bytes > 0:
-            share = min(1.0, h.activations_bytes / h.peak_activations_bytes)
-            y = cy + ROWS["activations"]
-            px, py = rect(cx + TRACK[0], cx + TRACK[0] + width * share, y - HALF, y + HALF)
-            acts[0].extend(px)
-            acts[1].extend(py)
+            share = 0.0
+            if full > 0 and (part != "gradients" or h.gradients_live):
+                share = min(1.0, held / full)
+            shard = 0.0 < share < 1 - 1e-9
+            bar(hatched[part], cx, cy + ROWS[part], share if shard else 0.0)
+            bar(solid[part], cx, cy + ROWS[part], 0.0 if shard else share)
+        peak = h.peak_activations_bytes
+        share = min(1.0, h.activations_bytes / peak) if peak > 0 else 0.0
+        bar(acts, cx, cy + ROWS["activations"], share)
     out = [_poly(*solid[p], f"{names[p]} (replicated)", COLOURS[p], legendgroup=p) for p in PARTS]
     out += [
         _poly(
@@ -170,6 +173,23 @@ def fills(geo: Geometry, placement: Placement, phase: Phase, names: dict[str, st
     ]
     out.append(_poly(*acts, f"{names['activations']} (in flight)", COLOURS["activations"]))
     return out
+
+
+def draws(trace: dict) -> bool:
+    """Whether a trace draws anything: points, and for a filled trace a polygon wider than 0 (the
+    zero-width bars fills() keeps for the glide draw nothing)."""
+    xs = trace.get("x") or []
+    if trace.get("fill") != "toself":
+        return bool(xs)
+    polygon: list = []
+    for x in [*xs, None]:
+        if x is not None:
+            polygon.append(x)
+        elif polygon:
+            if max(polygon) > min(polygon):
+                return True
+            polygon = []
+    return False
 
 
 def idle(geo: Geometry, placement: Placement, phase: Phase, waiting: str) -> list[dict]:
