@@ -1,6 +1,7 @@
 """The context- and expert-parallel pages in Chromium: every chart draws, the first slider redraws
 a chart, the walk's Next button moves the URL-bound step; screenshots at 1440 px wide go to
-the browser tests' screenshot folder (cp_1440.png, ep_1440.png; the docs' screenshots: scripts/screens.py)."""
+the browser tests' screenshot folder (cp_1440.png, ep_1440.png; the docs' own come from
+scripts/screens.py)."""
 
 import re
 import statistics
