@@ -46,6 +46,7 @@ def drawing(run: Run, lay: Layout, units: ByteSystem) -> None:
 
     @st.fragment(run_every=every)
     def section() -> None:
+        common.sections.follow_page()  # args from a page run that finished
         if playing("phase") != (every is not None):  # ▶ / ❚❚ pressed: re-arm the timer
             st.rerun(scope="app")
         drawn: StepPlan = plan(run, lay)
