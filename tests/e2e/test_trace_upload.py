@@ -5,15 +5,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.harness import ROOT, full_screenshot, wait_for_app_run, wait_for_charts
+from tests.e2e.harness import ROOT, wait_for_app_run, wait_for_charts
 
 pytestmark = pytest.mark.browser
 DEMO = sorted((ROOT / "data" / "traces").glob("ddp_gloo_rank*.json.gz"))
 
 
-def test_upload_a_broken_file_then_the_demo_traces(page, app_url, screenshots):
-    page.goto(app_url)  # the entry page first (see test_fresh_server_deep_link)
-    wait_for_app_run(page)
+def test_upload_a_broken_file_then_the_demo_traces(page, app_url):
     page.goto(f"{app_url}/trace?demo=false")
     wait_for_app_run(page)
     expect(page.get_by_text("Upload one trace per rank")).to_be_visible()
@@ -40,5 +38,4 @@ def test_upload_a_broken_file_then_the_demo_traces(page, app_url, screenshots):
     expect(page.get_by_test_id("stMetric").filter(has_text="Step time: trace")).to_contain_text(
         "ms"
     )
-    full_screenshot(page, str(screenshots / "trace_upload.png"))
     assert all(Path(p).exists() for p in DEMO)
