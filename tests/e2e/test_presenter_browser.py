@@ -195,9 +195,8 @@ RING_SLIDE = """() => {
 }"""
 
 
-def test_the_ring_and_its_step_control_fit_the_first_slide(browser, app_url):
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
+def test_the_ring_and_its_step_control_fit_the_first_slide(tab, app_url):
+    page = tab(VIEWPORT)
     try:
         page.goto(f"{app_url}/collectives?present=true")
         wait_for_app_run(page)
@@ -209,4 +208,4 @@ def test_the_ring_and_its_step_control_fit_the_first_slide(browser, app_url):
         assert 0 < at["chart"]["top"] < height and at["plot"]["bottom"] <= height, at
         assert at["step"]["bottom"] <= height and at["next"]["bottom"] <= height, at
     finally:
-        context.close()
+        page.close_all()
