@@ -47,9 +47,8 @@ def test_visible_share_can_fail():
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_main_chart_is_above_the_fold_at_1440x900(browser, app_url, path):
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
+def test_main_chart_is_above_the_fold_at_1440x900(tab, app_url, path):
+    page = tab(VIEWPORT)
     try:
         page.goto(f"{app_url}/{path}")
         wait_for_app_run(page)
@@ -68,4 +67,4 @@ def test_main_chart_is_above_the_fold_at_1440x900(browser, app_url, path):
             "should show is above the fold: fold the secondary controls into an expander"
         )
     finally:
-        context.close()
+        page.close_all()

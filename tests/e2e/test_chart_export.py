@@ -10,8 +10,6 @@ pytestmark = pytest.mark.browser
 
 
 def _download_second_chart(page, app_url, query: str):
-    page.goto(app_url)  # the entry page first (see test_fresh_server_deep_link)
-    wait_for_app_run(page)
     page.goto(f"{app_url}/tensor_parallel{query}")
     wait_for_app_run(page)
     wait_for_charts(page)

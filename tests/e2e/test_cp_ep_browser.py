@@ -1,7 +1,6 @@
 """The context- and expert-parallel pages in Chromium: every chart draws, the first slider redraws
-a chart, the walk's Next button moves the URL-bound step; screenshots at 1440 px wide go to
-the browser tests' screenshot folder (cp_1440.png, ep_1440.png; the docs' own come from
-scripts/screens.py)."""
+a chart, the walk's Next button moves the URL-bound step. The docs' screenshots of these pages
+(docs/screens/context_parallel_1440.png, expert_parallel_1440.png) come from scripts/screens.py."""
 
 import re
 import statistics
@@ -9,24 +8,15 @@ import statistics
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.harness import (
-    ROOT,
-    full_screenshot,
-    slider_to_chart_ms,
-    wait_for_app_run,
-    wait_for_charts,
-)
+from tests.e2e.harness import slider_to_chart_ms, wait_for_app_run, wait_for_charts
 
 pytestmark = pytest.mark.browser
-SCREENS = ROOT / "tests" / "e2e" / "screenshots"
 
 
 @pytest.mark.parametrize(
     "path, shot, charts", [("context_parallel", "cp", 6), ("expert_parallel", "ep", 5)]
 )
 def test_page_draws_walks_and_redraws(page, app_url, path, shot, charts):
-    page.goto(app_url)
-    wait_for_app_run(page)
     page.set_viewport_size({"width": 1440, "height": 1000})
     page.goto(f"{app_url}/{path}")
     wait_for_app_run(page)
@@ -43,8 +33,3 @@ def test_page_draws_walks_and_redraws(page, app_url, path, shot, charts):
     times = [slider_to_chart_ms(page, thumb, key)[0] for key in ("ArrowRight", "ArrowLeft") * 3]
     print(f"{path}: slider → first chart redrawn, ms: {[round(t) for t in times]}")
     assert statistics.median(times) < 5000  # a smoke check on a shared box; budgets: benchmarks
-    page.goto(f"{app_url}/{path}")  # the defaults, for the screenshot
-    wait_for_app_run(page)
-    wait_for_charts(page)
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    full_screenshot(page, str(SCREENS / f"{shot}_1440.png"), max_height_px=9000)

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.harness import full_screenshot, wait_for_app_run, wait_for_charts
+from tests.e2e.harness import wait_for_app_run, wait_for_charts
 
 pytestmark = pytest.mark.browser
 DEEP = "memory?cmp=true&b_dp=4&b_tp=2&b_zero=1"
@@ -19,7 +19,7 @@ def _ticks(page) -> list[str]:
     )
 
 
-def test_deep_link_draws_a_vs_b_and_b_controls_round_trip(page, app_url, screenshots):
+def test_deep_link_draws_a_vs_b_and_b_controls_round_trip(page, app_url):
     page.goto(f"{app_url}/{DEEP}")
     wait_for_app_run(page)
     assert wait_for_charts(page) == 3  # ZeRO stages, A vs B, recompute trade
@@ -41,7 +41,6 @@ def test_deep_link_draws_a_vs_b_and_b_controls_round_trip(page, app_url, screens
     wait_for_app_run(other)
     wait_for_charts(other)
     assert "B: DP 5 · TP 2 · PP 1 · ZeRO-1 · mb 1" in _ticks(other)
-    full_screenshot(other, str(screenshots / "memory-compare.png"))
     other.close()
     # Switching the comparison off removes B's section and chart.
     page.get_by_test_id("stMain").get_by_text("Compare with layout B").click()

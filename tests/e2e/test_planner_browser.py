@@ -62,10 +62,10 @@ def test_planner_row_click_draws_the_layout_and_the_link_restores_it(page, app_u
     other.close()
 
 
-def test_answer_is_above_the_fold_at_1440x900(browser, app_url):
+def test_answer_is_above_the_fold_at_1440x900(tab, app_url):
     """A shared link's first screen: the metrics, the MFU caveat and the "why" paragraph all end
     above y = 900 in a 1440 x 900 window (docs/screens/planner_1440.png is this view)."""
-    page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+    page = tab({"width": 1440, "height": 900})
     page.goto(f"{app_url}/planner")
     wait_for_app_run(page)
     wait_for_charts(page)
@@ -78,4 +78,4 @@ def test_answer_is_above_the_fold_at_1440x900(browser, app_url):
     ):
         box = locator.first.bounding_box()
         assert box is not None and box["y"] + box["height"] <= 900, box
-    page.context.close()
+    page.close_all()

@@ -109,14 +109,13 @@ def _overlaps(boxes: list[dict], slack_px: float = 1.0) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def measured(browser, app_url):
+def measured(tab, app_url):
     """Each page once, in presenter mode at 1280×720: text sizes, takeaways, chart text boxes."""
     cache: dict[str, dict] = {}
 
     def measure(path: str) -> dict:
         if path not in cache:
-            context = browser.new_context(viewport=VIEWPORT)
-            page = context.new_page()
+            page = tab(VIEWPORT)
             page.goto(f"{app_url}/{path}?present=true")
             wait_for_app_run(page)
             wait_for_charts(page)
@@ -127,7 +126,7 @@ def measured(browser, app_url):
                 "charts": page.evaluate(CHART_BOXES),
                 "slide": page.evaluate(SLIDE),
             }
-            context.close()
+            page.close_all()
         return cache[path]
 
     return measure
@@ -196,9 +195,8 @@ RING_SLIDE = """() => {
 }"""
 
 
-def test_the_ring_and_its_step_control_fit_the_first_slide(browser, app_url):
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
+def test_the_ring_and_its_step_control_fit_the_first_slide(tab, app_url):
+    page = tab(VIEWPORT)
     try:
         page.goto(f"{app_url}/collectives?present=true")
         wait_for_app_run(page)
@@ -210,4 +208,4 @@ def test_the_ring_and_its_step_control_fit_the_first_slide(browser, app_url):
         assert 0 < at["chart"]["top"] < height and at["plot"]["bottom"] <= height, at
         assert at["step"]["bottom"] <= height and at["next"]["bottom"] <= height, at
     finally:
-        context.close()
+        page.close_all()

@@ -5,15 +5,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.harness import ROOT, full_screenshot, wait_for_app_run, wait_for_charts
+from tests.e2e.harness import ROOT, wait_for_app_run, wait_for_charts
 
 pytestmark = pytest.mark.browser
 DEMO = sorted((ROOT / "data" / "traces").glob("ddp_gloo_rank*.json.gz"))
 
 
-def test_upload_a_broken_file_then_the_demo_traces(page, app_url, screenshots):
-    page.goto(app_url)  # the entry page first (see test_fresh_server_deep_link)
-    wait_for_app_run(page)
+def test_upload_a_broken_file_then_the_demo_traces(page, app_url):
     page.goto(f"{app_url}/trace?demo=false")
     wait_for_app_run(page)
     expect(page.get_by_text("Upload one trace per rank")).to_be_visible()
@@ -35,10 +33,13 @@ def test_upload_a_broken_file_then_the_demo_traces(page, app_url, screenshots):
     wait_for_app_run(page)
     picker.set_input_files([str(p) for p in DEMO])
     wait_for_app_run(page)
+    # the upload's rerun can start after the check above: wait for both chart elements, then count
+    page.wait_for_function(
+        "document.querySelectorAll(\"[data-testid='stPlotlyChart']\").length >= 2", timeout=60_000
+    )
     assert wait_for_charts(page) == 2
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
     expect(page.get_by_test_id("stMetric").filter(has_text="Step time: trace")).to_contain_text(
         "ms"
     )
-    full_screenshot(page, str(screenshots / "trace_upload.png"))
     assert all(Path(p).exists() for p in DEMO)
