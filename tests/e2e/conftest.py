@@ -78,7 +78,7 @@ def pytest_runtest_makereport(item, call):
 @pytest.fixture
 def page(request, tab, screenshots):
     """A fresh tab; records every request so tests can check nothing leaves 127.0.0.1. A failed
-    test leaves what the tab showed in tests/e2e/screenshots/<test>.png (passing tests take no
+    test leaves what the tab showed in the screenshots folder, <test>.png (passing tests take no
     screenshots: a full-page one costs ~1 s, issue 18)."""
     pg = tab()
     yield pg
