@@ -4,13 +4,13 @@ shows the page's main chart — the first Plotly chart on the page — without s
 "Shows" means at least three quarters of the chart's height (or 400 px of a taller chart) lies
 inside the window, measured from its bounding box after the app has drawn. The planner is held
 to a stricter rule in test_planner_browser.py (the metrics and "Recommended … Why" must fit).
+The check runs in tests/e2e/test_browser.py, on the tab that file loads once per page.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.harness import wait_for_app_run
 from tests.registry import registered_pages, url_path
 
 pytestmark = pytest.mark.browser
@@ -46,25 +46,20 @@ def test_visible_share_can_fail():
     assert visible_share({"y": 950, "height": 400}) == 0  # below the fold
 
 
-@pytest.mark.parametrize("path", PAGES)
-def test_main_chart_is_above_the_fold_at_1440x900(tab, app_url, path):
-    page = tab(VIEWPORT)
-    try:
-        page.goto(f"{app_url}/{path}")
-        wait_for_app_run(page)
-        selector = NOT_A_CHART.get(path, "[data-testid='stPlotlyChart']")
-        if path not in NOT_A_CHART:  # the first chart has drawn (later ones may sit in tabs)
-            page.wait_for_function(FIRST_DRAWN, timeout=60_000)
-        else:  # the answer sits in an st.fragment, drawn after the page's own run
-            page.wait_for_selector(selector, timeout=60_000)
-        page.wait_for_timeout(500)  # expanders and automargins settle
-        box = page.evaluate(FIRST_CHART, selector)
-        assert box is not None, f"/{path} drew no {selector}"
-        share = visible_share(box)
-        assert share >= 1, (
-            f"/{path}: the first chart starts at y = {box['y']:.0f} px and is "
-            f"{box['height']:.0f} px tall, so only {share:.0%} of what a 1440×900 first screen "
-            "should show is above the fold: fold the secondary controls into an expander"
-        )
-    finally:
-        page.close_all()
+def check_above_the_fold(page, path: str) -> None:
+    """The page (just loaded at VIEWPORT, nothing moved) shows its first chart above the fold.
+    Run by tests/e2e/test_browser.py on the tab its other checks use (one load per page)."""
+    selector = NOT_A_CHART.get(path, "[data-testid='stPlotlyChart']")
+    if path not in NOT_A_CHART:  # the first chart has drawn (later ones may sit in tabs)
+        page.wait_for_function(FIRST_DRAWN, timeout=60_000)
+    else:  # the answer sits in an st.fragment, drawn after the page's own run
+        page.wait_for_selector(selector, timeout=60_000)
+    page.wait_for_timeout(500)  # expanders and automargins settle
+    box = page.evaluate(FIRST_CHART, selector)
+    assert box is not None, f"/{path} drew no {selector}"
+    share = visible_share(box)
+    assert share >= 1, (
+        f"/{path}: the first chart starts at y = {box['y']:.0f} px and is "
+        f"{box['height']:.0f} px tall, so only {share:.0%} of what a 1440×900 first screen "
+        "should show is above the fold: fold the secondary controls into an expander"
+    )

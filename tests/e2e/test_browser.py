@@ -7,6 +7,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.harness import wait_for_app_run, wait_for_charts
+from tests.e2e.test_above_fold import PAGES as FOLD_PAGES
+from tests.e2e.test_above_fold import VIEWPORT, check_above_the_fold
 from tests.registry import registered_pages, url_path
 
 pytestmark = pytest.mark.browser
@@ -33,14 +35,23 @@ def test_landing_page_lists_every_page(page, app_url):
 
 @pytest.fixture(scope="module", params=PAGES, ids=[url_path(p) for p, _ in PAGES])
 def opened(request, tab, app_url):
-    """Each page loaded once for both tests below (pytest runs them back to back per page): the
-    draw check reads it, then the slider round trip moves its slider. Issue 18: a load costs ~2 s.
+    """Each page loaded once for the three tests below (pytest runs them back to back per page):
+    the above-the-fold and draw checks read it, then the slider round trip moves its slider.
+    Issue 18: a load costs ~2 s.
     """
     path, title = request.param
-    pg = tab()
+    pg = tab(VIEWPORT)  # the laptop's first screen, for the above-the-fold check
     _open(pg, app_url, url_path(path))
     yield pg, path, title
     pg.close_all()
+
+
+def test_main_chart_is_above_the_fold_at_1440x900(opened):
+    """Issue 15 §1 (tests/e2e/test_above_fold.py): first, before any control moves."""
+    page, path, _ = opened
+    if url_path(path) not in FOLD_PAGES:
+        pytest.skip("the planner answers with metrics: test_planner_browser.py holds it")
+    check_above_the_fold(page, url_path(path))
 
 
 def test_page_draws_charts_without_exception(opened):
