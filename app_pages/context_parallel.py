@@ -23,6 +23,6 @@ st.subheader("2 · The causal mask and load balance: contiguous vs zig-zag")
 common.chart(toy(c, layout, causal)["gantt"], key="gantt")
 
 long_section(c, layout, causal, units)
-common.takeaway(text.TAKEAWAY)
+common.takeaway(text.takeaway(common.settings().presenter))
 common.self_checks(text.self_checks(units))
 common.show_url_notices()

@@ -41,7 +41,7 @@ common.chart(balancing(experts, k)["fig"], key="balance")
 placement_section(units)
 model_section(units)
 
-common.takeaway(text.TAKEAWAY)
+common.takeaway(text.takeaway(common.settings().presenter))
 if lay:
     common.how_computed(text.how_computed(lay), expander=True)
 common.self_checks(text.self_checks())

@@ -33,6 +33,16 @@ TAKEAWAY = (
     "S/C is large enough (hundreds to thousands of tokens on NVLink, about ten times more on "
     "InfiniBand), and activations per GPU fall by C."
 )
+# The projected slide's headline (the laptop page keeps the whole lesson above).
+TAKEAWAY_SHORT = (
+    "Ring attention is exact; zig-zag chunks balance the causal mask; "
+    "K/V hops hide behind compute once S/C is large."
+)
+
+
+def takeaway(presenting: bool) -> str:
+    """The page's lesson: whole on a laptop, one line on the presenter slide."""
+    return TAKEAWAY_SHORT if presenting else TAKEAWAY
 
 
 def ring_metrics(toy: dict) -> list[dict]:

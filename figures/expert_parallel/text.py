@@ -30,6 +30,16 @@ TAKEAWAY = (
     "4 nodes. EP shards the experts' weights, so total parameters can grow while the FLOPs per "
     "token follow the active ones."
 )
+# The projected slide's headline (the laptop page keeps the whole lesson above).
+TAKEAWAY_SHORT = (
+    "An MoE layer is two all-to-alls around small MLPs: "
+    "the busiest rank sets the step, the NIC the cross-node cost."
+)
+
+
+def takeaway(presenting: bool) -> str:
+    """The page's lesson: whole on a laptop, one line on the presenter slide."""
+    return TAKEAWAY_SHORT if presenting else TAKEAWAY
 
 
 def layer_metrics(lay: dict) -> list[dict]:
