@@ -72,7 +72,7 @@ st.subheader("Sizing questions")
 for line in mt.sizing_lines(mv.cached_seeds(units), common.settings().query()):
     st.markdown(line)
 
-common.takeaway(mt.takeaway(out, units))
+common.takeaway(mt.takeaway(out, units, common.settings().presenter))
 with st.expander("How this is computed", expanded=False):
     for block in out["how"]:  # separate elements: a block whose text is unchanged is not redrawn
         st.markdown(block)

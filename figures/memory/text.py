@@ -127,14 +127,20 @@ def sizing_lines(questions: list[tuple[str, str]], settings: dict[str, str]) -> 
     ]
 
 
-def takeaway(out: dict, units: str) -> str:
-    """What sharding saves here, and what it cannot: the activations."""
+def takeaway(out: dict, units: str, presenting: bool = False) -> str:
+    """What sharding saves here, and what it cannot: the activations (one line on the slide)."""
 
     def b(x):
         return format_bytes(x, units)
 
     ch = out["ch"]
     first = ch.stages[0]
+    if presenting:  # the slide's headline; the chart must fit under it at 1280×720
+        return (
+            f"ZeRO-3 cuts the model states from {b(out['states'][0])} to {b(out['states'][3])} a "
+            f"GPU; the {b(ch.activations_bytes)} of activations need TP, recompute or a smaller "
+            "batch."
+        )
     return (
         f"Sharding cuts the model states per GPU from {b(out['states'][0])} (DDP) to "
         f"{b(out['states'][3])} (ZeRO-3 over {out['nd']:,}), and TP × PP divide them too. The "
