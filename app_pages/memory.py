@@ -43,7 +43,8 @@ with common.explain_errors():
     out = mv.cached_compute(run, lay_a)
 left, right = st.columns([3.2, 1])  # the chart beside its numbers: both above the fold
 with left:
-    common.chart(out["bars"], key="bars", height=520)
+    # presenting: 1.25 × 300 px, the bars whole under the slide's headline at 1280×720
+    common.chart(out["bars"], key="bars", height=300 if common.settings().presenter else 520)
 for m in out["metrics"]:
     right.metric(**m)
 st.caption(out["caption"])
