@@ -205,9 +205,16 @@ def takeaway(plan: StepPlan) -> str:
             parts.append(f"{what} run on {ev.spans[dim].link}")
     return (
         f"{'; '.join(parts) or 'No model parallelism: each GPU holds the whole model'}. "
-        f"Stages wait {bubble:.1%} of the step in the pipeline bubble; the DP sync exposes "
-        f"{format_seconds(ev.breakdown.dp_s)}. ZeRO shards what the stage's DP replicas "
-        "hold in common: the more it shards, the more it must gather."
+        f"{_waits(bubble, lay.pp, ev.breakdown.dp_s)}. ZeRO shards what the stage's DP "
+        "replicas hold in common: the more it shards, the more it must gather."
+    )
+
+
+def _waits(bubble: float, pp: int, dp_s: float) -> str:
+    """The bubble and the exposed DP sync in words (a planner zero is "hidden", not "0 ns")."""
+    wait = f"Stages wait {bubble:.1%} of the step in the pipeline bubble" if pp > 1 else "No bubble"
+    return wait + (
+        f"; the DP sync exposes {format_seconds(dp_s)}" if dp_s else "; the DP sync hides"
     )
 
 
