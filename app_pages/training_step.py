@@ -65,7 +65,7 @@ for w in ev.warnings:  # under the drawing: the picture stays on the first scree
 for note in (tx.drawn_note(plan, plan.drawn), itx.cp_ep_note(plan, pick, cp, ep, units)):
     if note:
         st.info(note, icon="🔎")
-common.takeaway(tx.takeaway(plan))
+common.takeaway(tx.takeaway(plan, common.settings().presenter))
 with st.expander("How this is computed"):
     st.markdown(tx.HOW)
 common.self_checks(tx.self_checks(plan))

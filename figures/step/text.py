@@ -189,7 +189,8 @@ def holding_lines(plan: StepPlan, index: int, units: ByteSystem) -> list[str]:
     return out
 
 
-def takeaway(plan: StepPlan) -> str:
+def takeaway(plan: StepPlan, presenting: bool = False) -> str:
+    """Where the traffic runs, the bubble and the DP sync, and what ZeRO trades (not on a slide)."""
     lay, ev = plan.layout, plan.evaluation
     bubble = ev.breakdown.pp_bubble_s / ev.step_time_s
     where = {
@@ -205,9 +206,10 @@ def takeaway(plan: StepPlan) -> str:
             parts.append(f"{what} run on {ev.spans[dim].link}")
     return (
         f"{'; '.join(parts) or 'No model parallelism: each GPU holds the whole model'}. "
-        f"{_waits(bubble, lay.pp, ev.breakdown.dp_s)}. ZeRO shards what the stage's DP "
-        "replicas hold in common: the more it shards, the more it must gather."
-    )
+        f"{_waits(bubble, lay.pp, ev.breakdown.dp_s)}."
+        + ("" if presenting else " ZeRO shards what the stage's DP replicas hold in common: the "
+           "more it shards, the more it must gather.")
+    )  # fmt: skip
 
 
 def _waits(bubble: float, pp: int, dp_s: float) -> str:
