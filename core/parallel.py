@@ -139,6 +139,7 @@ class Placement:
 
     dims: ParallelDims
     cluster: Cluster
+    TABLE_DIMS = DIMS  # table()'s coordinates (core.planner.grid.GridPlacement adds cp)
 
     @cached_property
     def ranks(self) -> np.ndarray:
@@ -162,20 +163,16 @@ class Placement:
 
     def crossing_ranks(self, dim: str) -> np.ndarray:
         """Boolean per rank: its `dim` group touches more than one node."""
-        g = self.dims.groups(dim)
+        g = self.dims.groups(getattr(self, "group_dim", str)(dim))  # GridPlacement: dp → dp_cp
         n = g // self.cluster.gpus_per_node
         out = np.zeros(self.dims.world_size, bool)
         out[g.ravel()] = np.repeat(n.min(axis=1) != n.max(axis=1), g.shape[1])
         return out
 
     def table(self) -> list[dict]:
-        """One row per rank: rank, node, local GPU, dp, pp, tp."""
-        cols = {
-            "rank": self.ranks,
-            "node": self.node,
-            "local_gpu": self.local_gpu,
-            **{d: self.coord(d) for d in DIMS},
-        }
+        """One row per rank: rank, node, local GPU and its TABLE_DIMS coordinates."""
+        cols = {"rank": self.ranks, "node": self.node, "local_gpu": self.local_gpu}
+        cols |= {d: self.coord(d) for d in self.TABLE_DIMS}
         return [dict(zip(cols, map(int, row))) for row in zip(*cols.values())]
 
 

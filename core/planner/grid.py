@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.hardware import Cluster
-from core.parallel import GroupSpan, Layout, group_span
+from core.parallel import GroupSpan, Layout, Placement, group_span
 
 AXES = ("tp", "cp", "pp", "dp")
 
@@ -67,25 +67,14 @@ def rank_grid(lay: Layout) -> RankGrid:
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class GridPlacement:
+class GridPlacement(Placement):
     """Every rank's node, local GPU and (tp, cp, pp, dp, ep) coordinates on the planner's grid,
     and the span of each kind of group (dp = the DP × CP gradient group, as the planner costs it).
-    The interface of core.parallel.Placement, with CP and EP."""
+    core.parallel.Placement's ranks, nodes, crossing ranks and table, with CP and EP."""
 
     dims: RankGrid
     cluster: Cluster
-
-    @functools.cached_property
-    def ranks(self) -> np.ndarray:
-        return np.arange(self.dims.world_size)
-
-    @property
-    def node(self) -> np.ndarray:
-        return self.ranks // self.cluster.gpus_per_node
-
-    @property
-    def local_gpu(self) -> np.ndarray:
-        return self.ranks % self.cluster.gpus_per_node
+    TABLE_DIMS = ("dp", "pp", "tp", "cp")
 
     @functools.cached_property
     def _coords(self) -> dict[str, np.ndarray]:
@@ -112,24 +101,6 @@ class GridPlacement:
     @functools.cached_property
     def spans(self) -> dict[str, GroupSpan]:
         return grid_spans(self.dims, self.cluster)
-
-    def crossing_ranks(self, dim: str) -> np.ndarray:
-        """Boolean per rank: its `dim` group (dp: DP × CP) touches more than one node."""
-        g = self.dims.groups(self.group_dim(dim))
-        n = g // self.cluster.gpus_per_node
-        out = np.zeros(self.dims.world_size, bool)
-        out[g.ravel()] = np.repeat(n.min(axis=1) != n.max(axis=1), g.shape[1])
-        return out
-
-    def table(self) -> list[dict]:
-        """One row per rank: rank, node, local GPU, dp, pp, tp, cp."""
-        cols = {
-            "rank": self.ranks,
-            "node": self.node,
-            "local_gpu": self.local_gpu,
-            **{d: self.coord(d) for d in ("dp", "pp", "tp", "cp")},
-        }
-        return [dict(zip(cols, map(int, row))) for row in zip(*cols.values())]
 
 
 @functools.lru_cache(maxsize=4096)
