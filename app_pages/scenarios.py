@@ -94,7 +94,8 @@ def scenario(units: str, bw_units: str) -> None:
     """Everything the scenario choice and its knob feed, as one fragment: moving the knob reruns
     this section, not the page (issue 18). Presenting, the chart sits above the controls."""
     common.sections.follow_page()  # args from a page run that finished
-    top = sections.chart_slot(common.settings().presenter)
+    presenting = common.settings().presenter
+    top = sections.chart_slot(presenting)
     c = st.columns([3, 1])
     kind = common.select(
         "Scenario", SCENARIOS, "size", key="sc", radio=True, horizontal=True, where=c[0]
@@ -113,7 +114,7 @@ def scenario(units: str, bw_units: str) -> None:
     for link in links:
         _open(link, dict(link.params) | extra)
 
-    common.takeaway(text.takeaway)
+    common.takeaway(text.headline if presenting else text.takeaway)  # one line on a slide
     with st.expander("How this is computed"):
         st.markdown(text.how)
     st.subheader("Self-check")

@@ -8,7 +8,9 @@ from urllib.parse import parse_qsl
 import pytest
 
 from core import scenarios as cs
+from core.hardware import SCALE_OUT_LINKS
 from core.units import format_bytes, format_seconds
+from figures.scenarios import walkthrough
 from tests.test_pages import assert_clean, chart_specs, run_app
 
 PAGE = "app_pages/scenarios.py"
@@ -122,6 +124,56 @@ def test_hostile_scenario_value_falls_back_with_a_notice():
     notes = " ".join(w.value for w in at.warning)
     assert "`sc=" in notes and "`nd=" in notes
     assert chart_specs(at)
+
+
+# ---------- issue 15: the presenter slide's one-line takeaway ----------
+def takeaways(at) -> list[str]:
+    return [x.value for x in at.success if x.value.startswith("**Takeaway.**")]
+
+
+def test_presenter_slide_shows_the_one_line_takeaway_and_the_laptop_the_full_one():
+    laptop, slide = run_app(PAGE), run_app(PAGE, {"present": "true"})
+    (full,), (short,) = takeaways(laptop), takeaways(slide)
+    # By hand: 70e9 parameters × 16 B = 1.12e12 B; ZeRO-3 over 16 GPUs: 1.12e12 / 16 = 70e9 B.
+    assert "1.12 TB" in short and "ZeRO-3 over 16 GPUs: 70 GB each" in short
+    assert len(short) <= len("**Takeaway.** ") + HEADLINE_CHARS < len(full)
+    assert "border case" in full and "border case" not in short
+
+
+def test_presenter_takeaway_follows_the_knob():
+    (short,) = takeaways(run_app(PAGE, {"present": "true", "sc": "GPipe vs 1F1B", "stages": "4"}))
+    # (P−1)/(M+P−1) at P = 4: 3/11 = 27.3% at M = 8, 3/67 = 4.5% at M = 64; 1F1B's first rank holds
+    # P = 4 micro-batches, GPipe's all M = 64.
+    assert "P = 4: M 8 → 64 cuts the bubble 27.3% → 4.5%" in short
+    assert "1F1B holds 4 micro-batches, GPipe 64" in short
+
+
+# One line at 1280×720 in presenter type (26 px, tests/e2e/test_presenter_browser.py): ~90
+# characters across the 1,120 px column at ~0.48 em a character.
+HEADLINE_CHARS = 90
+KNOBS = {
+    "size": (cs.size_70b, (1, 16, 128)),
+    "scale": (cs.scale_out, (16, 64, 512)),
+    "place": (cs.placement, tuple(SCALE_OUT_LINKS)),
+    "pipe": (cs.gpipe_vs_1f1b, (2, 8, 32)),
+    "fsdp": (cs.ddp_vs_fsdp, (2, 8, 64)),
+    "sentence": (lambda _: cs.sentence(), (None,)),
+    "ctx": (cs.long_context, cs.five_d.CPS),
+    "moe": (cs.moe_two_nodes, cs.five_d.EPS),
+}
+
+
+@pytest.mark.parametrize("kind", KNOBS)
+def test_every_headline_is_one_line_quoting_the_full_texts_numbers(kind):
+    run, knobs = KNOBS[kind]
+    for knob in knobs:
+        for units in ("decimal", "binary"):
+            words, _ = walkthrough(run(knob), units, units)
+            full = " ".join((words.intro, *words.steps, words.takeaway))
+            assert len(words.headline) <= HEADLINE_CHARS and "\n" not in words.headline, words
+            # the same live values, not new ones: each number the slide states is in the full text
+            missing = [n for n in re.findall(r"\d[\d,.]*\d|\d", words.headline) if n not in full]
+            assert missing == [], (kind, knob, units, words.headline, missing)
 
 
 # Every link: the target page shows the stated widgets (nothing ignored) and the headline number the

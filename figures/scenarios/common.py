@@ -18,13 +18,16 @@ OK, BAD = COLOURS["ok"], COLOURS["bad"]
 @dataclass(frozen=True, kw_only=True)
 class Walkthrough:
     """What the page prints for one scenario: the setting, numbered steps, the lesson, a
-    question.
+    question. `headline` is the lesson in one line (≤ 90 characters), the presenter slide's
+    takeaway: the full one runs ~4 lines at 1280×720 and pushes the chart off the first screen
+    (issue 15; tests/e2e/test_presenter_browser.py).
     """
 
     title: str
     intro: str
     steps: tuple[str, ...]
     takeaway: str
+    headline: str
     how: str
     question: str
     answer: float

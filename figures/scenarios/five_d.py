@@ -59,6 +59,15 @@ def long_context_text(s: LongContext, units: str) -> Walkthrough:
             f"CP {need} fits, and the ring's K/V hops hide behind the attention as long as each "
             f"rank keeps ≳ {thr:,.0f} tokens on {link}."
         ),
+        headline=(
+            f"No CP: {b(one.activations_bytes)} of activations a GPU; "
+            + (f"CP {need} fits" if need else f"no CP up to {s.rows[-1].cp} fits")
+            + (
+                f"; at CP {c} the K/V ring {'hides' if s.hidden else 'is exposed'}."
+                if c > 1
+                else "; CP 1 has no ring."
+            )
+        ),
         how=(
             "Activations and states: `core.memory.memory_per_gpu`, the memory page's fullest stage "
             "(Korthikanti et al. 2022 Table 2 per layer at S/C tokens with SP over TP, selective "
@@ -136,6 +145,13 @@ def moe_text(s: MoeTwoNodes, units: str) -> Walkthrough:
             f"per GPU at EP {s.ep}) for an all-to-all per MoE layer; placed inside a node it "
             f"costs {s.overhead(ins):.1%} of the expert compute, across nodes "
             f"{s.overhead(acr):.1%}."
+        ),
+        headline=(
+            f"EP {s.ep}: states {b(s.rows[0].states_bytes)} → {b(r.states_bytes)} a GPU; the "
+            f"all-to-all adds {s.overhead(ins):.1%} in a node, {s.overhead(acr):.1%} across."
+            if s.ep > 1
+            else f"EP 1: {b(r.states_bytes)} of states a GPU, no all-to-all: raise EP to shard "
+            "the experts."
         ),
         how=(
             "Parameters: `core.expert_parallel.counts` (every tensor of the published config). "

@@ -66,6 +66,11 @@ def sizing_text(s: Sizing, units: str) -> Walkthrough:
             f"on top, checkpointing trades the activations for {pct(s.extra_compute['full'])} "
             f"more compute, and {n} cards remain a border case: {2 * n} fit with room."
         ),
+        headline=(
+            f"{format_count(s.num_params)} parameters × {s.bytes_per_param} B = "
+            f"{b(s.states_bytes)}; ZeRO-3 over {n} GPU{'s' if n > 1 else ''}: "
+            f"{b(s.states_per_gpu_bytes)} each, + activations."
+        ),
         how=(
             "States: `core.memory.model_state_bytes_per_gpu` (ZeRO paper Sec. 3.1 and 5: 2Ψ + 2Ψ "
             "+ 12Ψ, each sharded from stage 3, 2, 1 on). Activations: "
@@ -164,6 +169,10 @@ def sharding_text(s: Sharding, units: str) -> Walkthrough:
             f"{b(s.budget(f).used_bytes)} per GPU; the bill is "
             f"{s.fsdp_comm.total_bytes / s.ddp_comm.total_bytes:.3g}× the communication, paid "
             "layer by layer as all-gathers."
+        ),
+        headline=(
+            f"FSDP over {s.dp}: {b(s.budget(d).used_bytes)} → {b(s.budget(f).used_bytes)} a "
+            f"GPU, for {s.fsdp_comm.total_bytes / s.ddp_comm.total_bytes:.3g}× DDP's bytes sent."
         ),
         how=(
             "`core.memory.memory_per_gpu` at ZeRO stage 0 and 3 (FSDP NO_SHARD and FULL_SHARD, "

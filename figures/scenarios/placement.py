@@ -22,6 +22,12 @@ from figures.scenarios.common import FONT, Walkthrough, breakdown_bars, sec, ver
 
 
 # ---------- 2 · DP slower at scale ----------
+def _link(step) -> str:
+    """The bottleneck's name without its note: "NVLink 3 (inside the node, at 77%)" → "NVLink 3"
+    (core.data_parallel.allreduce.bottleneck writes the note in parentheses)."""
+    return step.bottleneck_link.split(" (")[0]
+
+
 def scale_out_text(s: ScaleOut, units: str, bw_units: str) -> Walkthrough:
     r, b, c = s.run, (lambda x: format_bytes(x, units)), s.cluster
     small, large, job = r.small, r.large, r.job
@@ -87,6 +93,10 @@ def scale_out_text(s: ScaleOut, units: str, bw_units: str) -> Walkthrough:
             f"{small.bottleneck_link} for {large.bottleneck_link}, {r.bandwidth_drop:.3g}× less "
             "bandwidth for the same ≈2× gradient bytes per rank. More tokens per GPU or more NIC "
             "bandwidth fix it; more GPUs do not."
+        ),
+        headline=(
+            f"The wire: {_link(small)} → {_link(large)}, {r.bandwidth_drop:.3g}× less bandwidth; "
+            f"the step {r.step_ratio:.3g}× longer."
         ),
         how=(
             "`core.data_parallel.slower_at_scale` prices each run with "
@@ -168,6 +178,10 @@ def placement_text(p: Placement, units: str) -> Walkthrough:
             f"Per GPU and micro-batch, forward + backward, TP sends {ratio:.3g}× the bytes PP "
             "does, inside every layer: give it the fastest link, the NVLink inside a node. PP's "
             "few small messages survive the network."
+        ),
+        headline=(
+            f"TP sends {ratio:.3g}× PP's bytes; across nodes it makes the step "
+            f"{a.step_s / i.step_s:.3g}× longer: TP on {i.tp_link}."
         ),
         how=(
             "`core.planner.evaluate` for both rank orders (`core.parallel.group_span` finds "

@@ -45,6 +45,11 @@ def schedules_text(s: Schedules) -> Walkthrough:
             f"activations at {r['1f1b', hi].peak_activations} micro-batches where GPipe needs "
             f"{r['gpipe', hi].peak_activations}."
         ),
+        headline=(
+            f"P = {p}: M {lo} → {hi} cuts the bubble {r['1f1b', lo].closed_form:.1%} → "
+            f"{r['1f1b', hi].closed_form:.1%}; 1F1B holds {r['1f1b', hi].peak_activations} "
+            f"micro-batches, GPipe {r['gpipe', hi].peak_activations}."
+        ),
         how=(
             "`core.pipeline.simulate` runs each rank's op list under the stage dependencies (t_F "
             "= 1 s, t_B = 2 s, no p2p latency); bubble fraction = Σ idle / (P · makespan). "

@@ -51,6 +51,10 @@ def sentence_text(s: Sentence, units: str) -> Walkthrough:
             f"{i.breakdown.pp_p2p_s / i.step_s:.2%} of the step on InfiniBand, and without ZeRO "
             f"the GPU needs {b(d.memory_bytes)}."
         ),
+        headline=(
+            f"TP off NVLink: {a.breakdown.tp_s / i.breakdown.tp_s:.3g}× the TP time; PP's sends: "
+            f"{i.breakdown.pp_p2p_s / i.step_s:.2%} of the step; no ZeRO: {b(d.memory_bytes)}."
+        ),
         how=(
             "Every number is `core.planner.evaluate` of one layout on the cluster (step-time "
             "breakdown, spans, memory with the planner's 10 % headroom), plus "
