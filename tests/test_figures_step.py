@@ -252,3 +252,23 @@ def test_open_at_refuses_a_came_from_that_is_not_a_neighbour():
             open_at(fig, 2, came_from=bad)
     with pytest.raises(ValueError, match="within 0 … 4"):
         open_at(fig, 4, came_from=5)
+
+
+def test_slide_legend_is_one_short_column_beside_the_grid_with_the_same_colours():
+    """Issue 15: at 1280×720 the laptop's legend took three rows above the grid. A slide's is one
+    column right of the plot (Plotly's paper x > 1) in short names, the grid reaching the plot's
+    top; each trace keeps its colour and dash (one meaning per colour, figures/style.py)."""
+    lay = Layout(dp=2, tp=8, pp=4, zero_stage=1)
+    plan = step_plan(MODEL, CLUSTER, lay, Training(global_batch=128, seq_len=4096))
+    laptop, slide = step_figure(plan, 2), step_figure(plan, 2, present=True)
+    spot = slide["layout"]["legend"]
+    assert spot["orientation"] == "v" and spot["x"] > 1 and spot["xanchor"] == "left"
+    assert laptop["layout"]["legend"]["orientation"] == "h"  # the laptop page is unchanged
+    assert slide["layout"]["yaxis"]["domain"][1] == 1 > laptop["layout"]["yaxis"]["domain"][1]
+    shown = [t["name"] for t in slide["data"] if t.get("name") and t.get("showlegend", True)]
+    # 21 characters at 16 px (~8.8 px each) + a 40 px sample: a ≈ 225 px column of the 1,120 px
+    assert shown and max(map(len, shown)) <= 21, shown
+    assert "TP all-reduce" in shown and "parameters" in shown and "optimizer (sharded)" in shown
+    for a, b in zip(laptop["data"], slide["data"], strict=True):
+        assert (a.get("fillcolor"), a.get("line")) == (b.get("fillcolor"), b.get("line"))
+        assert a.get("showlegend", True) == b.get("showlegend", True)

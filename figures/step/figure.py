@@ -8,8 +8,8 @@ import copy
 
 from core.stepplan import StepPlan
 from core.units import ByteSystem, format_bytes
-from figures.step import grid, text, timeline
-from figures.step.traffic import KINDS, traffic_traces
+from figures.step import grid, legend, text, timeline
+from figures.step.traffic import traffic_traces
 from figures.style import COLOURS, margin
 
 FRAME_MS = 1800  # the page's Play: time on each phase
@@ -72,19 +72,6 @@ def _title(plan: StepPlan, index: int) -> dict:
     return {"text": head}
 
 
-def legend_px(names: list[str], present: bool) -> int:
-    """Height a horizontal legend of these entries takes: entries packed into rows of about
-    1,050 px (Chromium: ~6.6 px a character at Plotly's 12 px, ~8.8 at presenter's 16 px)."""
-    char, row_px, sample = (8.8, 30, 50) if present else (6.6, 21, 40)
-    rows, used = 1, 0.0
-    for name in names:
-        w = len(name) * char + sample
-        if used and used + w > 1050:
-            rows, used = rows + 1, 0.0
-        used += w
-    return rows * row_px + 6
-
-
 def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:
     """The traces a phase changes. All but the solid bars and the activations sit on an overlay
     of the grid's axes (x3/y3, the same ranges): a Plotly.animate transition re-styles every
@@ -101,15 +88,19 @@ def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:
 def step_figure(
     plan: StepPlan, index: int = 0, units: ByteSystem = ByteSystem.BINARY, present: bool = False
 ) -> dict:
-    """The step drawn at phase `index`, with one frame per phase (open_at picks one); `present`
-    keeps room for the presenter's bigger legend."""
+    """The step drawn at phase `index`, with one frame per phase (open_at picks one); `present`:
+    the slide's legend, short names beside the grid (figures/step/legend.py)."""
     n = len(plan.phases)
     if not 0 <= index < n:
         raise ValueError(f"phase {index} is not a phase of this step: use 0 … {n - 1}")
     drawn = plan.drawn
     geo = grid.geometry(plan.placement, drawn)
-    names = {**text.PARTS, **{k: text.traffic_name(plan, k) for k in KINDS}}
-    static = [grid.tracks(geo), grid.placeholders(geo), grid.stage_labels(geo, plan.placement)]
+    names = legend.names(plan, slide=present)
+    static = [
+        grid.tracks(geo, names["outline"]),
+        grid.placeholders(geo),
+        grid.stage_labels(geo, plan.placement),
+    ]
     strip = timeline.strip_traces(plan, text.SHORT)
     hover = _hover(plan, geo, units)
     every = [
@@ -138,8 +129,9 @@ def step_figure(
     shapes, notes = grid.node_shapes(geo, _node_labels(plan, geo))
     (x0, x1), (y0, y1) = geo.x_range, geo.y_range
     # Cells stretch to the chart's width; their height is set here (about ROW_PX per cell row).
-    # Only what some phase draws gets a legend entry; the legend is kept above the grid, inside
-    # the plot area, so it is on the first screen (presenter mode moves only legends outside it).
+    # Only what some phase draws gets a legend entry; on the laptop the legend is kept above the
+    # grid, inside the plot area, so it is on the first screen (presenter mode moves only legends
+    # outside it); a slide's sits beside the grid and needs no room above it.
     # Copies: a trace shared by data and a frame would be recoloured twice in presenter mode.
     opened = copy.deepcopy(every[index])
     data = [*static, *opened[:-1], *strip, opened[-1]]
@@ -149,7 +141,7 @@ def step_figure(
         if trace.get("name") and k not in drawn_at:
             trace["showlegend"] = False
     entries = [t["name"] for t in data if t.get("name") and t.get("showlegend", True)]
-    room = legend_px(entries, present)
+    room = 0 if present else legend.rows_px(entries)
     grid_px = (y1 - y0) * ROW_PX
     plot_px = min(1000 - TOP - BOTTOM, max(360, grid_px / (1 - STRIP[1] - 0.05) + room))
     height = int(plot_px + TOP + BOTTOM)
@@ -174,7 +166,7 @@ def step_figure(
         "xaxis3": {**hidden, "range": [x0, x1], "overlaying": "x", "anchor": "y3"},
         "yaxis3": {**hidden, "range": [y0, y1], "overlaying": "y", "anchor": "x3"},
         "yaxis2": {**hidden, "range": [0, 1], "domain": list(STRIP), "anchor": "x2"},
-        "legend": {"orientation": "h", "x": 0, "y": 0.999, "yanchor": "top"},
+        "legend": legend.placement(present, grid_top),
         "hovermode": "closest",
     }
     return {"data": data, "frames": frames, "layout": layout}

@@ -87,7 +87,7 @@ def _poly(xs: list, ys: list, name: str, colour: str, **extra) -> dict:
     }
 
 
-def tracks(geo: Geometry) -> dict:
+def tracks(geo: Geometry, name: str) -> dict:
     """The outline of every bar: the unsharded amount it would hold (static)."""
     xs, ys = [], []
     for cx, cy in geo.centres.values():
@@ -97,7 +97,7 @@ def tracks(geo: Geometry) -> dict:
             ys += py
     line = {"color": COLOURS["guide"], "width": 0.6}
     return {"type": "scatter", "mode": "lines", "x": xs, "y": ys, "line": line,
-            "hoverinfo": "skip", "name": "bar outline: what it holds unsharded"}  # fmt: skip
+            "hoverinfo": "skip", "name": name}  # fmt: skip
 
 
 def stage_labels(geo: Geometry, placement: Placement) -> dict:
@@ -128,7 +128,8 @@ def placeholders(geo: Geometry) -> dict:
 
 def fills(geo: Geometry, placement: Placement, phase: Phase, names: dict[str, str]) -> list[dict]:
     """Seven traces: parameters / gradients / optimizer solid (replicated), the same hatched
-    (sharded), activations; each bar filled by held ÷ unsharded bytes.
+    (sharded), activations; each bar filled by held ÷ unsharded bytes; `names` by key, as
+    figures.step.legend.names gives them.
 
     Every trace holds one rectangle per drawn GPU in every phase, a bar it does not draw being a
     zero-width one at the track's left end: Plotly.animate interpolates a trace point by point
@@ -160,18 +161,18 @@ def fills(geo: Geometry, placement: Placement, phase: Phase, names: dict[str, st
         peak = h.peak_activations_bytes
         share = min(1.0, h.activations_bytes / peak) if peak > 0 else 0.0
         bar(acts, cx, cy + ROWS["activations"], share)
-    out = [_poly(*solid[p], f"{names[p]} (replicated)", COLOURS[p], legendgroup=p) for p in PARTS]
+    out = [_poly(*solid[p], names[p], COLOURS[p], legendgroup=p) for p in PARTS]
     out += [
         _poly(
             *hatched[p],
-            f"{names[p]} (sharded: hatched)",
+            names[f"{p}_sharded"],
             COLOURS[p],
             legendgroup=p,
             fillpattern={"shape": "/", "solidity": 0.45},
         )
         for p in PARTS
     ]
-    out.append(_poly(*acts, f"{names['activations']} (in flight)", COLOURS["activations"]))
+    out.append(_poly(*acts, names["activations"], COLOURS["activations"]))
     return out
 
 
