@@ -89,7 +89,8 @@ common.download(
 )
 st.markdown(tt.PERFETTO)
 
-common.takeaway(tt.takeaway(tl.step_s, measured, hidden_t, hidden_p, fitted=rates is not None))
+presenting = common.settings().presenter  # one line on a slide
+common.takeaway(tt.takeaway(tl.step_s, measured, hidden_t, hidden_p, rates is not None, presenting))
 with st.expander("How this is computed", expanded=True):
     st.markdown(tt.trace_markdown(an, answered=answered))
     st.latex(tt.IDLE_LATEX)

@@ -122,9 +122,24 @@ def rank_caption(analysis: TraceAnalysis, steps: int) -> str:
     )
 
 
-def takeaway(plan_s: float, measured: float, hidden_t: float, hidden_p: float, fitted: bool) -> str:
-    """How close the plan comes, and what the gap tests (the schedule, once rates are fitted)."""
+def takeaway(
+    plan_s: float,
+    measured: float,
+    hidden_t: float,
+    hidden_p: float,
+    fitted: bool,
+    presenting: bool = False,
+) -> str:
+    """How close the plan comes, and what the gap tests (the schedule, once rates are fitted);
+    `presenting`: one line, the slide's headline (the full text runs 5 lines at 1280×720 and
+    pushes the timeline half off the first screen, issue 15)."""
     gap = plan_s / measured - 1
+    if presenting:
+        hidden = f"; comm hidden: plan {hidden_p:.0%}, trace {hidden_t:.0%}."
+        rates = "Fitted" if fitted else "Hand-set"
+        return f"{rates}: plan {fs(plan_s)} vs trace {fs(measured)} ({gap:+.0%})" + (
+            hidden if fitted else "; fit the rates to test the schedule."
+        )
     if fitted:
         return (
             "Fitted to the trace's own compute and all-reduce rates, the plan's step is "

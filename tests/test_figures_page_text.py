@@ -137,6 +137,11 @@ def test_trace_takeaway_names_the_gap_and_what_it_tests():
     assert "the trace hid 45% of its communication behind compute, the plan 50%" in fitted
     hand = tt.takeaway(Step.step_s, 0.010, 0.45, 0.5, fitted=False)
     assert hand.startswith("At hand-set rates the plan predicts 12 ms per step against 10 ms")
+    # The slide's headline (issue 15): one line of the same numbers, 12 ms / 10 ms − 1 = +20%.
+    slide = tt.takeaway(Step.step_s, 0.010, 0.45, 0.5, fitted=True, presenting=True)
+    assert slide == "Fitted: plan 12 ms vs trace 10 ms (+20%); comm hidden: plan 50%, trace 45%."
+    slide = tt.takeaway(Step.step_s, 0.010, 0.45, 0.5, fitted=False, presenting=True)
+    assert slide.startswith("Hand-set: plan 12 ms vs trace 10 ms (+20%)") and len(slide) < 90
     metrics = tt.metrics(Step.step_s, 0.010, 0.45, 0.5)
     assert [m["value"] for m in metrics] == ["10 ms", "12 ms", "45%", "50%"]
     assert metrics[1]["delta"] == "+20% vs trace"

@@ -191,3 +191,24 @@ def test_plan_inputs_fold_into_one_expander_labelled_with_their_values():
     label = next(e.label for e in at.expander if e.label.startswith("Plan inputs"))
     # the gloo demo's model: 4 × (512² + 512) = 1,050,624 parameters, DDP buckets of 1 MiB
     assert label == "Plan inputs · 4 ranks · 1,050,624 parameters · 32 samples per rank · 1 MiB"
+
+
+def test_presenter_slide_takeaway_is_one_line_of_the_metrics_numbers():
+    """Issue 15: the slide's headline says what the metric row shows, in one line; the laptop
+    page keeps the full five-line takeaway."""
+    from tests.test_pages import run_app
+
+    def takeaway(at: AppTest) -> str:
+        return next(s.value for s in at.success if s.value.startswith("**Takeaway.**"))
+
+    slide = run_app("app_pages/trace.py", {"present": "true"})
+    assert not slide.exception
+    trace_s, plan_s = metric(slide, "Step time: trace"), metric(slide, "Step time: plan")
+    hid_t, hid_p = metric(slide, "Comm hidden: trace"), metric(slide, "Comm hidden: plan")
+    line = takeaway(slide).removeprefix("**Takeaway.** ")
+    gap = ms(plan_s) / ms(trace_s) - 1  # from the shown (rounded) metrics: the sign and size
+    assert line.startswith(f"Fitted: plan {plan_s} vs trace {trace_s} (")
+    assert abs(int(line.split("(")[1].split("%")[0]) - 100 * gap) < 3 and len(line) <= 90
+    assert line.endswith(f"comm hidden: plan {hid_p}, trace {hid_t}.")
+    full = takeaway(run_app("app_pages/trace.py"))
+    assert full.count(".") >= 3 and "Fitted to the trace's own compute" in full

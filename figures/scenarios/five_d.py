@@ -147,7 +147,7 @@ def moe_text(s: MoeTwoNodes, units: str) -> Walkthrough:
             f"{s.overhead(acr):.1%}."
         ),
         headline=(
-            f"EP {s.ep}: states {b(s.rows[0].states_bytes)} → {b(r.states_bytes)} a GPU; the "
+            f"EP {s.ep}: states {b(s.rows[0].states_bytes)} → {b(r.states_bytes)} a GPU; "
             f"all-to-all adds {s.overhead(ins):.1%} in a node, {s.overhead(acr):.1%} across."
             if s.ep > 1
             else f"EP 1: {b(r.states_bytes)} of states a GPU, no all-to-all: raise EP to shard "

@@ -69,7 +69,7 @@ def sizing_text(s: Sizing, units: str) -> Walkthrough:
         headline=(
             f"{format_count(s.num_params)} parameters × {s.bytes_per_param} B = "
             f"{b(s.states_bytes)}; ZeRO-3 over {n} GPU{'s' if n > 1 else ''}: "
-            f"{b(s.states_per_gpu_bytes)} each, + activations."
+            f"{b(s.states_per_gpu_bytes)} each + activations."
         ),
         how=(
             "States: `core.memory.model_state_bytes_per_gpu` (ZeRO paper Sec. 3.1 and 5: 2Ψ + 2Ψ "

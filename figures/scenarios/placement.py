@@ -96,7 +96,7 @@ def scale_out_text(s: ScaleOut, units: str, bw_units: str) -> Walkthrough:
         ),
         headline=(
             f"The wire: {_link(small)} → {_link(large)}, {r.bandwidth_drop:.3g}× less bandwidth; "
-            f"the step {r.step_ratio:.3g}× longer."
+            f"steps {r.step_ratio:.3g}× longer."
         ),
         how=(
             "`core.data_parallel.slower_at_scale` prices each run with "
@@ -180,7 +180,7 @@ def placement_text(p: Placement, units: str) -> Walkthrough:
             "few small messages survive the network."
         ),
         headline=(
-            f"TP sends {ratio:.3g}× PP's bytes; across nodes it makes the step "
+            f"TP sends {ratio:.3g}× PP's bytes; across nodes the step takes "
             f"{a.step_s / i.step_s:.3g}× longer: TP on {i.tp_link}."
         ),
         how=(

@@ -46,7 +46,7 @@ def schedules_text(s: Schedules) -> Walkthrough:
             f"{r['gpipe', hi].peak_activations}."
         ),
         headline=(
-            f"P = {p}: M {lo} → {hi} cuts the bubble {r['1f1b', lo].closed_form:.1%} → "
+            f"P = {p}, M {lo} → {hi}: bubble {r['1f1b', lo].closed_form:.1%} → "
             f"{r['1f1b', hi].closed_form:.1%}; 1F1B holds {r['1f1b', hi].peak_activations} "
             f"micro-batches, GPipe {r['gpipe', hi].peak_activations}."
         ),
