@@ -52,11 +52,16 @@ def drawing(run: Run, lay: Layout, units: ByteSystem) -> None:
         drawn: StepPlan = plan(run, lay)
         last = len(drawn.phases) - 1
         play_tick("phase", last, PLAY_EVERY_S)
+        present = common.settings().presenter
+        # A slide: the drawing right under the takeaway, its stepper below it (keys ← → step it
+        # from anywhere); above it the stepper pushed the grid half off the 1280×720 screen.
+        top = common.sections.chart_slot(present)
         phase = common.stepper("Phase", last, key="phase", play=True)
-        view = (run, lay, units.value, common.settings().presenter)
+        view = (run, lay, units.value, present)
         prev = came_from(view, phase)
         token = next_token("step") if prev is not None else ""
-        common.chart(open_at(figure(*view), phase, came_from=prev, token=token), key="step")
+        with top or st.container():
+            common.chart(open_at(figure(*view), phase, came_from=prev, token=token), key="step")
         st.markdown("\n".join(tx.phase_lines(drawn, phase, units)))
         with st.expander("What one GPU of each stage holds in this phase"):
             st.markdown("\n".join(f"- {line}" for line in tx.holding_lines(drawn, phase, units)))
