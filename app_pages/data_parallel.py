@@ -24,8 +24,8 @@ RADIO = dict(radio=True, horizontal=True)
 @st.fragment
 def proof_section(how) -> None:
     common.sections.follow_page()  # args from a page run that finished
+    top = sections.chart_slot(common.settings().presenter)  # presenting: above the heading too
     st.subheader("1 · The proof: N ranks, one gradient")
-    top = sections.chart_slot(common.settings().presenter)
     c = st.columns([1, 1, 1.2])
     n = common.slider("N (simulated ranks)", 2, 16, 4, key="n", where=c[0])
     b = common.slider("Samples per rank", 1, 32, 12, key="b", where=c[1])

@@ -52,8 +52,10 @@ def ring_section(c: int, layout: str, causal: bool) -> None:
         if st.session_state.get("t", 0) > c - 1:  # C shrank (a URL value: the slider checks it)
             st.session_state["t"] = c - 1
         label = "Ring step t (which K/V block each rank holds)"
+        top = common.sections.chart_slot(common.settings().presenter)  # slide: charts, slider
         t = common.slider(label, 0, c - 1, 0, key="t", where=st.columns(2)[0])
-        common.charts((ring_step(c, layout, causal, t), "ring"), (data["grid"], "grid"))
+        with top or st.container():
+            common.charts((ring_step(c, layout, causal, t), "ring"), (data["grid"], "grid"))
     else:
         common.chart(data["grid"], key="grid")
     common.metrics(text.ring_metrics(data))

@@ -35,8 +35,7 @@ TAKEAWAY = (
 )
 # The projected slide's headline (the laptop page keeps the whole lesson above).
 TAKEAWAY_SHORT = (
-    "Ring attention is exact; zig-zag chunks balance the causal mask; "
-    "K/V hops hide behind compute once S/C is large."
+    "Ring attention is exact; zig-zag balances the causal mask; K/V hops hide at large S/C."
 )
 
 
