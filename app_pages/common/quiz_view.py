@@ -39,7 +39,9 @@ def quiz_section(seed: int, units: str) -> None:
     common.sections.follow_page()  # args from a page run that finished
     with common.explain_errors():
         qs = questions(seed, units)
-    board = st.container()
+    # On a slide the first question comes right after the takeaway (the page's answer:
+    # tests/e2e/test_above_fold.py NOT_A_CHART), the scoreboard after the questions.
+    board = None if common.settings().presenter else st.container()
     verdicts = {}
     for i, q in enumerate(qs, 1):
         with st.container(border=True):
@@ -58,5 +60,5 @@ def quiz_section(seed: int, units: str) -> None:
         if ok is not None:
             log.setdefault(f"{seed}:{k}", ok)
     score = (sum(log.values()), len(log))
-    with board:
+    with board or st.container():
         common.chart(scoreboard_figure(qs, verdicts, score, seed), key="score")
