@@ -19,8 +19,12 @@ VIEWPORT = {"width": 1440, "height": 900}
 PAGES = [url_path(p) for p, _ in registered_pages() if url_path(p) != "planner"]
 
 # A page whose first screen answers with something other than a chart names it here, with the
-# reason: the self-check page's answer is its first question.
-NOT_A_CHART = {"self_check": "[data-testid='stNumberInput'], [data-testid='stRadio']"}
+# reason: the self-check page's answer is its first question. In the main area: the sidebar's
+# unit radios come first in the DOM (and sit above any fold), so an unscoped selector found them.
+_MAIN = "[data-testid='stMain']"
+NOT_A_CHART = {
+    "self_check": f"{_MAIN} [data-testid='stNumberInput'], {_MAIN} [data-testid='stRadio']"
+}
 
 FIRST_DRAWN = """() => {
   const c = document.querySelector("[data-testid='stPlotlyChart']");
@@ -34,9 +38,12 @@ FIRST_CHART = """(sel) => {
 }"""
 
 
-def visible_share(box: dict, fold_px: float = VIEWPORT["height"]) -> float:
-    """Pixels of the element above the fold, over the pixels this test asks to see."""
-    wanted = min(box["height"] * 0.75, 400.0)
+def visible_share(
+    box: dict, fold_px: float = VIEWPORT["height"], share: float = 0.75, cap_px: float = 400.0
+) -> float:
+    """Pixels of the element above the fold, over the pixels a test asks to see: `share` of its
+    height, or `cap_px` of a taller element (this file's: three quarters, or 400 px)."""
+    wanted = min(box["height"] * share, cap_px)
     return max(0.0, min(fold_px, box["y"] + box["height"]) - box["y"]) / wanted
 
 
