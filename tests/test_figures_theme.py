@@ -249,3 +249,30 @@ def test_subtitles_break_after_a_separator_where_one_fits():
     lines = wrap(long_first, 52).split("<br>")
     assert all(len(line) <= 52 for line in lines) and " ".join(lines) == long_first
     assert wrap("one<br>two", 52) == "one<br>two"
+
+
+def test_revised_digests_the_data_so_a_redraw_of_the_same_figure_skips_it():
+    # Plotly.react redraws every trace whose arrays are new objects unless layout.datarevision is
+    # unchanged (plotly.com/javascript/reference/layout/#layout-datarevision); Streamlit 1.67
+    # reacts twice on each new chart with two JSON copies of one spec.
+    import numpy as np
+
+    from figures.theme import revised
+
+    def spec(middle: float) -> dict:
+        z = np.zeros(2000)
+        z[1000] = middle  # in the middle: numpy's repr would elide it
+        return {"data": [{"type": "scatter", "y": z}], "layout": {"title": {"text": "t"}}}
+
+    a, same, other = revised(spec(1.0)), revised(spec(1.0)), revised(spec(2.0))
+    assert a["layout"]["datarevision"] == same["layout"]["datarevision"]
+    assert a["layout"]["datarevision"] != other["layout"]["datarevision"]
+    assert a["layout"]["title"] == {"text": "t"} and a["data"] is not None
+    original = spec(1.0)
+    revised(original)
+    assert "datarevision" not in original["layout"]  # the caller's (cached) spec is not mutated
+    kept = {"data": [], "layout": {"datarevision": 7}}
+    assert revised(kept) is kept  # a builder's own revision wins
+    text_only = revised({"data": [{"type": "bar", "x": ["a", "b"], "y": [1, 2]}], "layout": {}})
+    relabelled = revised({"data": [{"type": "bar", "x": ["a", "c"], "y": [1, 2]}], "layout": {}})
+    assert text_only["layout"]["datarevision"] != relabelled["layout"]["datarevision"]

@@ -26,7 +26,7 @@ from app_pages.common.tables import (  # noqa: F401  (re-exported: pages call co
 )
 from app_pages.common.widgets import NOTICES, number, select, slider, stepper, toggle, url_int  # noqa: F401
 from core.units import ByteSystem
-from figures.theme import presenter, ready
+from figures.theme import presenter, ready, revised
 
 IMAGE_FORMATS = {"png": "PNG", "svg": "SVG"}  # the toolbar's camera button takes one format
 MEMORY_UNITS = {"binary": "GiB", "decimal": "GB"}  # ByteSystem value → the label in the URL
@@ -216,7 +216,7 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
             fig = fig.to_dict()
             fig["layout"]["height"] = height
     if isinstance(fig, dict):
-        fig = ready(fig)  # builders' specs are validated by the figure tests, not per rerun
+        fig = ready(revised(fig))  # validated by the figure tests, not per rerun; revised: one draw
     # theme=None: the figures carry their own colours; Streamlit's theme layer only added browser
     # work on every redraw (measured ~20 ms per chart per slider move).
     config = chart_config(shown.image_format, key or "chart")
