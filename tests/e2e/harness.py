@@ -124,13 +124,27 @@ def wait_for_charts(page, timeout_ms: int = 30_000) -> int:
 # chart.
 LATENCY_PROBE = """() => {
   window.__t_key = null; window.__t_last = null; window.__t_first = null;
+  window.__t_anim = null; window.__t_drawn = null;
   document.addEventListener('keydown', () => { if (window.__t_key === null) window.__t_key =
   performance.now(); },
                             {capture: true, once: true});
+  // A glide (app_pages/common/glide.py) starts with Plotly.animate once the chart is drawn: the
+  // redraw ends there; the frames after it are the animation, timed apart.
+  const P = window.Plotly;
+  if (P && !P.__probed) {
+    const animate = P.animate;
+    P.animate = function (...args) {
+      if (window.__t_key !== null && window.__t_anim === null) window.__t_anim = performance.now();
+      return animate.apply(this, args);
+    };
+    P.__probed = true;
+  }
   const obs = new MutationObserver((muts) => {
     if (window.__t_key === null) return;
-    if (muts.some(m => m.target.closest && m.target.closest("[data-testid='stPlotlyChart']")))
+    if (muts.some(m => m.target.closest && m.target.closest("[data-testid='stPlotlyChart']"))) {
       window.__t_last = performance.now();
+      if (window.__t_anim === null) window.__t_drawn = window.__t_last;
+    }
     // first redraw inside Plotly's own DOM (not Streamlit marking the old element stale)
     if (window.__t_first === null &&
         muts.some(m => m.target.closest && m.target.closest(".js-plotly-plot .main-svg")))
@@ -144,8 +158,15 @@ LATENCY_PROBE = """() => {
 
 def slider_to_chart_ms(page, thumb, key: str = "ArrowRight") -> tuple[float, float]:
     """Press a key on a slider thumb; ms from keydown to (first chart redrawn, last chart
-    change).
+    change before any glide starts: every chart drawn). `slider_timeline_ms` adds the glide.
     """
+    first, drawn, _ = slider_timeline_ms(page, thumb, key)
+    return first, drawn
+
+
+def slider_timeline_ms(page, thumb, key: str = "ArrowRight") -> tuple[float, float, float | None]:
+    """Press a key on a slider thumb; ms from keydown to (first chart redrawn, every chart drawn,
+    the last glide frame or None when nothing glided)."""
     page.evaluate(LATENCY_PROBE)
     thumb.focus()
     thumb.press(key)
@@ -159,8 +180,12 @@ def slider_to_chart_ms(page, thumb, key: str = "ArrowRight") -> tuple[float, flo
         settled = settled + 1 if now == last else 0
         last = now
     page.evaluate("window.__probe_obs.disconnect()")
-    first = page.evaluate("(window.__t_first ?? window.__t_last) - window.__t_key")
-    return first, page.evaluate("window.__t_last - window.__t_key")
+    first, drawn, anim, last = page.evaluate(
+        """[(window.__t_first ?? window.__t_last) - window.__t_key,
+            (window.__t_drawn ?? window.__t_last) - window.__t_key,
+            window.__t_anim, window.__t_last - window.__t_key]"""
+    )
+    return first, drawn, (last if anim is not None else None)
 
 
 def full_screenshot(page, path: str, max_height_px: int = 7000) -> None:
