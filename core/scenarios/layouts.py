@@ -145,11 +145,13 @@ class Sentence(Placement):
     fastest_step_s: float
 
 
-def sentence(model: str = "Llama-2 70B", nodes: int = 8, pp: int = 2) -> Sentence:
+def sentence(
+    model: str = "Llama-2 70B", nodes: int = 8, pp: int = 2, inter: str = "InfiniBand NDR"
+) -> Sentence:
     """The planner page's default run (B = 1152, s = 4096, selective recompute) with TP = 8, PP =
-    pp.
+    pp, nodes joined by `inter`.
     """
-    cluster, spec = make_cluster(num_nodes=nodes), preset(model)
+    cluster, spec = make_cluster(num_nodes=nodes, inter_link_name=inter), preset(model)
     training = Training(global_batch=1152, seq_len=4096, recompute="selective")
     tp = cluster.gpus_per_node
     base = Layout(dp=cluster.num_gpus // (tp * pp), tp=tp, pp=pp)

@@ -17,6 +17,13 @@ def long_context_text(s: LongContext, units: str) -> Walkthrough:
     local = s.seq_len // c
     q = next((x for x in s.rows if x.cp == 2 * c), s.rows[-1])
     unit = gib_or_gb(units)[0]
+    last = s.rows[-1]  # the largest CP the scenario tries
+    over = last.states_bytes + last.activations_bytes + s.reserve_bytes - s.capacity_bytes
+    none_fits = (
+        f"no CP up to {last.cp} fits: at CP {last.cp} states + activations + reserve exceed the "
+        f"{b(s.capacity_bytes)} card by {b(over)} — shorten the sequence, or spread it over "
+        "more ranks than that"
+    )
     return Walkthrough(
         title=f"7 · Train {s.model} at {s.seq_len:,} tokens of context",
         intro=(
@@ -37,7 +44,9 @@ def long_context_text(s: LongContext, units: str) -> Walkthrough:
             + f". The smallest C that fits with the {b(s.reserve_bytes)} reserve: **CP = "
             f"{need}** ({next(x.gpus for x in s.rows if x.cp == need)} GPUs)."
             if need
-            else "**Context parallelism cuts the sequence**, but no C up to 32 fits here.",
+            else "**Context parallelism cuts the sequence**, but "
+            + ", ".join(f"C = {x.cp}: {b(x.activations_bytes)}" for x in s.rows)
+            + f": {none_fits}.",
             f"**At CP = {c}:** {b(r.activations_bytes)} of activations + {b(r.states_bytes)} of "
             f"states per GPU on {r.gpus} GPUs — {verdict(r.fits)}.",
             f"**The price: K/V around a ring.** Every layer, each rank passes its K/V block "
@@ -56,14 +65,17 @@ def long_context_text(s: LongContext, units: str) -> Walkthrough:
         takeaway=(
             f"At {s.seq_len:,} tokens the activations, not the weights, overflow the GPU: "
             f"{b(one.activations_bytes)} per GPU with TP and PP alone. CP divides them by C; "
-            f"CP {need} fits, and the ring's K/V hops hide behind the attention as long as each "
+            + (f"CP {need} fits" if need else none_fits)
+            + ", and the ring's K/V hops hide behind the attention as long as each "
             f"rank keeps ≳ {thr:,.0f} tokens on {link}."
         ),
         headline=(
             f"No CP: {b(one.activations_bytes)} of activations a GPU; "
-            + (f"CP {need} fits" if need else f"no CP up to {s.rows[-1].cp} fits")
+            + (f"CP {need} fits" if need else f"no CP up to {last.cp} fits ({b(over)} over)")
             + (
-                f"; at CP {c} the K/V ring {'hides' if s.hidden else 'is exposed'}."
+                "."  # the ring's word would push the line past 90 characters
+                if not need
+                else f"; at CP {c} the K/V ring {'hides' if s.hidden else 'is exposed'}."
                 if c > 1
                 else "; CP 1 has no ring."
             )
@@ -119,8 +131,13 @@ def moe_text(s: MoeTwoNodes, units: str) -> Walkthrough:
             f"of a {format_count(s.total_params)} one.",
             "**Shard the experts.** Model states per GPU: "
             + ", ".join(f"EP {x.ep}: {b(x.states_bytes)}" for x in s.rows)
-            + f" (+{b(s.activations_bytes)} of layer inputs). EP {fit} is the first that fits "
-            f"with the reserve; at EP {s.ep}: {verdict(r.fits)}.",
+            + f" (+{b(s.activations_bytes)} of layer inputs). "
+            + (
+                f"EP {fit} is the first that fits with the reserve"
+                if fit
+                else f"None fits with the reserve, not even EP {s.rows[-1].ep}"
+            )
+            + f"; at EP {s.ep}: {verdict(r.fits)}.",
             f"**The all-to-all.** Each MoE layer sends every token to its experts and "
             f"back (top-{s.top_k}): per GPU a buffer of {b(ins.buffer_bytes)} per all-to-all, "
             f"2 forward + 2 backward + 2 recomputed. EP {s.ep} inside one node: "
@@ -145,6 +162,9 @@ def moe_text(s: MoeTwoNodes, units: str) -> Walkthrough:
             f"per GPU at EP {s.ep}) for an all-to-all per MoE layer; placed inside a node it "
             f"costs {s.overhead(ins):.1%} of the expert compute, across nodes "
             f"{s.overhead(acr):.1%}."
+            if s.ep > 1
+            else f"At EP 1 every GPU holds all the experts, {b(r.states_bytes)} of states "
+            f"({verdict(r.fits)}), and sends no all-to-all: raise EP to shard them."
         ),
         headline=(
             f"EP {s.ep}: states {b(s.rows[0].states_bytes)} → {b(r.states_bytes)} a GPU; "

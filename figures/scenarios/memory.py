@@ -51,20 +51,28 @@ def sizing_text(s: Sizing, units: str) -> Walkthrough:
             f"{b(s.used_bytes('full'))} per GPU with the reserve — {verdict(s.fits('full'))}"
             + (f", {b(margin)} to spare" if margin >= 0 else f", {b(-margin)} over")
             + f" — for **+{pct(s.extra_compute['full'])} compute** per step (one extra forward).",
-            f'**Borderline — the seed\'s "just barely".** Without the reserve the run holds '
-            f"{b(s.budget('full').training_bytes)} of {b(cap)}: it fits only if CUDA context, "
-            f"NCCL buffers and fragmentation stay under {s.largest_reserve('full'):.1%} of the "
-            f"card (the app keeps {s.reserve_bytes / cap:.0%}). No room for a longer sequence or "
-            f"a second micro-batch. ZeRO-3 over {2 * n} GPUs instead: "
+            _border(s, b) + f" ZeRO-3 over {2 * n} GPUs instead: "
             f"{b(s.doubled.used_bytes)} per GPU — {verdict(s.doubled.fits)}"
-            + (f", {b(s.doubled.margin_bytes)} to spare." if s.doubled.fits else "."),
+            + (
+                f", {b(s.doubled.margin_bytes)} to spare."
+                if s.doubled.fits
+                else f", {b(-s.doubled.margin_bytes)} over."
+            ),
         ),
         takeaway=(
             f"16 bytes per parameter turns {format_count(s.num_params)} parameters into "
             f"{b(s.states_bytes)}. ZeRO-3 over {n} GPUs brings the states to "
             f"{b(s.states_per_gpu_bytes)} per GPU; the gathered layers and the activations come "
             f"on top, checkpointing trades the activations for {pct(s.extra_compute['full'])} "
-            f"more compute, and {n} cards remain a border case: {2 * n} fit with room."
+            f"more compute. With it, {n} GPU{'s' if n > 1 else ''}: {_spare(margin, b)}"
+            + (
+                f" (a border case: it fits if under {s.largest_reserve('full'):.1%} of the card "
+                "stays reserved)"
+                if margin < 0 < s.largest_reserve("full")
+                else ""
+            )
+            + f"; ZeRO-3 "
+            f"over {2 * n}: {_spare(s.doubled.margin_bytes, b)}."
         ),
         headline=(
             f"{format_count(s.num_params)} parameters × {s.bytes_per_param} B = "
@@ -86,6 +94,37 @@ def sizing_text(s: Sizing, units: str) -> Walkthrough:
         unit=unit,
         explanation=f"16 Ψ / N = 16 × {s.num_params:,} / {n2} bytes.",
     )
+
+
+def _border(s: Sizing, b) -> str:
+    """The full-recompute run against the reserve, as the numbers stand: a border case only
+    when it fits without the reserve and not with it (core.memory.budget).
+    """
+    held, cap, room = s.budget("full").training_bytes, s.capacity_bytes, s.largest_reserve("full")
+    if room <= 0:
+        return (
+            f"**Not even close.** Without any reserve the run holds {b(held)} of {b(cap)}, "
+            f"{b(held - cap)} over: no reserve setting saves it."
+        )
+    if s.fits("full"):
+        return (
+            f"**Room left.** With the {s.reserve_bytes / cap:.0%} reserve it fits, "
+            f"{b(cap - s.used_bytes('full'))} to spare: room for a longer sequence or a "
+            "second micro-batch."
+        )
+    return (
+        f'**Borderline — the seed\'s "just barely".** Without the reserve the run holds '
+        f"{b(held)} of {b(cap)}: it fits only if CUDA context, NCCL buffers and fragmentation "
+        f"stay under {room:.1%} of the card (the app keeps {s.reserve_bytes / cap:.0%}). No room "
+        "for a longer sequence or a second micro-batch."
+    )
+
+
+def _spare(margin_bytes: float, b) -> str:
+    """The verdict with its number, as checked (Budget.margin_bytes: > 0 spare, < 0 missing)."""
+    if margin_bytes >= 0:
+        return f"fits, {b(margin_bytes)} to spare"
+    return f"does not fit, {b(-margin_bytes)} over: shard over more GPUs"
 
 
 def _gathered_slice(fig: dict, gathered: list[float], units: str) -> dict:

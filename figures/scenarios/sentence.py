@@ -20,8 +20,8 @@ def sentence_text(s: Sentence, units: str) -> Walkthrough:
         intro=(
             "*“TP = 8 inside the node because the in-layer all-reduce needs NVLink, PP across "
             "nodes because activations tolerate InfiniBand, and ZeRO on top because the "
-            f"optimizer state won't fit.”* For {s.model} on the planner's default cluster "
-            f"({s.nodes} × {s.gpus_per_node} {s.gpu}, {setting(s)}): **{i.label}**."
+            f"optimizer state won't fit.”* For {s.model} on {s.nodes} × {s.gpus_per_node} "
+            f"{s.gpu} joined by {i.pp_link} ({setting(s)}): **{i.label}**."
         ),
         steps=(
             f"**TP = {s.gpus_per_node} inside the node, because the in-layer all-reduce needs "
@@ -29,7 +29,7 @@ def sentence_text(s: Sentence, units: str) -> Walkthrough:
             f"that TP groups span nodes ({a.order}, {a.tp_link}) it is "
             f"**{sec(a.breakdown.tp_s)}** ({a.breakdown.tp_s / i.breakdown.tp_s:.3g}×) and the "
             f"step {sec(i.step_s)} → {sec(a.step_s)}.",
-            "**PP across nodes, because activations tolerate InfiniBand.** Per micro-batch a GPU "
+            f"**PP across nodes, because activations tolerate {i.pp_link}.** Per micro-batch a GPU "
             f"sends {b(pp_bytes_per_gpu(s.pp_hop_bytes))} to its pipeline neighbours (activation "
             f"out, gradient back) and {b(s.tp_bytes_per_microbatch)} of TP traffic ({ratio:.3g}× "
             "more, both forward + backward); the pipeline's "
@@ -48,7 +48,7 @@ def sentence_text(s: Sentence, units: str) -> Walkthrough:
         takeaway=(
             "Each clause is a measured number: TP off NVLink costs "
             f"{a.breakdown.tp_s / i.breakdown.tp_s:.3g}× the TP time, PP's sends are "
-            f"{i.breakdown.pp_p2p_s / i.step_s:.2%} of the step on InfiniBand, and without ZeRO "
+            f"{i.breakdown.pp_p2p_s / i.step_s:.2%} of the step on {i.pp_link}, and without ZeRO "
             f"the GPU needs {b(d.memory_bytes)}."
         ),
         headline=(
@@ -123,7 +123,7 @@ def sentence_figure(s: Sentence, units: str) -> dict:
             "xaxis2": {
                 "domain": [0.36, 0.64],
                 "anchor": "y2",
-                "title": {"text": "PP tolerates InfiniBand"},
+                "title": {"text": f"PP tolerates {i.pp_link}"},
             },
             "xaxis3": {
                 "domain": [0.72, 1],
