@@ -6,7 +6,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common.coll_view import algorithms, bytes_scan
-from app_pages.common.fold import folded, peek
+from app_pages.common.fold import cells, folded, peek
 from app_pages.common.ring_view import ring_section, shown
 from core.hardware import LINK_PRESETS
 from figures.collectives import text as text
@@ -18,7 +18,7 @@ common.start_page(
 )
 common.walk("collectives")
 mem, bwu = common.settings().memory_units.value, common.settings().bandwidth_units.value
-c1, c2, c3, c4 = st.columns([3, 3, 3, 4], vertical_alignment="bottom")
+c1, c2, c3, c4 = cells(4)
 n = common.slider("GPUs in the ring (N)", 2, 32, 8, key="n", where=c1)
 size = float(common.select("Tensor size per GPU (S)", SIZES, "1e9", key="size", where=c2))
 link_name = common.select("Link", LINKS, "NVLink 4", key="link", where=c3)

@@ -4,7 +4,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common import pipeline_view as pv
-from app_pages.common.fold import folded
+from app_pages.common.fold import cells, folded
 from app_pages.common.nudge import nudges
 from app_pages.common.pipeline_view import CHOICES, Run, simulated
 from core import pipeline as pl
@@ -16,12 +16,12 @@ common.start_page(
     "at what memory cost?",
 )
 common.walk("pipeline")
-c1, c2, c3, c4 = st.columns(4)
+c1, c2, c3, c4 = cells(4)
 p = common.slider("P (pipeline ranks)", 2, 32, 4, key="p", where=c1)
 m = common.slider("M (micro-batches per step)", 1, 128, 8, key="m", where=c2)
 sched = common.select("Schedule", CHOICES, "1f1b", key="sched", where=c3)
 # The answer above the fold (issue 15): the key buttons and the folded op times share one row.
-k1, k2 = st.columns([1, 1], vertical_alignment="center")
+k1, k2 = cells(2, align="center")
 keys = k1.container(horizontal=True, gap="small")
 # Keys (click the page first): ↓ / ↑ step P by one, ← / → halve or double M.
 nudges("p", [("P − 1 ↓", "Down", lambda v: v - 1), ("P + 1 ↑", "Up", lambda v: v + 1)], where=keys)

@@ -33,3 +33,12 @@ def folded(summary: str, *, what: str = "More controls", where: Any = st) -> Any
     key = "fold_" + re.sub(r"\W+", "_", what.lower()).strip("_")
     was_open = bool(st.session_state.get(key, False))
     return where.expander(f"{what} · {summary}", expanded=was_open, key=key, on_change="rerun")
+
+
+def cells(n: int, *, where: Any = st, align: str = "bottom") -> list[Any]:
+    """n slots of one row, for a row whose columns would each hold one element, filled left to
+    right: one horizontal container (one message) instead of st.columns' n + 1. Each message of
+    a rerun costs the browser ~1.2 ms before the charts redraw (issue 18, docs/notes/plotly.md §2).
+    The elements share the width equally (width="stretch", the widgets' default)."""
+    row = where.container(horizontal=True, gap="small", vertical_alignment=align)
+    return [row] * n

@@ -184,9 +184,10 @@ def moment(last: int) -> int:
 
 
 def _cursor_row(last: int) -> None:
-    """The slider (bound to ?t=) and its buttons, under the Gantt."""
-    s1, *cols = st.columns([3, 1, 1, 1, 1.2], vertical_alignment="bottom")
-    s1.slider(
+    """The slider (bound to ?t=) and its buttons, under the Gantt: one horizontal row, filled left
+    to right (one message, not st.columns' six: issue 18)."""
+    row = st.container(horizontal=True, gap="small", vertical_alignment="bottom")
+    row.slider(
         text.CURSOR_LABEL,
         0,
         last,
@@ -196,13 +197,12 @@ def _cursor_row(last: int) -> None:
         bind="query-params",
         help=text.CURSOR_HELP,
     )
-    back, play, fwd, whole = cols
     play_label = "❚❚ Pause" if _playing() else "▶ Play"
-    play.button(play_label, shortcut="K", on_click=_toggle_play, width="stretch", key="t_play")
-    for col, (label, key, delta) in zip((back, fwd, whole), _KEYS):
-        col.button(
-            label, shortcut=key, on_click=_press, args=(delta,), width="stretch", key=f"t_{key}"
-        )
+    fit = {"width": "content"}
+    for n, (label, key, delta) in enumerate(_KEYS):
+        if n == 1:  # ▶ between Back and Next
+            row.button(play_label, shortcut="K", on_click=_toggle_play, key="t_play", **fit)
+        row.button(label, shortcut=key, on_click=_press, args=(delta,), key=f"t_{key}", **fit)
 
 
 def timeline_section(runs: list[Run], x_max: float | None) -> list[dict | None]:

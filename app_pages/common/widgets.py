@@ -233,12 +233,11 @@ def stepper(label: str, last: int, *, key: str, play: bool = False, stacked: boo
     step_now = _target(key, last)
     if step_now is not None:
         st.session_state[key] = step_now
-    if stacked:  # a narrow column (the ring's slide): the slider, then its buttons in a row
-        s1, row = st.container(), st.container(horizontal=True, gap="small")
-        cols = [row] * (4 if play else 3)
-    else:
-        widths = [3, 1, 1, 1, 1] if play else [4, 1, 1, 1]
-        s1, *cols = st.columns(widths, vertical_alignment="bottom")
+    # One horizontal row (one message, not st.columns' six: issue 18): the slider stretches, the
+    # buttons take their labels' width. Stacked (a narrow column, the ring's slide): slider above.
+    s1 = st.container() if stacked else None
+    row = st.container(horizontal=True, gap="small", vertical_alignment="bottom")
+    s1, cols = s1 or row, [row] * (4 if play else 3)
     fresh = key not in st.session_state
     raw = _raw(key) if fresh else None
     step = s1.slider(label, 0, last, 0, key=key, on_change=_dragged, args=(key,), bind=_BIND)
@@ -246,7 +245,7 @@ def stepper(label: str, last: int, *, key: str, play: bool = False, stacked: boo
         _note(key, raw, f"must be a number from 0 to {last}", step)
     st.session_state[f"_{key}_at"] = step
     buttons = [("◀ Back", "Left", -1), ("Next ▶", "Right", 1), ("Reset", "Home", None)]
-    fill = "content" if stacked else "stretch"
+    fill = "content"
     for col, (text, shortcut, delta) in zip(cols, buttons):
         col.button(text, shortcut=shortcut, on_click=_press, args=(key, delta), width=fill)
     if play:
