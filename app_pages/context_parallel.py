@@ -6,11 +6,12 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common.cp_view import long_section, ring_section, toy, walk_steps
+from app_pages.common.fold import cells
 from figures.context_parallel import text
 
 common.start_page("Context parallelism", text.QUESTION)
 common.walk(walk_steps(common.settings().memory_units.value))
-cols = st.columns(3)
+cols = cells(3)
 c = common.slider("CP degree C (ranks sharing the sequence)", 1, 16, 4, key="c", where=cols[0])
 layout = common.select("Chunks", text.LAYOUTS, "contiguous", key="lay", where=cols[1])
 causal = common.toggle("Causal mask", True, key="causal", where=cols[2])

@@ -11,6 +11,7 @@ import streamlit as st
 from app_pages import common
 from app_pages.common import dp_data as data
 from app_pages.common import sections
+from app_pages.common.fold import cells
 from core.hardware import GPU_PRESETS, SCALE_OUT_LINKS
 from figures import data_parallel as fd
 from figures.data_parallel import text as text
@@ -26,7 +27,7 @@ def proof_section(how) -> None:
     common.sections.follow_page()  # args from a page run that finished
     top = sections.chart_slot(common.settings().presenter)  # presenting: above the heading too
     st.subheader("1 · The proof: N ranks, one gradient")
-    c = st.columns([1, 1, 1.2])
+    c = cells(3)
     n = common.slider("N (simulated ranks)", 2, 16, 4, key="n", where=c[0])
     b = common.slider("Samples per rank", 1, 32, 12, key="b", where=c[1])
     tip = "e.g. variable-length sequences per rank"
@@ -47,7 +48,7 @@ def proof_section(how) -> None:
 def scaling_section(how) -> None:
     common.sections.follow_page()  # args from a page run that finished
     st.subheader("2 · Scaling: compute + exposed all-reduce, 8 → 512 GPUs")
-    c = st.columns(4)
+    c = cells(4)
     size = common.select("Model size (parameters)", SIZES, "7", key="size", where=c[0])
     kt = common.slider("Per-GPU batch (×1024 tokens)", 1, 64, 4, key="kt", where=c[1])
     nic = common.select("NIC", NICS, "InfiniBand NDR", key="nic", where=c[2])
@@ -55,13 +56,13 @@ def scaling_section(how) -> None:
     at_n = int(common.select("Timeline at N", ats, "64", key="at", where=c[3]))
     summary = st.empty()
     with st.expander("More settings: GPU, node, NICs, all-reduce, weak/strong, buckets"):
-        c = st.columns(4)
+        c = cells(4)
         gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=c[0])
         gpns = common.same((1, 2, 4, 8, 16))
         gpn = int(common.select("GPUs per node", gpns, "8", key="gpn", where=c[1]))
         nics = common.slider("NICs per node", 1, 16, 8, key="nics", where=c[2])
         kind = common.select("All-reduce", data.KINDS, "NCCL", key="ar", where=c[3], **RADIO)
-        c = st.columns(4)
+        c = cells(4)
         tip = "Weak: same batch per GPU. Strong: the 8-GPU run's global batch over N."
         scales = common.same(("weak", "strong"))
         scale = common.select("Scaling", scales, "weak", key="scale", where=c[0], help=tip, **RADIO)
@@ -100,7 +101,7 @@ def scenario_section() -> None:
 def straggler_section(how) -> None:
     common.sections.follow_page()  # args from a page run that finished
     st.subheader("4 · Stragglers: the step waits for the slowest rank")
-    c = st.columns(3)
+    c = cells(3)
     mu = common.slider("Mean step μ (ms)", 10, 1000, 100, key="mu", where=c[0])
     sigma = common.slider(
         "Per-rank jitter σ (ms)", 0.0, 50.0, 5.0, step=0.5, key="sigma", where=c[1]

@@ -14,12 +14,13 @@ from app_pages.common.ep_view import (
     placement_section,
     walk_steps,
 )
+from app_pages.common.fold import cells
 from figures import expert_parallel as fe
 from figures.expert_parallel import text
 
 common.start_page("Expert parallelism", text.QUESTION)
 common.walk(walk_steps(common.settings().memory_units.value))
-cols = st.columns(5)
+cols = cells(5)
 skew = common.slider("Router skew", 0.0, 2.0, 0.5, step=0.1, key="skew", where=cols[0])
 k = common.slider("Experts per token (top-k)", 1, 8, 2, key="k", where=cols[1])
 experts = int(common.select("Experts E", EXPERTS, "64", key="e", where=cols[2]))

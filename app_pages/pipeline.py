@@ -16,10 +16,11 @@ common.start_page(
     "at what memory cost?",
 )
 common.walk("pipeline")
-c1, c2, c3, c4 = cells(4)
+c1, c2, c3, row = cells(4)
 p = common.slider("P (pipeline ranks)", 2, 32, 4, key="p", where=c1)
 m = common.slider("M (micro-batches per step)", 1, 128, 8, key="m", where=c2)
 sched = common.select("Schedule", CHOICES, "1f1b", key="sched", where=c3)
+c4 = row.container()  # the v slider and, under it, what the schedule does with v
 # The answer above the fold (issue 15): the key buttons and the folded op times share one row.
 k1, k2 = cells(2, align="center")
 keys = k1.container(horizontal=True, gap="small")
@@ -27,7 +28,7 @@ keys = k1.container(horizontal=True, gap="small")
 nudges("p", [("P − 1 ↓", "Down", lambda v: v - 1), ("P + 1 ↑", "Up", lambda v: v + 1)], where=keys)
 nudges("m", [("M ÷ 2 ←", "Left", text.half_m), ("M × 2 →", "Right", text.double_m)], where=keys)
 box = folded(pv.times_label(CHOICES), what="Op times and compare", where=k2)  # values read first
-d1, d2, d3 = box.columns(3)
+d1, d2, d3 = cells(3, where=box)
 cmp = common.toggle("Compare schedules", False, key="cmp", where=d1)
 sched2 = common.select("Second schedule", CHOICES, "zb_h1", key="sched2", where=d2) if cmp else None
 scheds = [s for s in (sched, sched2) if s]
@@ -38,7 +39,7 @@ v_slider = common.slider(
 )
 f = common.slider("t_F forward (s)", 0.25, 4.0, 1.0, step=0.25, key="f", where=d3)
 split = any(pl.SCHEDULES[s].splits_backward for s in scheds)
-e1, e2, e3 = box.columns(3)
+e1, e2, e3 = cells(3, where=box)
 if split:  # unsplit schedules run B = I + W
     i = common.slider("t_I input grad (s)", 0.25, 4.0, 1.0, step=0.25, key="i", where=e1)
     w = common.slider("t_W weight grad (s)", 0.25, 4.0, 1.0, step=0.25, key="w", where=e2)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common import planner_view as pv
+from app_pages.common.fold import cells
 from app_pages.common.layout_inputs import custom_layout
 from app_pages.common.links import run_step_link
 from core.expert_parallel.spec import ALL_PRESETS
@@ -25,21 +26,21 @@ common.start_page("Planner: map a training run onto a cluster", pt.QUESTION)
 top = st.columns([1, 3], vertical_alignment="bottom")
 nodes = common.slider("Nodes", 1, 128, 8, key="nodes", where=top[0])
 with st.expander(pt.INPUTS):  # compact: one summary line above, every input in here
-    c = [*st.columns(4), *st.columns(4), *st.columns(4), *st.columns(4)]
+    c = cells(4) + cells(4) + cells(5)  # filled in order, left to right (one message a row)
+    model = common.select("Model", MODELS, "Llama-2 70B", key="model", where=c[0])
     gpn = common.select("GPUs per node", SIZES, "8", key="gpn", where=c[1])
     nics = common.select("NICs per node", SIZES, "8", key="nics", where=c[2], help=H["nics"])
     gpu = common.select("GPU", GPUS, "H100 SXM", key="gpu", where=c[3])
     intra = common.select("Link inside a node", {OWN: OWN} | LINKS, OWN, key="intra", where=c[4])
     inter = common.select("Link between nodes", LINKS, "InfiniBand NDR", key="inter", where=c[5])
-    model = common.select("Model", MODELS, "Llama-2 70B", key="model", where=c[0])
-    seq = int(common.select("Sequence length", SEQ, "4096", key="seq", where=c[7]))
     gb = common.number(
         "Global batch (sequences)", 1, 65536, 1152, key="gb", where=c[6], help=H["gb"]
     )
-    recipe = common.select("Precision recipe", pt.RECIPES, "mixed_adam", key="recipe", where=c[9])
+    seq = int(common.select("Sequence length", SEQ, "4096", key="seq", where=c[7]))
     rc = common.select("Recompute", common.same(RECOMPUTE_MODES), "selective", key="rc", where=c[8])
-    eff = common.slider("Matmul efficiency", 0.3, 1.0, 0.7, key="eff", where=c[11], **pt.EFF)
+    recipe = common.select("Precision recipe", pt.RECIPES, "mixed_adam", key="recipe", where=c[9])
     sp = common.toggle("Sequence parallel", False, key="sp", where=c[10])
+    eff = common.slider("Matmul efficiency", 0.3, 1.0, 0.7, key="eff", where=c[11], **pt.EFF)
     pick = common.select("Layout drawn", pt.PICK, "fastest", key="pick", where=c[12], **pt.PK)
 custom, _ = custom_layout(expanded=pick == "custom")
 

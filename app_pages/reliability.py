@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.fold import cells
 from app_pages.common.reliability_view import Job, plan, useful_section
 from core import reliability as rel
 from core.model import MODEL_PRESETS
@@ -20,7 +21,7 @@ common.start_page(
 )
 common.walk("reliability")
 bw_unit, bw_size = gib_or_gb(common.settings().bandwidth_units)
-c = st.columns(4)  # the four controls the goodput chart answers; the checkpoint's make folds below
+c = cells(4)  # the four controls the goodput chart answers; the checkpoint's make folds below
 gpus = common.slider("GPUs", 16, 32_768, rel.LLAMA3_GPUS, key="gpus", step=16, where=c[0])
 tip = "Default: Llama 3's observed rate (see below)."
 mtbf0, hours = rel.LLAMA3_GPU_MTBF_S / rel.HOUR_S, dict(step=1_000.0, fmt="%.0f", where=c[1])
@@ -40,7 +41,7 @@ label = (
     f"{_peek('recipe', recipes['mixed_adam'])} · {_peek('ckpt', 'weights+optimizer')} · "
     f"{_peek('wbw', 100.0)} {bw_unit}/s · restart {_peek('restart', 10)} min"
 )
-k = st.expander(label).columns(5)
+k = cells(5, where=st.expander(label))
 model = common.select("Model", models, "Llama-3.1 405B", key="model", where=k[0])
 recipe = common.select("Precision recipe", recipes, "mixed_adam", key="recipe", where=k[1])
 contents = common.select("Checkpoint holds", holds, "weights+optimizer", key="ckpt", where=k[2])

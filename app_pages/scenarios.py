@@ -42,7 +42,7 @@ NETS = common.same(SCALE_OUT_LINKS)
 AT = {str(n): str(n) for n in (16, 32, 64, 128, 256, 512)}
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def _scenario(kind: str, knob, units: str, bw_units: str) -> tuple:
     """(walkthrough, figure, links) of one scenario at one knob setting; plain values in, plain data
     out.

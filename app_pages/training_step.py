@@ -6,6 +6,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common import step_view as view
+from app_pages.common.fold import cells
 from app_pages.common.layout_inputs import custom_layout
 from core.hardware import GPU_PRESETS, LINK_PRESETS, make_cluster
 from core.planner import Training
@@ -32,7 +33,7 @@ cp = common.number("CP", 1, 64, 1, key="cp", help=itx.CP_HELP, where=top[2])
 ep = common.number("EP", 1, 256, 1, key="ep", help=itx.EP_HELP, where=top[3])
 left, right = st.columns([2, 3])  # compact: the cluster and batch, summarised under the chart
 with left.expander(itx.INPUTS):
-    c = [*st.columns(4), *st.columns(4)]
+    c = cells(4) + cells(4)
     nodes = common.slider("Nodes", 1, 128, 8, key="nodes", where=c[0])
     gpn = common.select("GPUs per node", SIZES, "8", key="gpn", where=c[1])
     gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=c[2])

@@ -61,7 +61,7 @@ def test_goodput_figure_marks_young_daly_optimum_and_monte_carlo():
     assert mc["error_y"]["array"] == [2 * m.goodput_stderr for m in mcs]
     closed = _trace(fig, "closed form")
     assert max(closed["y"]) <= _trace(fig, "exact optimum")["y"][0]
-    title = fig["layout"]["title"]["text"]
+    title = _title(fig)
     assert "δ = 5 min" in title and "R = 10 min" in title and "M = 3 h" in title
     assert fig["layout"]["xaxis"]["type"] == "log"
 
@@ -78,7 +78,7 @@ def test_waste_figure_stacks_the_three_losses_by_hand():
     assert ys["restarts"] == pytest.approx(59.6171 / 1222.3975, rel=1e-5)
     star = _trace(fig, "optimum")
     assert star["y"][0] == pytest.approx(1 - curve.optimum.goodput)
-    assert "δ = 1.67 min" in fig["layout"]["title"]["text"]
+    assert "δ = 1.67 min" in _title(fig)
 
 
 def test_interruptions_figure_by_hand_and_llama3_scaled():
@@ -94,8 +94,8 @@ def test_interruptions_figure_by_hand_and_llama3_scaled():
     assert line["y"] == pytest.approx([3.44064, 13.76256, 55.05024])
     llama = _trace(fig, "Llama 3")
     assert llama["x"] == [16_384] and llama["y"] == [pytest.approx(419 * 7 / 54)]
-    assert "7 d run" in fig["layout"]["title"]["text"]
-    assert "per-GPU MTBF 2,083 d" in fig["layout"]["title"]["text"]  # 50,000 h / 24
+    assert "7 d run" in _title(fig)
+    assert "per-GPU MTBF 2,083 d" in _title(fig)  # 50,000 h / 24
     assert len(interruptions_figure(pts, show_llama3=False)["data"]) == 1
     with pytest.raises(ValueError, match="at least one"):
         interruptions_figure([])
@@ -111,7 +111,7 @@ def test_stragglers_figure_uses_the_stragglers_core():
     assert _trace(fig, "Monte Carlo")["y"] == pytest.approx([s / 0.1 for s in curve.mc_step_s])
     # q = 1%: 1 - 0.99^8 = 0.0773, 1 - 0.99^64 = 0.4744 (docs/notes/collectives.md §5).
     assert _trace(fig, "P(step slow)")["y"][1:] == pytest.approx([0.0773, 0.4744], abs=1e-4)
-    title = fig["layout"]["title"]["text"]
+    title = _title(fig)
     assert "μ = 100 ms" in title and "σ = 5 ms" in title
 
 
@@ -122,7 +122,7 @@ def test_useful_devices_figure_steps_down_from_allocated():
     go.Figure(fig)
     bars = fig["data"][0]
     assert bars["y"] == pytest.approx([1000, 800, 640, 576])
-    assert "576 of 1,000 (57.6%)" in fig["layout"]["title"]["text"]
+    assert "576 of 1,000 (57.6%)" in _title(fig)
 
 
 def test_daly_marker_draws_over_the_optimum_star_and_monte_carlo_is_explained():
@@ -141,3 +141,9 @@ def test_daly_marker_draws_over_the_optimum_star_and_monte_carlo_is_explained():
         assert fig["data"][i]["marker"]["size"] < fig["data"][star]["marker"]["size"]
     legend = _trace(fig, "Monte Carlo")["name"]
     assert "±2 s.e." in legend and "standard error" in legend and "run = " in legend
+
+
+def _title(fig: dict) -> str:
+    """The title as read: its text and its subtitle's."""
+    title = fig["layout"]["title"]
+    return title["text"] + " " + title.get("subtitle", {}).get("text", "")

@@ -243,9 +243,9 @@ def metrics(
 
 
 def charts(*figs: tuple[Any, str]) -> None:
-    """Charts side by side in equal columns, from (figure, key) pairs."""
-    for col, (fig, key) in zip(st.columns(len(figs)), figs):
-        with col:
+    """Charts side by side, equal widths, from (figure, key) pairs (one row: one message)."""
+    with st.container(horizontal=True, gap="small"):
+        for fig, key in figs:
             chart(fig, key=key)
 
 

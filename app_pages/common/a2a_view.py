@@ -17,18 +17,18 @@ from core.hardware import make_cluster
 from figures.collectives import all_to_all as a2a
 
 
-@st.cache_data(max_entries=32)
+@st.cache_data(max_entries=32, show_spinner=False)
 def simulated(n: int) -> coll.AllToAllResult:
     """One all-to-all of N × N labelled blocks, moved by the core's pairwise schedule."""
     return coll.all_to_all(a2a.example_blocks(n))
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def drawing(n: int, step: int, height: int) -> dict:
     return a2a.transpose_figure(simulated(n), step, height=height)
 
 
-@st.cache_data(max_entries=32)
+@st.cache_data(max_entries=32, show_spinner=False)
 def cost_rows(n, size, bw, alpha, tiers: TwoTier | None, mem: str) -> list[dict]:
     cluster = make_cluster(**asdict(tiers)) if tiers else None
     return a2a.cost_table(a2a.costs(n, size, bw, alpha, cluster), mem)

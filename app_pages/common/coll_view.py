@@ -22,13 +22,13 @@ NETWORKS = common.same(SCALE_OUT_LINKS)
 ALGS = {name: a.label for name, a in coll.ALGORITHMS.items()}
 
 
-@st.cache_data(max_entries=16)
+@st.cache_data(max_entries=16, show_spinner=False)
 def bytes_scan(size, units):
     counts = tuple(2**k for k in range(1, 11))
     return figs.bytes_per_rank_figure(coll.scan_bytes_per_rank(counts, size), byte_system=units)
 
 
-@st.cache_data(max_entries=32)
+@st.cache_data(max_entries=32, show_spinner=False)
 def comparison(n, size, bw, alpha, tiers: TwoTier | None, units, bw_units, link_name):
     cluster = make_cluster(**asdict(tiers)) if tiers else None
     kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
-from app_pages.common.fold import folded, peek
+from app_pages.common.fold import cells, folded, peek
 from core.hardware import GPU_PRESETS
 from core.model import MODEL_PRESETS
 from figures import context_parallel as fc
@@ -22,23 +22,23 @@ SEQS = {str(s): f"{s // 1024}K" for s in fc.SEQ_SWEEP}
 LONG_CP = common.same(fc.CP_SWEEP)
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def toy(c: int, layout: str, causal: bool) -> dict:
     return fc.toy(c, layout, causal)
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def long(run: fc.CpRun) -> dict:
     return fc.long_context(run)
 
 
-@st.cache_data(max_entries=4)
+@st.cache_data(max_entries=4, show_spinner=False)
 def walk_steps(units: str) -> tuple:
     """The walk's steps: computed by the core once per memory unit, not on every rerun."""
     return cw.walk(units)
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def ring_step(c: int, layout: str, causal: bool, t: int) -> dict:
     return fc.ring_step_figure(toy(c, layout, causal)["ring"], t)
 
@@ -75,7 +75,7 @@ def long_section(c: int, layout: str, causal: bool, units: str) -> None:
     common.sections.follow_page()  # args from a page run that finished
     head = st.empty()  # the heading names the model and S, known once the controls ran
     with folded(_summary(), what="Long-context inputs"):
-        cols = st.columns(6)
+        cols = cells(6)
         model = common.select("Model", MODELS, "Llama-3.1 70B", key="model", where=cols[0])
         gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=cols[1])
         seq = int(common.select("Sequence length S", SEQS, "131072", key="seq", where=cols[2]))

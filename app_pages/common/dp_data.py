@@ -34,7 +34,7 @@ class ScalingRun:
     at_n: int  # the GPU count whose step and timeline are shown
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def proof(n: int, b: int, uneq: bool) -> dict:
     problem = dp.make_problem(num_samples=n * b)
     sizes = dp.skewed_shards(n * b, n) if uneq else dp.equal_shards(n * b, n)
@@ -42,7 +42,7 @@ def proof(n: int, b: int, uneq: bool) -> dict:
     return dict(p=p, grad=fd.gradient_proof_figure(p), loss=fd.loss_curves_figure(curves, sizes))
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def scaling(c: ScalingRun) -> dict:
     net = dict(gpu_name=c.gpu, inter_link_name=c.nic, nics_per_node=c.nics)
     base = make_cluster(num_nodes=1, gpus_per_node=c.gpn, **net)
@@ -58,7 +58,7 @@ def scaling(c: ScalingRun) -> dict:
     return dict(job=job, step=step, other=other, figs=figs + (fd.bucket_timeline_figure(step),))
 
 
-@st.cache_data(max_entries=16)
+@st.cache_data(max_entries=16, show_spinner=False)
 def scenario(bkt: int, units: str, bw_units: str) -> dict:
     s = dp.slower_at_scale(bucket_bytes=bkt * 2**20)
     rows = [
@@ -69,7 +69,7 @@ def scenario(bkt: int, units: str, bw_units: str) -> dict:
     return dict(md=md, fig=fd.scenario_figure(s), rows=rows)
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def stragglers(mu_ms: float, sigma_ms: float, q_pct: float) -> dict:
     c = dp.straggler_curve(mean_step_s=mu_ms / 1e3, jitter_s=sigma_ms / 1e3, slow_prob=q_pct / 100)
     return dict(c=c, fig=fd.straggler_figure(c))

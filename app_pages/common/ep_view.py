@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
-from app_pages.common.fold import folded, peek
+from app_pages.common.fold import cells, folded, peek
 from core.expert_parallel import MOE_PRESETS
 from core.hardware import GPU_PRESETS
 from figures import expert_parallel as fe
@@ -20,27 +20,27 @@ EXPERTS = common.same((8, 16, 32, 64, 128))
 RANKS = common.same((1, 2, 4, 8, 16, 32, 64))
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def layer(tokens: int, experts: int, k: int, ranks: int, cf: float | None, skew: float):
     return fe.layer(tokens, experts, k, ranks, cf, skew)
 
 
-@st.cache_data(max_entries=16)
+@st.cache_data(max_entries=16, show_spinner=False)
 def balancing(experts: int, k: int) -> dict:
     return fe.balancing(experts, k)
 
 
-@st.cache_data(max_entries=16)
+@st.cache_data(max_entries=16, show_spinner=False)
 def placement(limit: int) -> dict:
     return fe.placement(limit)
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def model_memory(name: str, ranks: int, etp: int, pp: int, dp: int, units: str, gpu: str) -> dict:
     return fe.model_memory(name, ranks, pp, dp, units, gpu, etp=etp)
 
 
-@st.cache_data(max_entries=4)
+@st.cache_data(max_entries=4, show_spinner=False)
 def walk_steps(units: str) -> tuple:
     """The walk's steps: computed by the core once per memory unit, not on every rerun."""
     return ew.walk(units)
@@ -69,7 +69,7 @@ def model_section(units: str) -> None:
     common.sections.follow_page()  # args from a page run that finished
     head = st.empty()  # the heading names the model, known once the controls ran
     with folded(_summary(), what="Model and layout"):
-        cols = st.columns(6)
+        cols = cells(6)
         moe = common.same(MOE_PRESETS)
         model = common.select("MoE model", moe, "Mixtral 8x7B", key="moe", where=cols[0])
         gpu = common.select("GPU", common.same(GPU_PRESETS), "H100 SXM", key="gpu", where=cols[1])

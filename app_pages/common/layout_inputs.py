@@ -7,6 +7,7 @@ from typing import Any
 
 import streamlit as st
 
+from app_pages.common.fold import cells
 from app_pages.common.widgets import number, select, slider
 from core.memory import SIZED_SCHEDULES
 from core.parallel import ORDERS
@@ -21,7 +22,7 @@ def custom_layout(*, expanded: bool, cp_ep: bool = True) -> tuple[dict, Any]:
     cp_ep=False leaves them out (a page that binds cp and ep itself, e.g. the training step)."""
     box = st.expander(pt.CUSTOM, expanded=expanded)
     with box:
-        c = st.columns(5) + st.columns(5) if cp_ep else st.columns(4) + st.columns(4)
+        c = cells(5) + cells(5) if cp_ep else cells(4) + cells(4)
         values = dict(
             dp=number("DP", 1, 65536, 1, key="dp", where=c[0]),
             tp=number("TP", 1, 65536, 8, key="tp", where=c[1]),

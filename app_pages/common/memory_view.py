@@ -10,6 +10,7 @@ import math
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.fold import cells
 from app_pages.common.links import step_link_markdown
 from app_pages.common.nudge import _nudge  # the queue behind nudges
 from app_pages.common.widgets import url_int
@@ -20,9 +21,10 @@ from figures.memory import text as mt
 from figures.memory.run import Run, Split, compare, compute, configs
 
 # Created once per process, not on every rerun of the page (perf, board 10:56).
-cached_compute = st.cache_data(max_entries=64)(compute)  # plain values in, plain data out
-cached_compare = st.cache_data(max_entries=64)(compare)
-cached_seeds = st.cache_data(max_entries=4)(fm.sizing_questions)
+# plain values in, plain data out; no spinner (its messages cost the browser time: issue 18)
+cached_compute = st.cache_data(max_entries=64, show_spinner=False)(compute)
+cached_compare = st.cache_data(max_entries=64, show_spinner=False)(compare)
+cached_seeds = st.cache_data(max_entries=4, show_spinner=False)(fm.sizing_questions)
 GPUS, RECIPE_LABELS = common.same(GPU_PRESETS), {k: r.label for k, r in RECIPES.items()}
 GPUS_PER_NODE = 8  # the memory page has no cluster: the step link assumes 8-GPU nodes
 
@@ -55,7 +57,7 @@ def run_controls() -> dict:
         f"{on[_now('flash', True, tf)]} · reserve {_now('reserve', mt.RESERVE_PCT, range(51))} %"
     )
     with st.expander(label):
-        c = [*st.columns(4), *st.columns(4)]
+        c = cells(4) + cells(4)
         out = dict(
             model=common.select("Model", fm.MODEL_LABELS, "Llama-2 13B", key="model", where=c[0]),
             recipe=common.select(
@@ -154,7 +156,7 @@ def compare_section(run: Run, lay_a: Split) -> None:
     if not common.toggle("Compare with layout B", False, key="cmp", help=mt.HELP["cmp"]):
         return
     st.subheader("Layout A vs layout B")
-    c = [*st.columns(4), *st.columns(4)]  # two rows: the layout, then the micro-batch and savers
+    c = cells(4) + cells(4)  # two rows: the layout, then the micro-batch and savers
     lay_b = Split(
         dp=common.slider("B: DP", 1, 1024, 8, key="b_dp", where=c[0]),
         tp=common.slider("B: TP", 1, 64, 1, key="b_tp", where=c[1]),

@@ -38,12 +38,12 @@ class Run:
 # Cached as resources (one shared object per key, never mutated: common.chart and
 # figures.theme.presenter copy before changing a figure): a cache_data hit unpickles a copy of the
 # value, and the timeline fragment makes several hits per cursor step (perf's board finding 2).
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def simulated(run: Run) -> pl.PipelineResult:
     return pl.simulate(**asdict(run))
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _gantt(run: Run, x_max: float | None = None) -> tuple[dict, dict]:
     """Gantt figure dict and the numbers shown beside it."""
     r, cf = simulated(run), {k: v for k, v in asdict(run).items() if k != "p2p_s"}
@@ -59,7 +59,7 @@ def _gantt(run: Run, x_max: float | None = None) -> tuple[dict, dict]:
     )
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _sweep(s: str, p: int, v: int, f: float, i: float, w: float) -> pl.BubbleSweep:
     # Powers of two; interleaved (M a multiple of P) also gets P·2^k so it has points at any P.
     ms = {2**k for k in range(8)}
@@ -67,7 +67,7 @@ def _sweep(s: str, p: int, v: int, f: float, i: float, w: float) -> pl.BubbleSwe
     return pl.bubble_sweep(s, p, tuple(sorted(ms)), v, f, i, w)
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def m_and_memory(p: int, f: float, i: float, w: float, v: int, chosen: str, here, runs) -> dict:
     """Bubble vs M for every schedule beside peak activations per rank, as one figure."""
     sweeps = [_sweep(s, p, pl.effective_v(s, v)[0], f, i, w) for s in CHOICES]
@@ -77,18 +77,18 @@ def m_and_memory(p: int, f: float, i: float, w: float, v: int, chosen: str, here
     )
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _moments(runs: tuple[Run, ...]) -> list[float]:
     return fp.moments(*(simulated(r) for r in runs))
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _flow(run: Run, t_s: float) -> dict:
     """The flow drawing at time t (a ValueError names its size limit)."""
     return pp_drawing(simulated(run), still_at_s=t_s)
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _full(run: Run) -> float | None:
     return fp.full_at(simulated(run))
 

@@ -16,41 +16,41 @@ from figures.planner import text as pt
 from figures.planner.gantt import planner_gantt_figure
 from figures.planner.run import Run, answer_words, evaluate_run, search_run
 
-search = st.cache_resource(max_entries=16)(search_run)
-evaluate = st.cache_resource(max_entries=128)(evaluate_run)
+search = st.cache_resource(max_entries=16, show_spinner=False)(search_run)
+evaluate = st.cache_resource(max_entries=128, show_spinner=False)(evaluate_run)
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def cluster_figure(run: Run, lay: Layout, colour: str) -> dict:
     return fp.cluster_figure(evaluate(run, lay).placement, colour_by=colour)
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def layout_figure(run: Run, lay: Layout, units: str) -> dict:
     """Where the time and the memory go."""
     return fp.layout_figure(evaluate(run, lay), units)
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def compare_figure(run: Run, lay: Layout, other: Layout, labels: tuple, units: str) -> dict:
     return fp.compare_figure(evaluate(run, lay), evaluate(run, other), labels, units)
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def gantt(run: Run, lay: Layout) -> dict:
     # The simulated step: a ValueError (shown by the caller) past the simulator's P·M·v op limit.
     return planner_gantt_figure(evaluate(run, lay).pipeline())
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def why(run: Run, units: str) -> str:
     """Why the fastest layout, or the closest fit when nothing fits (not keyed on the drawn one)."""
     return answer_words(run, search(run), units)
 
 
-exercise_markdown = st.cache_resource(pt.exercise_markdown)
-calibration_rows = st.cache_resource(fp.calibration_rows)
-validation_rows = st.cache_resource(fp.validation_rows)
+exercise_markdown = st.cache_resource(show_spinner=False)(pt.exercise_markdown)
+calibration_rows = st.cache_resource(show_spinner=False)(fp.calibration_rows)
+validation_rows = st.cache_resource(show_spinner=False)(fp.validation_rows)
 
 
 def drawn_section(run: Run, ev, res, units: str) -> None:

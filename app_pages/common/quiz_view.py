@@ -15,12 +15,12 @@ from figures.quiz import scoreboard_figure
 LOG = "_quiz_first_tries"  # {"seed:key": first verdict}; the session's score, no login
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def questions(seed: int, units: str) -> tuple[quiz.Question, ...]:
     return quiz.questions(seed, units)
 
 
-@st.cache_data(max_entries=32)
+@st.cache_data(max_entries=32, show_spinner=False)
 def gantt(schedule: str, p: int, m: int) -> dict:
     return gantt_figure(simulate(schedule, p, m))
 

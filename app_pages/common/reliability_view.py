@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.fold import cells
 from core import reliability as rel
 from core.data_parallel import straggler_curve
 from core.model import MODEL_PRESETS
@@ -46,7 +47,7 @@ def _kw(job: Job) -> tuple[dict, rel.Interruptions, rel.Checkpoint]:
 
 # Cached as resources (one shared object per key, never mutated: common.chart and
 # figures.theme.presenter copy before changing a figure): a cache_data hit unpickles a copy.
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _base(job: Job) -> dict:
     """Everything τ does not change (keyed with τ = 0): failures, checkpoint, the goodput curve
     and its Monte Carlo points (~1 ms each: every 16th curve point), the waste and scale charts."""
@@ -77,7 +78,7 @@ def _base(job: Job) -> dict:
     )
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def plan(job: Job) -> dict:
     """The base plan plus what τ changes: the waste at τ, its Monte Carlo and the goodput chart."""
     base = _base(replace(job, tau_s=0.0))
@@ -92,7 +93,7 @@ def plan(job: Job) -> dict:
     return base | dict(mine=mine, mc=mc, mc_error=mc_error, goodput_fig=goodput_fig)
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _stragglers(jitter_pct: int) -> dict:
     """Closed form beside a 32-step Monte Carlo per rank count (~100 ms once per jitter value)."""
     ranks = tuple(2**k for k in range(16))  # 1 .. 32,768: the GPU slider's range
@@ -102,7 +103,7 @@ def _stragglers(jitter_pct: int) -> dict:
     return fig.stragglers_figure(curve)
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _useful(gpus: int, jitter_pct: int, pp: int, mb: int, goodput: float) -> tuple:
     """Bubble of a simulated 1F1B schedule, straggler slowdown at N ranks, and the useful GPUs."""
     bubble = simulate("1f1b", pp, mb).bubble_fraction
@@ -124,7 +125,7 @@ def useful_section(gpus: int, goodput: float) -> None:
     def section() -> None:
         common.sections.follow_page()  # args from a page run that finished
         st.subheader("Stragglers, and the GPUs doing useful work")
-        c = st.columns(3)
+        c = cells(3)
         jitter = common.slider("Step-time jitter σ (% of step)", 0, 30, 5, key="jit", where=c[0])
         stages = common.same((1, 2, 4, 8, 16))
         pp = int(common.select("Pipeline stages P (1F1B)", stages, "8", key="pp", where=c[1]))

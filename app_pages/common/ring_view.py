@@ -30,7 +30,7 @@ class TwoTier:
     nics_per_node: int
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def run(name, n, size, bw, alpha, tiers: TwoTier | None = None):
     """One algorithm on N × timing_elements(N) small integers: every chunk split evenly, so the
     bytes and times scale exactly to S. Hierarchical: the cluster's node size, else 8 per node."""
@@ -43,13 +43,13 @@ def run(name, n, size, bw, alpha, tiers: TwoTier | None = None):
 # cache_resource, not cache_data: a cache_data hit unpickles a copy (~5 ms each, several per step:
 # perf on the board, 11:13); these values are never mutated (open_at_step copies what it changes,
 # figures.theme.presenter deep-copies).
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def shown(n, elems):
     """The ring drawn and checked by eye: the learner's few elements per GPU."""
     return coll.ring_all_reduce(coll.example_inputs(n, elems))
 
 
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def animation(n, elems, bw, alpha, link_name, size, units, height, zoom=None, compact=False):
     kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha, link_name=link_name, message_bytes=size)
     timing = run("ring", n, size, bw, alpha).trace

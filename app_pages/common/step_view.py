@@ -19,11 +19,12 @@ from figures.step import text as tx
 from figures.step.run import plan_run, step_search
 
 PLAY_EVERY_S = FRAME_MS / 1000
-search = st.cache_resource(max_entries=16)(step_search)  # shared, never mutated
-plan = st.cache_resource(max_entries=64)(plan_run)
+search = st.cache_resource(max_entries=16, show_spinner=False)(step_search)  # shared, never mutated
+plan = st.cache_resource(max_entries=64, show_spinner=False)(plan_run)
 
 
-@st.cache_resource(max_entries=32)  # shared, never mutated: open_at copies what it changes
+# shared, never mutated: open_at copies what it changes
+@st.cache_resource(max_entries=32, show_spinner=False)
 def figure(run: Run, lay: Layout, units: str, present: bool) -> dict:
     return step_figure(plan(run, lay), 0, ByteSystem(units), present)
 

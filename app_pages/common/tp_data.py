@@ -27,7 +27,7 @@ def _proofs(tp: int) -> list:
     ]
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def proof(tp: int, sp: bool) -> dict:
     h, a, f, n = TOY["hidden"], TOY["heads"], TOY["ffn"], TOY["tokens"]
     proofs = _proofs(tp)
@@ -44,7 +44,7 @@ def proof(tp: int, sp: bool) -> dict:
     )
 
 
-@st.cache_data
+@st.cache_data(show_spinner=False)
 def proof_sweep() -> dict:
     """Every TP degree of the slider at once: the chart stays put while the slider moves."""
     ok = [t for t in range(1, 9) if TOY["heads"] % t == 0]
@@ -53,7 +53,7 @@ def proof_sweep() -> dict:
     )
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def comm(model: str, tp: int, mb: int, seq: int, gpu: str, nic: str, sp: bool, units: str) -> dict:
     m, shape = preset(model), dict(tp=tp, micro_batch=mb, seq_len=seq, sequence_parallel=sp)
     plans = tc.plans_by_mode(m, **shape)
@@ -67,7 +67,7 @@ def comm(model: str, tp: int, mb: int, seq: int, gpu: str, nic: str, sp: bool, u
     )
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(max_entries=64, show_spinner=False)
 def sweep(model: str, mb: int, seq: int, gpu: str, nic: str) -> dict:
     """Two views, one NIC count each: DGX-class (one NIC per GPU) and thin (one per node)."""
     out = {}

@@ -10,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 
 from app_pages import common
-from app_pages.common.fold import folded, peek
+from app_pages.common.fold import cells, folded, peek
 from core import traces as tx
 from figures import trace_plan as fp
 from figures import trace_text as tt
@@ -18,12 +18,12 @@ from figures import trace_text as tt
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "traces"
 
 
-@st.cache_data(max_entries=16)
+@st.cache_data(max_entries=16, show_spinner=False)
 def demo_files(pattern: str) -> tuple[tuple[str, bytes], ...]:
     return tuple((p.name, p.read_bytes()) for p in sorted(DEMO_DIR.glob(pattern)))
 
 
-@st.cache_data(max_entries=16)
+@st.cache_data(max_entries=16, show_spinner=False)
 def analyse(files: tuple[tuple[str, bytes], ...], upload: bool) -> tx.TraceAnalysis:
     """One trace per rank (else by position); uploads read in a capped child process."""
     if upload:
@@ -31,8 +31,8 @@ def analyse(files: tuple[tuple[str, bytes], ...], upload: bool) -> tx.TraceAnaly
     return tx.analyze([tx.load_trace(d, name=n, default_rank=i) for i, (n, d) in enumerate(files)])
 
 
-plan = st.cache_data(max_entries=64)(fp.dp_run)
-layout_plan = st.cache_data(max_entries=64)(fp.layout_run)
+plan = st.cache_data(max_entries=64, show_spinner=False)(fp.dp_run)
+layout_plan = st.cache_data(max_entries=64, show_spinner=False)(fp.layout_run)
 
 
 def _summary(which: str, fit: bool, demo_params: float, demo_bucket: str) -> str:
@@ -55,7 +55,7 @@ def plan_controls(which: str, fit: bool, demo_params: float, demo_bucket: str) -
     """The plan's inputs in one closed expander labelled with their values."""
     H = tt.HELP
     with folded(_summary(which, fit, demo_params, demo_bucket), what="Plan inputs"):
-        c = st.columns(4)
+        c = cells(4)
         v = dict(n=common.slider("Plan ranks", 1, 16, 2, key="n", where=c[0], help=H["n"]))
         v["params"] = common.number(  # a float shown whole: an int input cannot read "inf"
             "Model parameters",
@@ -80,13 +80,13 @@ def plan_controls(which: str, fit: bool, demo_params: float, demo_bucket: str) -
         )
         v["bucket"] = common.select("DDP bucket", tt.BUCKETS, demo_bucket, key="bucket", where=c[3])
         if not fit:
-            c = st.columns(2)
+            c = cells(2)
             v["gf"] = common.slider("Compute (GFLOP/s per rank)", 1, 1000, 40, key="gf", where=c[0])
             v["mbs"] = common.slider(
                 "All-reduce bus bandwidth (MB/s)", 10, 10_000, 300, key="mbs", where=c[1]
             )
         if which == "layout":
-            c = st.columns(7)
+            c = cells(7)
             v["run"] = fp.LayoutRun(
                 model=common.select(
                     "Model", common.same(fp.MODELS), fp.MODELS[0], key="lm", where=c[0]

@@ -49,9 +49,12 @@ def time_axis(title: str, lo_s: float, hi_s: float) -> dict:
 
 
 def base_layout(title: str, **extra) -> dict:
+    """Title "main<br><sup>sub</sup>" as the other pages draw theirs (centred, Plotly.js's default
+    template, `title.subtitle` that presenter mode wraps): issue 15 found this page's differing."""
+    main, _, sub = title.partition("<br><sup>")
+    heading = {"text": main} | ({"subtitle": {"text": sub.removesuffix("</sup>")}} if sub else {})
     return {
-        "title": {"text": title},
-        "template": "plotly_white",
+        "title": heading,
         "hovermode": "closest",
         "legend": bottom_legend(),
         "margin": {"t": 70},
