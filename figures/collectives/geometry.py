@@ -74,6 +74,20 @@ class RingBoxes:
         return polar(reach, a)
 
 
+def label_sides(n: int) -> list[str]:
+    """Where each GPU's label sits from its anchor on the ray: away from its box (left of a west
+    box, above a north one). Centred on the anchor, a 20 px presenter label ran into the east and
+    west boxes ("GPU 6" over GPU 6's cells, seen on the 1280×720 slide)."""
+    out = []
+    for a in angles(n):
+        c, s = math.cos(a), math.sin(a)
+        if abs(c) > 0.35:
+            out.append("middle right" if c > 0 else "middle left")
+        else:
+            out.append("top center" if s > 0 else "bottom center")
+    return out
+
+
 def ring_boxes(n: int) -> RingBoxes:
     """Boxes as large as the circle allows: a box's side is at most 0.68 of the distance between
     neighbouring centres (diagonal neighbours just clear each other), at most 0.62 for tiny rings.

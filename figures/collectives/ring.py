@@ -20,6 +20,7 @@ from figures.collectives.geometry import (
     NOTE_GAP,
     ZOOM_LABEL_PULL,
     box_shapes,
+    label_sides,
     link_arcs,
     ring_boxes,
     view_window,
@@ -92,7 +93,7 @@ def ring_animation_figure(
     # compact is for the projected slide, which draws the chart HEIGHT_SCALE taller (figures.theme)
     labelled = cell_px * (HEIGHT_SCALE if compact else 1) >= MIN_LABEL_PX
     cx, cy = boxes.cells()
-    nx, ny = boxes.labels(NOTE_GAP)
+    (nx, ny), sides = boxes.labels(), label_sides(n)  # a note sits under (over) its GPU's label
     bright = n / 2  # Viridis: dark text on the bright (many-contribution) end
 
     def ink(values) -> list[str]:
@@ -143,12 +144,11 @@ def ring_animation_figure(
     def note(t: int) -> dict:
         if t == 0 or zoom is not None:
             return {"x": [None], "y": [None], "text": [""]}
-        m = followed_move(trace, t)  # a line further out than the receiving GPU's label
-        x, y = round(float(nx[m.dst]), 4), round(float(ny[m.dst]), 4)
-        # Away from the label: to the right on the east side, left on the west, else above/below.
-        side = "middle right" if x > 0.35 else "middle left" if x < -0.35 else None
-        where = side or ("top center" if y > 0 else "bottom center")
-        return {"x": [x], "y": [y], "text": [receiver_note(trace, t)], "textposition": where}
+        m = followed_move(trace, t)
+        side = sides[m.dst]  # one line beyond the receiver's label: over a north one, else under
+        y = ny[m.dst] + (NOTE_GAP if side.startswith("top") else -NOTE_GAP)
+        x, y = round(float(nx[m.dst]), 4), round(float(y), 4)
+        return {"x": [x], "y": [y], "text": [receiver_note(trace, t)], "textposition": side}
 
     hidden = {"x": [], "y": [], "marker": {"color": []}, "textfont": {"color": []}}
     frames = [
@@ -273,6 +273,7 @@ def ring_animation_figure(
             "x": np.round(lx, 4).tolist(),
             "y": np.round(ly, 4).tolist(),
             "text": [f"GPU {r}" if n <= 12 or zoom is not None else str(r) for r in range(n)],
+            "textposition": label_sides(n),
             "textfont": {"size": 12 if n <= 16 else 10, "color": COLOURS["ink"]},
             "cliponaxis": zoom is not None,
             "hoverinfo": "skip",

@@ -53,7 +53,8 @@ def block_grid_figure(rank, step, *, cp: int, layout: str, causal: bool) -> dict
                 "text": f"Context parallel · CP={cp} · {LAYOUT_NAMES[layout]}",
                 "subtitle": {
                     "text": "who computes each block: colour = the rank, t = the ring step"
-                    + ("; blank: hidden by the causal mask" if causal else "")
+                    # its own line: one line overflows a half-width chart at 1440 px
+                    + (";<br>blank: hidden by the causal mask" if causal else "")
                 },
             },
             "xaxis": {"title": {"text": "key / value chunk"}},

@@ -70,3 +70,33 @@ def check_above_the_fold(page, path: str) -> None:
         f"{box['height']:.0f} px tall, so only {share:.0%} of what a 1440×900 first screen "
         "should show is above the fold: fold the secondary controls into an expander"
     )
+
+
+# A chart's title and subtitle are SVG text: wider than the chart, Plotly clips them at its edges
+# (the CP grid's one-line subtitle lost both ends at 1440×900 in half a row). Boxes and the
+# chart's own SVG box, from getBoundingClientRect; `clipped_titles` judges them.
+TITLE_BOXES = """() => [...document.querySelectorAll("[data-testid=stPlotlyChart]")].flatMap(c => {
+  const svg = c.querySelector('.main-svg');
+  if (!svg) return [];
+  const s = svg.getBoundingClientRect();
+  return [...c.querySelectorAll('text.gtitle, text.gtitle-subtitle')].map(e => {
+    const r = e.getBoundingClientRect();
+    return {text: e.textContent.trim().slice(0, 60), x0: r.left, x1: r.right,
+            left: s.left, right: s.right};
+  }).filter(b => b.text && b.x1 > b.x0);
+})"""
+
+
+def clipped_titles(boxes: list[dict], slack_px: float = 2.0) -> list[str]:
+    """Titles and subtitles that run past their chart's left or right edge."""
+    return [
+        f"{b['text']!r}: {b['x0']:.0f}–{b['x1']:.0f} px, its chart {b['left']:.0f}–{b['right']:.0f}"
+        for b in boxes
+        if b["x0"] < b["left"] - slack_px or b["x1"] > b["right"] + slack_px
+    ]
+
+
+def test_the_clipped_title_check_can_fail():
+    inside = {"text": "t", "x0": 110, "x1": 500, "left": 100, "right": 600}
+    wide = {"text": "s", "x0": 80, "x1": 620, "left": 100, "right": 600}
+    assert clipped_titles([inside]) == [] and len(clipped_titles([inside, wide])) == 1

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.harness import wait_for_app_run, wait_for_charts
 from tests.e2e.test_above_fold import PAGES as FOLD_PAGES
-from tests.e2e.test_above_fold import VIEWPORT, check_above_the_fold
+from tests.e2e.test_above_fold import TITLE_BOXES, VIEWPORT, check_above_the_fold, clipped_titles
 from tests.registry import registered_pages, url_path
 
 pytestmark = pytest.mark.browser
@@ -52,6 +52,15 @@ def test_main_chart_is_above_the_fold_at_1440x900(opened):
     if url_path(path) not in FOLD_PAGES:
         pytest.skip("the planner answers with metrics: test_planner_browser.py holds it")
     check_above_the_fold(page, url_path(path))
+
+
+def test_chart_titles_fit_their_charts_at_1440x900(opened):
+    """Issue 15 §3: no chart title or subtitle runs past its chart's edges (Plotly clips it)."""
+    page, path, title = opened
+    wait_for_charts(page)
+    page.wait_for_timeout(300)  # automargin redraws
+    clipped = clipped_titles(page.evaluate(TITLE_BOXES))
+    assert clipped == [], f"{title}: titles wider than their charts (break the line): {clipped}"
 
 
 def test_page_draws_charts_without_exception(opened):

@@ -11,7 +11,13 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.harness import wait_for_app_run, wait_for_charts
-from tests.e2e.test_above_fold import FIRST_CHART, NOT_A_CHART, visible_share
+from tests.e2e.test_above_fold import (
+    FIRST_CHART,
+    NOT_A_CHART,
+    TITLE_BOXES,
+    clipped_titles,
+    visible_share,
+)
 from tests.registry import registered_pages, url_path
 
 pytestmark = pytest.mark.browser
@@ -143,6 +149,7 @@ def measured(tab, app_url):
                 "text": page.evaluate(SMALL_TEXT),
                 "takeaways": page.evaluate(TAKEAWAYS),
                 "charts": page.evaluate(CHART_BOXES),
+                "titles": page.evaluate(TITLE_BOXES),
                 "slide": page.evaluate(SLIDE, answer(path)),
                 "first": page.evaluate(FIRST_CHART, answer(path)),  # unscrolled: page = viewport
             }
@@ -211,6 +218,12 @@ def test_no_two_chart_text_boxes_overlap(measured, path, title):
     assert charts, f"{title}: no chart measured"
     clashes = {i: found for i, boxes in enumerate(charts) if (found := _overlaps(boxes))}
     assert clashes == {}, f"{title}: overlapping chart text (chart index: pairs): {clashes}"
+
+
+@pytest.mark.parametrize("path, title", PAGES, ids=[p or "home" for p, _ in PAGES])
+def test_chart_titles_fit_their_charts(measured, path, title):
+    clipped = clipped_titles(measured(path)["titles"])
+    assert clipped == [], f"{title}: titles wider than their charts on the slide: {clipped}"
 
 
 def test_the_overlap_check_can_fail():
