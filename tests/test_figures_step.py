@@ -78,6 +78,20 @@ def test_a_frame_per_phase_and_a_valid_spec():
         assert _frame(opened, plan, p.key) == _frame(fig, plan, p.key)
 
 
+def test_slide_titles_put_the_times_in_a_subtitle_on_every_phase():
+    # At 24 px "Phase 3 of 5: … (gradient accumulation) · 507 ms → 52.8 s (52.3 s)" ran off the
+    # 1280 px slide (issue 15): presenting, the times sit under the title, for every phase.
+    plan = step_plan(MODEL, CLUSTER, Layout(dp=1, tp=8, pp=8), Training(global_batch=64))
+    fig = step_figure(plan, 2, present=True)
+    titles = [f["layout"]["title"] for f in fig["frames"]] + [fig["layout"]["title"]]
+    assert all(t["subtitle"]["text"] and "→" not in t["text"] for t in titles)
+    assert titles[0]["subtitle"]["text"] == "t = 0 s"  # before the step: no times yet
+    steady = titles[2]["subtitle"]["text"]
+    assert steady == tx.timing(plan.phases[2])  # "start → end (span)", as on the laptop
+    laptop = step_figure(plan, 2)["layout"]["title"]
+    assert "subtitle" not in laptop and laptop["text"].endswith(f" · {steady}")
+
+
 def test_tp_arrows_stay_in_a_node_and_pp_arrows_cross():
     plan, fig = _fig(Layout(dp=1, tp=8, pp=8))
     data = _frame(fig, plan, "steady")
