@@ -77,7 +77,7 @@ else:
     pv.drawn_section(run, ev, res, units)
 
 st.subheader(pt.table_title(gpus))
-rule = common.select("Show", pt.RULES, "all", key="rule", where=st.columns(4)[0])
+rule = common.select("Show", pt.RULES, "all", key="rule", where=st.container(width=320))
 rows = fp.filter_rows(fp.table_rows(res), rule, ROWS, units)
 columns, shown = pt.table_columns(units), fp.table_columns(rule)
 common.clickable_table("table", rows, (run, rule), columns, shown, height=320)

@@ -8,7 +8,7 @@ from functools import partial
 import streamlit as st
 
 from app_pages import common
-from app_pages.common.fold import peek
+from app_pages.common.fold import cells, peek
 from app_pages.common.trace_view import analyse, demo_files, layout_plan, plan, plan_controls
 from core import traces as tx
 from figures import trace as ft
@@ -16,7 +16,7 @@ from figures import trace_plan as fp
 from figures import trace_text as tt
 
 common.start_page("Plan vs trace", "Does the simulated plan match a real profiler trace?")
-c, H = st.columns(4), tt.HELP
+c, H = cells(4), tt.HELP
 demo = common.toggle("Demo trace", True, key="demo", where=c[0], help=H["demo"])
 src = common.select("Demo", tt.DEMO_LABELS, "a100", key="src", where=c[1], help=H["src"])
 which = common.select("Plan", fp.PLANS, "dp", key="plan", where=c[2], help=H["plan"])

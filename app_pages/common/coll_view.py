@@ -12,6 +12,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common import a2a_view
+from app_pages.common.fold import cells
 from app_pages.common.ring_view import TwoTier, run
 from core import collectives as coll
 from core.hardware import SCALE_OUT_LINKS, make_cluster
@@ -47,7 +48,7 @@ def algorithms(n, size, bw, alpha, link_name, mem, bwu) -> None:
     fragment (the all-to-all step only its own, inside it)."""
     common.sections.follow_page()  # args from a page run that finished
     st.subheader("Which algorithm, when: latency vs bandwidth")
-    (k1, k2, k3, k4), tiers = st.columns(4), None
+    (k1, k2, k3, k4), tiers = cells(4), None
     if common.toggle("Two-tier cluster (nodes × GPUs)", False, key="tier", where=k1):
         gpn = common.slider("GPUs per node", 2, 8, 8, key="gpn", where=k2)
         nic = common.select("Network", NETWORKS, "InfiniBand NDR", key="nic", where=k3)
@@ -63,7 +64,7 @@ def algorithms(n, size, bw, alpha, link_name, mem, bwu) -> None:
     st.subheader("A vs B: two all-reduce algorithms on the same tensor")
     cmp_help = "Run two simulators on this page's tensor side by side; both choices go in the URL."
     cmp = common.toggle("Compare two algorithms", False, key="cmp", help=cmp_help)
-    sides, runs = st.columns(2), []
+    sides, runs = (st.columns(2) if cmp else ()), []
     for side, default, col in (("A", "ring", sides[0]), ("B", "tree", sides[1])) if cmp else ():
         key = f"alg_{side.lower()}"
         name = common.select(f"Algorithm {side}", ALGS, default, key=key, where=col)
