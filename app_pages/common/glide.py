@@ -22,14 +22,32 @@ import streamlit as st
 
 WAIT_MS = 4000  # give up if the chart with the token is not drawn by then (a newer step won)
 
+# Streamlit 1.67 draws a new chart with Plotly.react, then reacts again from an effect (its colour
+# pass): a glide started between the two was cut short by the second (the bars jumped, seen on
+# the training step's 4th and 5th moves in a row). So the script counts each chart's reacts and
+# starts once a chart has had two, or SETTLE_MS after it was first found (a react it missed).
+SETTLE_MS = 300
+
 _SCRIPT = """<script>(() => {
-  const token = %s, t0 = performance.now();
+  const token = %s, t0 = performance.now(), P = window.Plotly;
+  if (P && !P.__counted) {
+    const react = P.react;
+    P.react = function (gd, ...rest) {
+      const out = react.call(this, gd, ...rest);
+      const done = () => { gd.__reacts = (gd.__reacts || 0) + 1; };
+      if (out && out.then) out.then(done); else done();
+      return out;
+    };
+    P.__counted = true;
+  }
   const find = () => [...document.querySelectorAll('.js-plotly-plot')].find(
     g => g.layout && g.layout.meta && g.layout.meta.glide && g.layout.meta.glide.token === token);
   const go = () => {
-    const g = find();
-    if (!g || !window.Plotly || !g._transitionData) {
-      if (performance.now() - t0 < %d) requestAnimationFrame(go);
+    const g = find(), now = performance.now();
+    if (g && g.__seen === undefined) g.__seen = now;
+    const settled = g && ((g.__reacts || 0) >= 2 || now - g.__seen > %d);
+    if (!g || !window.Plotly || !g._transitionData || !settled) {
+      if (now - t0 < %d) requestAnimationFrame(go);
       return;
     }
     if (g.__glided === token) return;
@@ -55,6 +73,6 @@ def glide(token: str) -> None:
     Always drawn (an empty script when there is no move), so the element above or below it never
     shifts when one step glides and the next jumps."""
     st.html(
-        _SCRIPT % (json.dumps(token), WAIT_MS) if token else "<span></span>",
+        _SCRIPT % (json.dumps(token), SETTLE_MS, WAIT_MS) if token else "<span></span>",
         unsafe_allow_javascript=bool(token),
     )

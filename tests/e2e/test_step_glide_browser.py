@@ -47,35 +47,47 @@ def _acts_x(page) -> list:
     return page.evaluate(f"() => {GD}.data.find(d => d.name === '{ACTS}').x")
 
 
-def test_next_glides_the_activations_bars_into_the_fill(page, app_url):
-    page.goto(f"{app_url}/training_step?{QUERY}")
-    wait_for_app_run(page, 90_000)  # a cold server on a loaded machine: the first run is slow
-    wait_for_charts(page, 90_000)
-    before = _acts_x(page)
-    page.evaluate(PROBE)
-    page.get_by_role("button", name=re.compile("Next")).click()
-    expect(page).to_have_url(re.compile(r"[?&]phase=1(&|$)"))
+def _step(page, button: str, phase: int) -> None:
+    """Press Back or Next and wait until its glide has landed (its token drawn)."""
+    page.get_by_role("button", name=re.compile(button)).click()
+    # phase 0 is the default: the URL drops it
+    expect(page).to_have_url(re.compile(rf"[?&]phase={phase}(&|$)" if phase else r"^(?!.*phase=)"))
     page.wait_for_function(
         f"""() => {{ const g = {GD}; const m = g && g.layout.meta && g.layout.meta.glide;
                      return m && m.token && g.__glideLanded === m.token; }}""",
         timeout=30_000,
     )
-    page.evaluate("() => { window.__actsOn = false; }")
-    token = page.evaluate(f"() => {GD}.layout.meta.glide.token")
-    assert page.evaluate(f"() => {GD}.__glideLanded") == token
-    assert page.evaluate(f"() => {GD}.layout.title.text").startswith("<b>Phase 2 of 5")
-    after = _acts_x(page)
-    # One 5-corner rectangle + None per drawn GPU in both phases (the glide needs equal counts).
-    assert len(before) == len(after) == 64 * 6
-    # The bar that grows most: its right edge (corner 2 of its rectangle) before and after.
-    right = range(1, len(after), 6)
-    k = max(right, key=lambda i: after[i] - before[i])
-    x0, x1 = before[k], after[k]
-    assert before[k - 1] == x0 and x1 > x0 + 0.1  # empty before the step, a bar in the fill
-    # Path corners are 5 per rectangle (no None): rectangle k // 6, its second corner.
-    at = (k // 6) * 5 + 1
-    samples = [xs[at] for _, xs in page.evaluate("() => window.__acts") if len(xs) > at]
-    margin = 0.01 * (x1 - x0)
-    between = [x for x in samples if x0 + margin < x < x1 - margin]
+
+
+def test_next_glides_the_activations_bars_into_the_fill(page, app_url):
+    page.goto(f"{app_url}/training_step?{QUERY}")
+    wait_for_app_run(page, 90_000)  # a cold server on a loaded machine: the first run is slow
+    wait_for_charts(page, 90_000)
+    # A machine loaded by the rest of the suite can drop every animation frame of one glide (seen
+    # once in a full run): a second try, Back then Next, before the glide counts as missing.
+    for attempt in range(2):
+        before = _acts_x(page)
+        page.evaluate(PROBE)
+        _step(page, "Next", 1)
+        page.evaluate("() => { window.__actsOn = false; }")
+        token = page.evaluate(f"() => {GD}.layout.meta.glide.token")
+        assert page.evaluate(f"() => {GD}.__glideLanded") == token
+        assert page.evaluate(f"() => {GD}.layout.title.text").startswith("<b>Phase 2 of 5")
+        after = _acts_x(page)
+        # One 5-corner rectangle + None per drawn GPU in both phases (equal counts for the glide).
+        assert len(before) == len(after) == 64 * 6
+        # The bar that grows most: its right edge (corner 2 of its rectangle) before and after.
+        right = range(1, len(after), 6)
+        k = max(right, key=lambda i: after[i] - before[i])
+        x0, x1 = before[k], after[k]
+        assert before[k - 1] == x0 and x1 > x0 + 0.1  # empty before the step, a bar in the fill
+        # Path corners are 5 per rectangle (no None): rectangle k // 6, its second corner.
+        at = (k // 6) * 5 + 1
+        samples = [xs[at] for _, xs in page.evaluate("() => window.__acts") if len(xs) > at]
+        margin = 0.01 * (x1 - x0)
+        between = [x for x in samples if x0 + margin < x < x1 - margin]
+        if between or attempt:
+            break
+        _step(page, "Back", 0)
     assert between, f"the bar jumped from {x0} to {x1}: drawn at {sorted(set(samples))}"
     assert samples[-1] == pytest.approx(x1, abs=1e-2)  # and landed on the fill's width
