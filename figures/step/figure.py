@@ -70,12 +70,11 @@ def _title(plan: StepPlan, index: int, present: bool = False) -> dict:
     """The phase and its times (what happens is written under the chart: text.phase_lines). On
     the slide the times go to a subtitle: at 24 px "Phase 3 of 5: … (gradient accumulation) ·
     507 ms → 52.8 s (52.3 s)" ran past the 1280 px slide's edge."""
-    head, _ = text.caption(plan, index)
-    bold, cut, when = head.partition("</b> · ")
     if not present:
-        return {"text": head}
+        return {"text": text.caption(plan, index)[0]}
+    head, when = text.heading(plan, index)
     # every phase has a subtitle ("before the step" too), so a glide never grows the title block
-    return {"text": bold + "</b>" if cut else head, "subtitle": {"text": when or "t = 0 s"}}
+    return {"text": head, "subtitle": {"text": when or "t = 0 s"}}
 
 
 def _dynamic(plan, drawn, geo, index, names, hover) -> list[dict]:

@@ -121,17 +121,19 @@ def timing(phase: Phase) -> str:
     return f"{span} ({format_seconds(phase.duration_s)}{exposed})"
 
 
+def heading(plan: StepPlan, index: int) -> tuple[str, str]:
+    """("<b>Phase k of n: title</b>", its times, or "" before the step)."""
+    ph, n = plan.phases[index], len(plan.phases)
+    times = "" if ph.key == "rest" else timing(ph)
+    return f"<b>Phase {index + 1} of {n}: {title(plan, ph)}</b>", times
+
+
 def caption(plan: StepPlan, index: int) -> tuple[str, str]:
     """(title, subtitle): "phase k of n: title · times", then what happens."""
-    ph, n = plan.phases[index], len(plan.phases)
-    head = f"<b>Phase {index + 1} of {n}: {title(plan, ph)}</b>"
-    when = "" if ph.key == "rest" else f" · {timing(ph)}"
-    hidden = (
-        f" Another {format_seconds(ph.hidden_s)} of it ran hidden behind compute."
-        if ph.hidden_s
-        else ""
-    )
-    return f"{head}{when}", "<br>".join(textwrap.wrap(doing(plan, ph) + hidden, SUB_CHARS))
+    (head, times), ph = heading(plan, index), plan.phases[index]
+    hid = ph.hidden_s and f" Another {format_seconds(ph.hidden_s)} of it ran hidden behind compute."
+    words = "<br>".join(textwrap.wrap(doing(plan, ph) + (hid or ""), SUB_CHARS))
+    return head + (f" · {times}" if times else ""), words
 
 
 def phase_lines(plan: StepPlan, index: int, units: ByteSystem) -> list[str]:
