@@ -1,4 +1,5 @@
-"""Trace figures: bars add up to each rank's span, plan rows sit on their own axis, no file text."""
+"""Trace figures: bars add up to each rank's span, the plan shares the trace's time axis, no file
+text."""
 
 import json
 from pathlib import Path
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from core.traces import analyze, dp_plan, load_trace
-from figures.trace import breakdown_figure, timeline_figure
+from figures.trace import breakdown_figure, plan_figure, time_range_ms, trace_figure
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = sorted((ROOT / "data" / "traces").glob("ddp_gloo_rank*.json.gz"))
@@ -39,24 +40,41 @@ def test_breakdown_bars_add_up_to_the_span():
     assert sums["plan · every rank"] == pytest.approx(2 * pl.step_s * 1e3, abs=1e-3)
 
 
-def test_timeline_rows_tile_the_span_and_the_plan_uses_the_second_axis():
+def test_timeline_rows_tile_the_span_and_the_plan_shares_the_time_axis():
     an, pl = demo(), plan()
-    fig = timeline_figure(an, pl)
-    sums = row_sums(fig)
+    x_ms = time_range_ms(an, pl)
+    trace, planned = trace_figure(an, x_ms), plan_figure(pl, x_ms)
+    sums = row_sums(trace)
     for r in an.ranks:
         assert sums[f"trace · rank {r.rank}"] == pytest.approx(r.span_s * 1e3, abs=1e-2)
+    sums = row_sums(planned)
     for k in range(3):
         assert sums[f"plan · rank {k}"] == pytest.approx(2 * pl.step_s * 1e3, abs=1e-3)
-    assert {t["yaxis"] for t in fig["data"] if t["y"][0].startswith("plan")} == {"y2"}
-    assert fig["layout"]["xaxis"]["anchor"] == "y2" and "yaxis2" in fig["layout"]
-    assert "ddp_gloo" not in json.dumps(fig)  # file names stay in tables
+    # one time axis: both run from 0 to the longer of the traced span and the plan
+    longest = max(max(r.seg_end_s[-1] for r in an.ranks), pl.seg_end_s[-1]) * 1e3
+    assert trace["layout"]["xaxis"]["range"] == planned["layout"]["xaxis"]["range"]
+    assert trace["layout"]["xaxis"]["range"][1] == pytest.approx(longest, abs=1e-3)
+    assert "ddp_gloo" not in json.dumps([trace, planned])  # file names stay in tables
+
+
+def test_a_plan_that_fits_in_the_trace_leaves_the_trace_figure_unchanged():
+    """A plan control must not redraw the trace (Streamlit draws a changed chart from scratch)."""
+    an = demo()
+    short = dp_plan(
+        2, num_params=1e3, samples_per_rank=1, flops_per_s=1e12, bus_bytes_per_s=1e11, steps=1
+    )[1]
+    assert short.seg_end_s[-1] < min(r.span_s for r in an.ranks)
+    assert trace_figure(an, time_range_ms(an, short)) == trace_figure(an)
+    long = dp_plan(
+        2, num_params=1e9, samples_per_rank=10, flops_per_s=1e9, bus_bytes_per_s=1e6, steps=3
+    )[1]
+    assert trace_figure(an, time_range_ms(an, long)) != trace_figure(an)  # the axis grows
 
 
 def test_binned_timeline_says_so_and_stays_small():
-    fig = timeline_figure(demo(max_segments=100))
+    fig = trace_figure(demo(max_segments=100))
     assert "bins" in fig["layout"]["title"]["subtitle"]["text"]
     assert sum(len(t["x"]) for t in fig["data"]) <= 100
-    assert "yaxis2" not in fig["layout"]
     assert np.isclose(
         sum(sum(t["x"]) for t in fig["data"]), sum(r.span_s for r in demo().ranks) * 1e3
     )

@@ -41,9 +41,9 @@ def ms(text: str) -> float:
 def test_demo_renders_both_ranks_and_the_plan():
     at = run(src="gloo")
     assert not at.error and not at.warning
-    timeline, bars = specs(at)
-    rows = {y for t in timeline["data"] for y in t["y"]}
-    assert rows == {"trace · rank 0", "trace · rank 1", "plan · rank 0", "plan · rank 1"}
+    trace, timeline, bars = specs(at)
+    assert {y for t in trace["data"] for y in t["y"]} == {"trace · rank 0", "trace · rank 1"}
+    assert {y for t in timeline["data"] for y in t["y"]} == {"plan · rank 0", "plan · rank 1"}
     assert bars["data"][0]["y"] == ["trace · rank 0", "trace · rank 1", "plan · every rank"]
     # The displayed step time is the mean traced span over the 3 profiled steps.
     spans = [
@@ -62,7 +62,7 @@ def test_demo_renders_both_ranks_and_the_plan():
 
 def test_deep_link_sets_the_plan_ranks():
     at = run(n="4", fit="false", gf="100", src="gloo")
-    rows = {y for t in specs(at)[0]["data"] for y in t["y"] if y.startswith("plan")}
+    rows = {y for t in specs(at)[1]["data"] for y in t["y"]}
     assert rows == {f"plan · rank {r}" for r in range(4)}
     assert at.slider(key="gf").value == 100
 
@@ -126,7 +126,7 @@ def test_hostile_names_stay_plain_text():
 def test_one_rank_cannot_fit_a_bandwidth_and_says_so():
     at = upload([(DEMO[0].name, DEMO[0].read_bytes())])
     # distributedInfo says world size 2: the bandwidth fit uses p = 2 and says a file is missing.
-    assert "world size 2, but 1 file was given" in at.warning[0].value and len(specs(at)) == 2
+    assert "world size 2, but 1 file was given" in at.warning[0].value and len(specs(at)) == 3
 
 
 def test_page_never_renders_html():
@@ -165,7 +165,7 @@ def test_a100_demo_is_the_default_with_its_licence_and_its_model_size():
 
 def test_a_planner_layout_as_the_plan_and_a_rank_count_warning():
     at = run(plan="layout", ldp="4", ltp="2", lpp="1")
-    rows = {y for t in specs(at)[0]["data"] for y in t["y"] if y.startswith("plan")}
+    rows = {y for t in specs(at)[1]["data"] for y in t["y"]}
     assert rows == {f"plan · rank {r}" for r in range(8)}  # DP 4 × TP 2 = 8 ranks
     warn = " ".join(w.value for w in at.warning)
     assert "The plan has 8 ranks but the traced job had 2" in warn
@@ -212,3 +212,38 @@ def test_presenter_slide_takeaway_is_one_line_of_the_metrics_numbers():
     assert line.endswith(f"comm hidden: plan {hid_p}, trace {hid_t}.")
     full = takeaway(run_app("app_pages/trace.py"))
     assert full.count(".") >= 3 and "Fitted to the trace's own compute" in full
+
+
+# --- fragment guard (issue 18): a real server, spied, over the browser's protocol ---------------
+
+PAGE_RUN = "app_pages.common:start_page"  # once per whole-page run, never in a fragment
+TABLE = "core.traces:analysis_table"  # the per-rank table, built from the trace alone
+PLAN_FIG = "figures.trace:plan_figure"
+
+
+@pytest.fixture(scope="module")
+def app():
+    from tests.fragments import spied_app
+
+    with spied_app(PAGE_RUN, TABLE, PLAN_FIG) as a:
+        yield a
+
+
+def test_a_plan_control_reruns_the_plan_section_only(app):
+    tab = app.open("trace")
+    assert tab.widgets["n"][1] and tab.widgets["demo"][1] == ""  # n in the fragment, demo not
+    with app.counting() as calls:
+        tab.move("n", 5)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE_RUN] == 0 and calls[TABLE] == 0 and calls[PLAN_FIG] == 1
+    # the trace's own chart is unchanged (the 5-rank plan fits in its span): not re-sent in full
+    assert tab.charts == ["timeline", "breakdown"] and tab.refs >= 1
+    assert "n" in tab.url_bound  # still bound to the URL inside the fragment
+
+
+def test_the_demo_switch_reruns_the_page(app):
+    tab = app.open("trace")
+    with app.counting() as calls:
+        tab.move("src", "gloo")
+    assert not tab.fragment_run and calls[PAGE_RUN] == 1 and calls[TABLE] == 1
+    assert tab.charts == ["trace", "timeline", "breakdown"]

@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from app_pages.common import sections
+from app_pages.common.lesson import HEADLINE, takeaway, takeaway_slot  # noqa: F401
 from app_pages.common.tables import (  # noqa: F401  (re-exported: pages call common.<name>)
     apply_row_click,
     clickable_rows,
@@ -32,7 +33,6 @@ IMAGE_FORMATS = {"png": "PNG", "svg": "SVG"}  # the toolbar's camera button take
 MEMORY_UNITS = {"binary": "GiB", "decimal": "GB"}  # ByteSystem value → the label in the URL
 BANDWIDTH_UNITS = {"decimal": "GB/s", "binary": "GiB/s"}
 SETTINGS_KEY = "_settings"  # the one session-state key holding the sidebar's Settings
-HEADLINE = "_headline_slot"  # presenter mode: where the takeaway goes (under the question)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -215,15 +215,6 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
     # work on every redraw (measured ~20 ms per chart per slider move).
     config = chart_config(shown.image_format, key or "chart")
     st.plotly_chart(fig, width="stretch", key=key, config=config, theme=None)
-
-
-def takeaway(text: str) -> None:
-    """The page's lesson (class st-key-takeaway-N: app_pages/common/presenter_css.py); presenting,
-    the first goes to the slot under the page's question: the slide's headline."""
-    n = st.session_state["_takeaways"] = st.session_state.get("_takeaways", -1) + 1
-    slot, st.session_state[HEADLINE] = st.session_state.get(HEADLINE), None
-    with (slot or st).container(key=f"takeaway-{n}"):
-        st.success(f"**Takeaway.** {text}", icon="💡")
 
 
 def metrics(

@@ -1,17 +1,24 @@
-"""The plan-vs-trace page's cached builders (created once per process, not on every rerun) and its
-folded plan controls (issue 15: the first chart above the fold at 1440×900). Kept apart from
-app_pages/trace.py, which is at its line budget.
+"""The plan-vs-trace page's cached builders (created once per process, not on every rerun), its
+folded plan controls (issue 15: the first chart above the fold at 1440×900) and the plan section:
+an `st.fragment` (issue 18), so a plan control reruns the plan, its chart and its numbers, never
+the trace's chart and tables (app_pages/common/sections.py).
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
 from app_pages import common
+from app_pages.common import sections
 from app_pages.common.fold import cells, folded, peek
 from core import traces as tx
+from figures import trace as ft
 from figures import trace_plan as fp
 from figures import trace_text as tt
 
@@ -100,3 +107,62 @@ def plan_controls(which: str, fit: bool, demo_params: float, demo_bucket: str) -
                 steps=1,
             )
     return v
+
+
+@dataclass(frozen=True, kw_only=True)
+class Slots:
+    """Where the plan section writes outside itself (filled on every rerun of the section)."""
+
+    download: Any  # the plan's Chrome-trace download, beside the analysis CSV
+    takeaway: Any  # common.takeaway_slot(): the page's lesson (the slide's headline presenting)
+    how: Any  # the plan's lines of "How this is computed"
+
+
+@st.fragment(key="trace_plan")
+def plan_section(an: tx.TraceAnalysis, which: str, fit: bool, demo: tuple, slots: Slots) -> None:
+    """The plan's controls, the trace and plan timelines, the breakdown, the plan's numbers."""
+    sections.follow_page()  # args from a page run that finished
+    demo_params, demo_bucket = demo
+    v = plan_controls(which, fit, demo_params, demo_bucket)
+    params, batch = int(v["params"]), int(v["batch"])
+    steps = max(1, min(r.steps for r in an.ranks))
+    fit_rates = partial(tx.fit_rates, an, num_params=params, samples_per_rank=batch)
+    rates = common.attempt(fit_rates, suffix=tt.NO_FIT, level="warning") if fit else None
+    hand = (v["gf"] * 1e9, v["mbs"] * 1e6) if not fit else (40e9, 300e6)  # fit failed: defaults
+    flops, bus = (rates.flops_per_s, rates.bus_bytes_per_s) if rates else hand
+    if which == "layout":
+        out = common.attempt(layout_plan, fp.LayoutRun(**{**v["run"].__dict__, "steps": steps}))
+        if out is None:
+            return
+        tl, words = out
+        st.caption(words)
+    else:
+        inputs = dict(ranks=v["n"], params=params, batch=batch, bucket=v["bucket"], steps=steps)
+        if (tl := common.attempt(plan, fp.PlanInputs(**inputs, flops=flops, bus=bus))) is None:
+            return
+    if mismatch := fp.rank_note(tl.num_ranks, an):
+        st.warning(mismatch, icon="⚠️")
+    measured, hidden_t, hidden_p = tt.summary(an, tl)
+    common.metrics(tt.metrics(tl.step_s, measured, hidden_t, hidden_p))
+    x_ms = ft.time_range_ms(an, tl)  # the trace's span unless the plan runs longer
+    common.chart(ft.trace_figure(an, x_ms), key="trace")  # unchanged by a plan control: kept
+    common.chart(ft.plan_figure(tl, x_ms), key="timeline")
+    common.chart(ft.breakdown_figure(an, tl), key="breakdown")
+    if an.notes:  # windows, outliers, files that do not belong together: one box, one line each
+        st.warning("\n\n".join(an.notes), icon="⚠️")  # below the charts: they answer first
+    common.download(
+        "Simulated plan (Chrome trace JSON)",
+        lambda: json.dumps(tx.timeline_trace(tl)),  # built only when clicked
+        f"plan_{tl.num_ranks}_ranks.json",
+        "application/json",
+        key="json",
+        where=slots.download,
+    )
+    fitted, presenting = rates is not None, common.settings().presenter  # one line on a slide
+    common.takeaway(
+        tt.takeaway(tl.step_s, measured, hidden_t, hidden_p, fitted, presenting),
+        slot=slots.takeaway,
+    )
+    with slots.how.container():
+        st.markdown(tt.plan_markdown(flops, bus, rates, steps))
+        st.latex(tt.RATES_LATEX)

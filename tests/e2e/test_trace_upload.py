@@ -33,11 +33,11 @@ def test_upload_a_broken_file_then_the_demo_traces(page, app_url):
     wait_for_app_run(page)
     picker.set_input_files([str(p) for p in DEMO])
     wait_for_app_run(page)
-    # the upload's rerun can start after the check above: wait for both chart elements, then count
+    # the upload's rerun can start after the check above: wait for the three charts, then count
     page.wait_for_function(
-        "document.querySelectorAll(\"[data-testid='stPlotlyChart']\").length >= 2", timeout=60_000
+        "document.querySelectorAll(\"[data-testid='stPlotlyChart']\").length >= 3", timeout=60_000
     )
-    assert wait_for_charts(page) == 2
+    assert wait_for_charts(page) == 3  # the trace, the plan, the breakdown
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
     expect(page.get_by_test_id("stMetric").filter(has_text="Step time: trace")).to_contain_text(
         "ms"
