@@ -44,7 +44,8 @@ with common.explain_errors():
 left, right = st.columns([3.2, 1])  # the chart beside its numbers: both above the fold
 with left:
     # presenting: 1.25 × 300 px, the bars whole under the slide's headline at 1280×720
-    common.chart(out["bars"], key="bars", height=300 if common.settings().presenter else 520)
+    height = 300 if common.settings().presenter else 520
+    common.chart(out["bars"], key="bars", height=height, share=3.2 / 4.2)  # its column's share
 for m in out["metrics"]:
     right.metric(**m)
 st.caption(out["caption"])

@@ -27,6 +27,7 @@ from app_pages.common.tables import (  # noqa: F401  (re-exported: pages call co
 )
 from app_pages.common.widgets import NOTICES, number, select, slider, stepper, toggle, url_int  # noqa: F401
 from core.units import ByteSystem
+from figures.legend_room import with_legend_room
 from figures.theme import presenter, ready, revised
 
 IMAGE_FORMATS = {"png": "PNG", "svg": "SVG"}  # the toolbar's camera button takes one format
@@ -195,10 +196,15 @@ def chart_config(image_format: str, name: str) -> dict:
     }
 
 
-def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> None:
-    """Draw a Plotly figure (dict or go.Figure) full width; its toolbar saves PNG or SVG
-    (sidebar).
-    """
+# Main column px at 1440 × 900 and 1400 × 1000, for legend margins only (figures/legend_room.py)
+PAGE_PX, GAP_PX = 980, 16
+
+
+def chart(
+    fig: Any, *, key: str | None = None, height: int | None = None, share: float = 1.0
+) -> None:
+    """Draw a Plotly figure (dict or go.Figure) at `share` of the page's width; its toolbar
+    saves PNG or SVG (sidebar)."""
     shown = settings()
     if shown.presenter:  # 1.25× the height, plus any room its legend needs (figures.theme)
         fig = presenter(fig, height_px=height)
@@ -210,6 +216,9 @@ def chart(fig: Any, *, key: str | None = None, height: int | None = None) -> Non
             fig = fig.to_dict()
             fig["layout"]["height"] = height
     if isinstance(fig, dict):
+        if not shown.presenter:  # presenting, figures.theme sizes the legends
+            width = PAGE_PX * share - GAP_PX * (share < 1)  # share: of the page's width
+            fig = with_legend_room(fig, int(width))  # Plotly draws it once, not twice
         fig = ready(revised(fig))  # validated by the figure tests, not per rerun; revised: one draw
     # theme=None: the figures carry their own colours; Streamlit's theme layer only added browser
     # work on every redraw (measured ~20 ms per chart per slider move).
@@ -237,7 +246,7 @@ def charts(*figs: tuple[Any, str]) -> None:
     """Charts side by side, equal widths, from (figure, key) pairs (one row: one message)."""
     with st.container(horizontal=True, gap="small"):
         for fig, key in figs:
-            chart(fig, key=key)
+            chart(fig, key=key, share=1 / len(figs))
 
 
 _BLOCKS = {"markdown": st.markdown, "latex": st.latex, "caption": st.caption, "info": st.info}

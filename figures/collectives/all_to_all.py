@@ -127,7 +127,7 @@ def transpose_figure(result: coll.AllToAllResult, step: int, *, height: int = 38
             "xaxis2": {**axis, "domain": [0.5, 0.94], "title": {"text": "after: block from GPU"}},
             "yaxis2": {**rows, "anchor": "x2", "title": {"text": ""}},
             "height": height,
-            "margin": margin(l=50, t=80, b=50),
+            "margin": margin(l=50, r=140, t=80, b=50),  # room for the colour bar: one draw
         },
     }
 

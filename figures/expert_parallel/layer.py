@@ -34,7 +34,7 @@ def traffic_matrix_figure(r: MoeLayerResult) -> dict:
             "xaxis": {"title": {"text": "to (expert owner)"}},
             "yaxis": {"title": {"text": "from (token origin)"}, "autorange": "reversed"},
             "height": 420,
-            "margin": margin(l=70, t=80, b=50),
+            "margin": margin(l=70, r=95, t=80, b=50),  # room for the colour bar: one draw
         },
     }
 

@@ -63,6 +63,25 @@ def test_chart_titles_fit_their_charts_at_1440x900(opened):
     assert clipped == [], f"{title}: titles wider than their charts (break the line): {clipped}"
 
 
+# Charts whose margins plotly.js widened after drawing (for a legend or colour bar), which makes
+# it draw the whole chart a second time (figures/legend_room.py): key, side, asked, drawn px.
+WIDENED = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(g => {
+  const fl = g._fullLayout, host = g.closest('[class*=st-key-]');
+  const key = host ? host.className.match(/st-key-([\\w-]+)/)[1] : '?';
+  return fl ? ['l', 'r', 't', 'b'].filter(s => fl._size[s] > fl.margin[s] + 1)
+    .map(s => [key, s, fl.margin[s], Math.round(fl._size[s])]) : [];
+})"""
+
+
+def test_every_chart_is_drawn_once_at_1440x900(opened):
+    """Issue 18: no legend or colour bar outgrows the margin its figure asked for (Plotly would
+    widen it and draw the chart again: each slider move paid for two draws)."""
+    page, path, title = opened
+    wait_for_charts(page)
+    widened = page.evaluate(WIDENED)
+    assert widened == [], f"{title}: margins too small for (key, side, asked, drawn): {widened}"
+
+
 def test_page_draws_charts_without_exception(opened):
     page, path, title = opened
     n = wait_for_charts(page)
