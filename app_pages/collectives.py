@@ -33,8 +33,9 @@ with (
     alpha_us = common.number(alpha_label, 0.0, 1000.0, None, key="alpha", step=1.0)
 alpha = link.latency_s if alpha_us is None else alpha_us * 1e-6
 
+note = st.empty()  # always here: an element that comes and goes remounts every chart below it
 if elems < n:  # a ring cuts each tensor into N chunks: at least one element each
-    st.caption(
+    note.caption(
         f"Simulating {n} elements per GPU, one per chunk: a ring of {n} cuts each tensor "
         f"into {n} chunks."
     )

@@ -148,6 +148,10 @@ class Tab:
         self.states: dict[str, object] = {}  # widget id -> WidgetState last sent
         self.charts: list[str] = []
         self.specs: dict[str, str] = {}  # chart key -> its Plotly JSON, as last sent in full
+        # chart key -> where the last run put it (ForwardMsg delta_path; a chart whose path
+        # changes is a new React node in the browser: drawn from scratch) and message hash -> key
+        self.paths: dict[str, tuple[int, ...]] = {}
+        self._chart_of: dict[str, str] = {}
         self.elements: list[str] = []
         self.exceptions: list[str] = []
         self.url_bound: set[str] = set()  # query_param_key of the bound widgets the run drew
@@ -189,10 +193,15 @@ class Tab:
                 self.cached[fwd.hash] = self.runs
             if kind == "ref_hash":  # an unchanged element of 10 kB or more: not sent again
                 self.cached[fwd.ref_hash], self.refs = self.runs, self.refs + 1
+                if chart := self._chart_of.get(fwd.ref_hash):
+                    self.paths[chart] = tuple(fwd.metadata.delta_path)
             elif kind == "page_info_changed":
                 self.query_string = fwd.page_info_changed.query_string
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 self._saw(fwd.delta.new_element, fwd.delta.fragment_id)
+                if fwd.delta.new_element.WhichOneof("type") == "plotly_chart":
+                    self.paths[self.charts[-1]] = tuple(fwd.metadata.delta_path)
+                    self._chart_of[fwd.hash] = self.charts[-1]
             elif kind == "script_finished":
                 name = ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
                 if name == "FINISHED_EARLY_FOR_RERUN":

@@ -304,3 +304,13 @@ def test_two_tier_toggle_reruns_the_algorithms_fragment_not_the_ring(app):
     assert calls[PAGE] == 0 and calls["figures.collectives:open_at_step"] == 0
     assert "by_n" in tab.charts and "ring" not in tab.charts and "bytes" not in tab.charts
     assert "tier" in tab.url_bound
+
+
+def test_charts_keep_their_place_when_n_passes_the_simulated_elements(app):
+    """At N > elements per GPU a note appears above the ring; were it a new element, every chart
+    below it would move one place and the browser would draw each from scratch (issue 18:
+    Streamlit's frontend renders a block's children by position)."""
+    tab = app.open("collectives")  # N = 8, 8 elements per GPU: no note
+    before = dict(tab.paths)
+    tab.move("n", 9)  # 9 > 8: the note
+    assert tab.paths == before and len(before) >= 5

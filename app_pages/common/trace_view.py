@@ -140,8 +140,9 @@ def plan_section(an: tx.TraceAnalysis, which: str, fit: bool, demo: tuple, slots
         inputs = dict(ranks=v["n"], params=params, batch=batch, bucket=v["bucket"], steps=steps)
         if (tl := common.attempt(plan, fp.PlanInputs(**inputs, flops=flops, bus=bus))) is None:
             return
+    warning = st.empty()  # always here: an element that comes and goes remounts the charts below
     if mismatch := fp.rank_note(tl.num_ranks, an):
-        st.warning(mismatch, icon="⚠️")
+        warning.warning(mismatch, icon="⚠️")
     measured, hidden_t, hidden_p = tt.summary(an, tl)
     common.metrics(tt.metrics(tl.step_s, measured, hidden_t, hidden_p))
     x_ms = ft.time_range_ms(an, tl)  # the trace's span unless the plan runs longer
