@@ -8,10 +8,10 @@ page each slider move paid for two draws (e.g. the memory bars 39 → 15 ms, the
 
 How: estimate the legend's size from its entries' text (Arial's advance widths, the font Chromium
 on Debian draws Plotly's default "Open Sans, verdana, arial" in) and plotly.js's legend geometry
-(src/components/legend/constants.js and draw.js: a 40 px symbol and gap before each text, 5 px
-between entries, 10 px padding, rows 19 px high at 12 px), then set the margin to hold it.
-Too small an estimate only leaves Plotly's own widening in place; the tests keep it honest
-(tests/e2e/test_browser.py: no chart's margin widened at 1440 × 900).
+(plotly/plotly.js src/components/legend/constants.js and src/components/legend/draw.js: a 40 px
+symbol and gap before each text, 5 px between entries, 10 px padding, rows 19 px high at 12 px),
+then set the margin to hold it. Too small an estimate only leaves Plotly's own widening in place;
+the browser keeps it honest (tests/e2e/test_browser.py: no chart's margin widened at 1440 × 900).
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def _hidden(trace: dict) -> bool:
 
 def _rows(widths: list[float], max_px: float) -> int:
     """plotly.js's horizontal legend: one row if every entry fits side by side, else a grid of
-    equal columns as wide as the widest entry (legend/draw.js computeLegendDimensions)."""
+    equal columns as wide as the widest entry (plotly/plotly.js src/components/legend/draw.js,
+    computeLegendDimensions)."""
     items = [SYMBOL_PX + w for w in widths]
     if sum(items) + GAP_PX * (len(items) - 1) < max_px:
         return 1

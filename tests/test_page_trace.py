@@ -214,19 +214,18 @@ def test_presenter_slide_takeaway_is_one_line_of_the_metrics_numbers():
     assert full.count(".") >= 3 and "Fitted to the trace's own compute" in full
 
 
-# --- fragment guard (issue 18): a real server, spied, over the browser's protocol ---------------
+# --- fragment guard (issue 18): a real server, counted, over the browser's protocol -------------
 
 PAGE_RUN = "app_pages.common:start_page"  # once per whole-page run, never in a fragment
-TABLE = "core.traces:analysis_table"  # the per-rank table, built from the trace alone
+TABLE = "figures.trace_text:rank_rows"  # the per-rank table, built from the trace alone
 PLAN_FIG = "figures.trace:plan_figure"
 
 
 @pytest.fixture(scope="module")
 def app():
-    from tests.fragments import spied_app
+    from tests.fragments import shared_app
 
-    with spied_app(PAGE_RUN, TABLE, PLAN_FIG) as a:
-        yield a
+    return shared_app()
 
 
 def test_a_plan_control_reruns_the_plan_section_only(app):
