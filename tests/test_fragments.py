@@ -61,3 +61,33 @@ def test_a_selectbox_moves_by_shown_label_or_by_index(app):
     assert tab.specs["ring"] != before  # another link: other byte and time readouts in the ring
     tab.move("link", list(proto.options).index("NVLink 4"))  # back, by index
     assert not tab.exceptions and tab.specs["ring"] == before
+
+
+# Each page's first slider (the one the benchmark moves; benchmarks/cases.py) and a move of one
+# step: every chart drawn in both runs must keep its place (its delta path), or the browser builds
+# it anew though nothing in it changed (docs/notes/plotly.md §3, "Moved").
+FIRST_SLIDERS = {
+    "collectives": "n",
+    "data_parallel": "n",
+    "tensor_parallel": "tp",
+    "pipeline": "p",
+    "memory": "dp",
+    "context_parallel": "c",
+    "expert_parallel": "k",
+    "planner": "nodes",
+    "reliability": "gpus",
+    "trace": "n",
+}
+
+
+@pytest.mark.parametrize("page, key", sorted(FIRST_SLIDERS.items()))
+def test_a_slider_move_leaves_every_chart_in_its_place(app, page, key):
+    tab = app.open(page)
+    kind, _, proto = tab.widgets[key]
+    assert kind == "slider"
+    now = (list(proto.value) or list(proto.default))[0]
+    before = dict(tab.paths)
+    tab.move(key, now + proto.step if now + proto.step <= proto.max else now - proto.step)
+    assert not tab.exceptions
+    moved = {k: (before[k], p) for k, p in tab.paths.items() if k in before and before[k] != p}
+    assert moved == {}, f"charts that moved on /{page} when {key} moved: {moved}"
