@@ -48,11 +48,10 @@ def time_axis(title: str, lo_s: float, hi_s: float) -> dict:
     }
 
 
-def base_layout(title: str, **extra) -> dict:
-    """Title "main<br><sup>sub</sup>" as the other pages draw theirs (centred, Plotly.js's default
+def base_layout(title: str, sub: str = "", **extra) -> dict:
+    """A title and its subtitle as the other pages draw theirs (centred, Plotly.js's default
     template, `title.subtitle` that presenter mode wraps): issue 15 found this page's differing."""
-    main, _, sub = title.partition("<br><sup>")
-    heading = {"text": main} | ({"subtitle": {"text": sub.removesuffix("</sup>")}} if sub else {})
+    heading = {"text": title} | ({"subtitle": {"text": sub}} if sub else {})
     return {
         "title": heading,
         "hovermode": "closest",

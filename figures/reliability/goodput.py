@@ -110,11 +110,12 @@ def goodput_figure(
         )
     extra = [m.interval_s for m in monte_carlo] + ([chosen.interval_s] if chosen else [])
     lo, hi = min(xs + extra), max(xs + extra)
-    title = f"Goodput vs checkpoint interval<br><sup>{_params(curve)}</sup>"
+    title, sub = "Goodput vs checkpoint interval", _params(curve)
     return {
         "data": data,
         "layout": base_layout(
             title,
+            sub,
             xaxis=time_axis("checkpoint interval τ (log)", lo, hi),
             yaxis={"title": {"text": "goodput (useful work / wall time)"}, "tickformat": ".0%"},
         ),
@@ -156,11 +157,12 @@ def waste_figure(curve: GoodputCurve) -> dict:
             "marker": {"symbol": "star", "size": 14, "color": RELIABILITY_COLOURS["optimum"]},
         }
     )
-    title = f"Where the wall time goes<br><sup>{_params(curve)}</sup>"
+    title, sub = "Where the wall time goes", _params(curve)
     return {
         "data": data,
         "layout": base_layout(
             title,
+            sub,
             xaxis=time_axis("checkpoint interval τ (log)", min(xs), max(xs)),
             yaxis={"title": {"text": "share of wall time wasted"}, "tickformat": ".0%"},
         ),

@@ -51,14 +51,13 @@ def interruptions_figure(points: Sequence[Interruptions], show_llama3: bool = Tr
                 "marker": {"symbol": "x", "size": 14, "color": RELIABILITY_COLOURS["optimum"]},
             }
         )
-    title = (
-        f"Expected interruptions in a {format_seconds(run_s)} run<br><sup>per-GPU MTBF "
-        f"{format_seconds(gpu_mtbf_s)}; independent exponential failures</sup>"
-    )
+    title = f"Expected interruptions in a {format_seconds(run_s)} run"
+    sub = f"per-GPU MTBF {format_seconds(gpu_mtbf_s)}; independent exponential failures"
     return {
         "data": data,
         "layout": base_layout(
             title,
+            sub,
             xaxis={"title": {"text": "GPUs (log)"}, "type": "log", "dtick": 1},
             yaxis={"title": {"text": "expected interruptions (log)"}, "type": "log", "dtick": 1},
         ),
@@ -98,15 +97,16 @@ def stragglers_figure(curve: StragglerCurve) -> dict:
             "hovertemplate": "%{x} ranks<br>P(step slow) %{y:.3f}<extra></extra>",
         },
     ]
-    title = (
-        f"Straggler slowdown vs GPU count<br><sup>per-rank step N(μ = {format_seconds(mu)}, "
-        f"σ = {format_seconds(curve.jitter_s)}, σ/μ = {curve.jitter_s / mu:.1%}); "
-        f"seed {curve.seed}</sup>"
+    title = "Straggler slowdown vs GPU count"
+    sub = (
+        f"per-rank step N(μ = {format_seconds(mu)}, σ = {format_seconds(curve.jitter_s)}, "
+        f"σ/μ = {curve.jitter_s / mu:.1%}); seed {curve.seed}"
     )
     return {
         "data": data,
         "layout": base_layout(
             title,
+            sub,
             xaxis={"title": {"text": "ranks in the synchronous step (log)"}, "type": "log"},
             yaxis={"title": {"text": "E[step] / μ"}},
             yaxis2={
@@ -137,9 +137,7 @@ def useful_devices_figure(devices: UsefulDevices) -> dict:
         }
     ]
     share = values[-1] / values[0]
-    title = (
-        f"GPUs doing useful work at the same instant<br><sup>{values[-1]:,.0f} of "
-        f"{values[0]:,.0f} ({share:.1%}) on average</sup>"
-    )
+    title = "GPUs doing useful work at the same instant"
+    sub = f"{values[-1]:,.0f} of {values[0]:,.0f} ({share:.1%}) on average"
     yaxis = {"title": {"text": "GPUs (average)"}, "rangemode": "tozero"}
-    return {"data": data, "layout": base_layout(title, showlegend=False, yaxis=yaxis)}
+    return {"data": data, "layout": base_layout(title, sub, showlegend=False, yaxis=yaxis)}
