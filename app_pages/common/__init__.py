@@ -196,8 +196,8 @@ def chart_config(image_format: str, name: str) -> dict:
     }
 
 
-# Main column px at 1440 × 900 and 1400 × 1000, for legend margins only (figures/legend_room.py)
-PAGE_PX, GAP_PX = 980, 16
+# Main column px at 1440 × 900 (and 1400 × 1000), presenting at 1280 × 720: legend margins only
+PAGE_PX, PRESENT_PX, GAP_PX = 980, 1120, 16  # (figures/legend_room.py)
 
 
 def chart(
@@ -216,9 +216,9 @@ def chart(
             fig = fig.to_dict()
             fig["layout"]["height"] = height
     if isinstance(fig, dict):
-        if not shown.presenter:  # presenting, figures.theme sizes the legends
-            width = PAGE_PX * share - GAP_PX * (share < 1)  # share: of the page's width
-            fig = with_legend_room(fig, int(width))  # Plotly draws it once, not twice
+        page_px = PRESENT_PX if shown.presenter else PAGE_PX
+        width = page_px * share - GAP_PX * (share < 1)  # share: of the page's width
+        fig = with_legend_room(fig, int(width))  # Plotly draws it once, not twice
         fig = ready(revised(fig))  # validated by the figure tests, not per rerun; revised: one draw
     # theme=None: the figures carry their own colours; Streamlit's theme layer only added browser
     # work on every redraw (measured ~20 ms per chart per slider move).
