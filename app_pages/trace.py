@@ -55,7 +55,8 @@ with rest:  # drawn first (the plan section writes into its slots), shown below 
     with st.expander("How this is computed", expanded=True):
         st.markdown(tt.trace_markdown(an, answered=answered))
         st.latex(tt.IDLE_LATEX)
-        how = st.empty()
+        how = st.empty()  # the plan's lines (the plan section); its formula does not change
+        st.latex(tt.RATES_LATEX)
     st.subheader("Self-check")
     common.self_check(**tt.self_check(an))
 with head:

@@ -164,6 +164,4 @@ def plan_section(an: tx.TraceAnalysis, which: str, fit: bool, demo: tuple, slots
         tt.takeaway(tl.step_s, measured, hidden_t, hidden_p, fitted, presenting),
         slot=slots.takeaway,
     )
-    with slots.how.container():
-        st.markdown(tt.plan_markdown(flops, bus, rates, steps))
-        st.latex(tt.RATES_LATEX)
+    slots.how.markdown(tt.plan_markdown(flops, bus, rates, steps))
