@@ -123,6 +123,10 @@ def test_useful_devices_figure_steps_down_from_allocated():
     bars = fig["data"][0]
     assert bars["y"] == pytest.approx([1000, 800, 640, 576])
     assert "576 of 1,000 (57.6%)" in _title(fig)
+    # level labels of at most 14 characters a line: rotated, the last one ran off the chart
+    assert fig["layout"]["xaxis"]["tickangle"] == 0
+    assert bars["x"][-1] == "after failures<br>+ checkpoints"
+    assert max(len(line) for x in bars["x"] for line in x.split("<br>")) <= 14
 
 
 def test_daly_marker_draws_over_the_optimum_star_and_monte_carlo_is_explained():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from core.data_parallel import StragglerCurve
@@ -128,7 +129,8 @@ def useful_devices_figure(devices: UsefulDevices) -> dict:
     data = [
         {
             "type": "bar",
-            "x": list(labels),
+            # wrapped, level: rotated, "after failures + checkpoints" ran past a half-width chart
+            "x": ["<br>".join(textwrap.wrap(label, 14)) for label in labels],
             "y": list(values),
             "marker": {"color": RELIABILITY_COLOURS["curve"]},
             "text": [f"{v:,.0f}" for v in values],
@@ -140,4 +142,8 @@ def useful_devices_figure(devices: UsefulDevices) -> dict:
     title = "GPUs doing useful work at the same instant"
     sub = f"{values[-1]:,.0f} of {values[0]:,.0f} ({share:.1%}) on average"
     yaxis = {"title": {"text": "GPUs (average)"}, "rangemode": "tozero"}
-    return {"data": data, "layout": base_layout(title, sub, showlegend=False, yaxis=yaxis)}
+    xaxis = {"tickangle": 0}
+    return {
+        "data": data,
+        "layout": base_layout(title, sub, showlegend=False, xaxis=xaxis, yaxis=yaxis),
+    }
