@@ -1,4 +1,9 @@
-"""Collectives: a real ring all-reduce you can watch, and why the ring scales."""
+"""Collectives: a real ring all-reduce you can watch, and why the ring scales.
+
+N, S, the link and the simulated elements feed every section down to the algorithms, so those
+sections are one `st.fragment` (issue 18): a move reruns them and writes the "How this is
+computed" lines into a slot in the page's tail; the title, takeaway and self-checks stay put
+(app_pages/common/sections.py)."""
 
 from __future__ import annotations
 
@@ -13,55 +18,66 @@ from figures.collectives import text as text
 from figures.collectives.text import SIZES
 
 LINKS = {name: name for name in LINK_PRESETS}
+
+
+@st.fragment(key="coll_main")
+def main_section(how) -> None:
+    common.sections.follow_page()  # args from a page run that finished
+    mem, bwu = common.settings().memory_units.value, common.settings().bandwidth_units.value
+    c1, c2, c3, c4 = cells(4)
+    n = common.slider("GPUs in the ring (N)", 2, 32, 8, key="n", where=c1)
+    size = float(common.select("Tensor size per GPU (S)", SIZES, "1e9", key="size", where=c2))
+    link_name = common.select("Link", LINKS, "NVLink 4", key="link", where=c3)
+    link, bw = LINK_PRESETS[link_name], LINK_PRESETS[link_name].bandwidth_bytes_per_s
+    summary = text.folded_summary(peek("elems", 8), peek("alpha", None), link.latency_s)
+    with c4, folded(summary, what="More"):
+        tip = "The simulator moves these real numbers; readouts scale them to the size S."
+        elems = common.slider("Elements per GPU (simulated)", 1, 256, 8, key="elems", help=tip)
+        alpha_label = "Latency α per step (µs; empty = the link's NCCL default)"
+        alpha_us = common.number(alpha_label, 0.0, 1000.0, None, key="alpha", step=1.0)
+    alpha = link.latency_s if alpha_us is None else alpha_us * 1e-6
+
+    note = st.empty()  # always here: an element that comes and goes remounts every chart below
+    if elems < n:  # a ring cuts each tensor into N chunks: at least one element each
+        note.caption(
+            f"Simulating {n} elements per GPU, one per chunk: a ring of {n} cuts each tensor "
+            f"into {n} chunks."
+        )
+        elems = n
+    ring = ring_section(n, elems, bw, alpha, link_name, size, mem, bwu)
+    st.caption(text.ring_caption(n, 2 * (n - 1)))
+    trace = shown(n, elems)
+    if trace.states is not None:
+        with st.expander("Check a sum by eye: the inputs and what every GPU ends with"):
+            table, cols = text.sum_by_eye(trace.states[0], trace.outputs[0])
+            st.dataframe(table)
+            if cols < elems:
+                st.caption(f"Elements 0 … {cols - 1} of {elems} shown.")
+    st.download_button(
+        "Download the step trace (CSV)",
+        lambda t=trace: t.to_frame().to_csv(index=False),
+        file_name=f"ring_allreduce_N{n}.csv",
+        mime="text/csv",
+        on_click="ignore",
+    )
+
+    st.subheader("Bytes per GPU stay flat as N grows; a central server's do not")
+    common.chart(bytes_scan(size, mem), key="bytes")
+    algorithms(n, size, bw, alpha, link_name, mem, bwu)
+    with how.container():
+        common.how_lines(text.how_computed(ring, trace.num_steps, bw, alpha, link_name, mem, bwu))
+
+
 common.start_page(
     "Collectives: the ring all-reduce", "How do N GPUs sum one tensor, and why does the ring scale?"
 )
 common.walk("collectives")
-mem, bwu = common.settings().memory_units.value, common.settings().bandwidth_units.value
-c1, c2, c3, c4 = cells(4)
-n = common.slider("GPUs in the ring (N)", 2, 32, 8, key="n", where=c1)
-size = float(common.select("Tensor size per GPU (S)", SIZES, "1e9", key="size", where=c2))
-link_name = common.select("Link", LINKS, "NVLink 4", key="link", where=c3)
-link, bw = LINK_PRESETS[link_name], LINK_PRESETS[link_name].bandwidth_bytes_per_s
-with (
-    c4,
-    folded(text.folded_summary(peek("elems", 8), peek("alpha", None), link.latency_s), what="More"),
-):
-    tip = "The simulator moves these real numbers; readouts scale them to the size S."
-    elems = common.slider("Elements per GPU (simulated)", 1, 256, 8, key="elems", help=tip)
-    alpha_label = "Latency α per step (µs; empty = the link's NCCL default)"
-    alpha_us = common.number(alpha_label, 0.0, 1000.0, None, key="alpha", step=1.0)
-alpha = link.latency_s if alpha_us is None else alpha_us * 1e-6
-
-note = st.empty()  # always here: an element that comes and goes remounts every chart below it
-if elems < n:  # a ring cuts each tensor into N chunks: at least one element each
-    note.caption(
-        f"Simulating {n} elements per GPU, one per chunk: a ring of {n} cuts each tensor "
-        f"into {n} chunks."
-    )
-    elems = n
-ring = ring_section(n, elems, bw, alpha, link_name, size, mem, bwu)
-st.caption(text.ring_caption(n, 2 * (n - 1)))
-trace = shown(n, elems)
-if trace.states is not None:
-    with st.expander("Check a sum by eye: the inputs and what every GPU ends with"):
-        table, cols = text.sum_by_eye(trace.states[0], trace.outputs[0])
-        st.dataframe(table)
-        if cols < elems:
-            st.caption(f"Elements 0 … {cols - 1} of {elems} shown.")
-st.download_button(
-    "Download the step trace (CSV)",
-    lambda t=trace: t.to_frame().to_csv(index=False),
-    file_name=f"ring_allreduce_N{n}.csv",
-    mime="text/csv",
-    on_click="ignore",
-)
-
-st.subheader("Bytes per GPU stay flat as N grows; a central server's do not")
-common.chart(bytes_scan(size, mem), key="bytes")
-algorithms(n, size, bw, alpha, link_name, mem, bwu)
-common.takeaway(text.takeaway(common.settings().presenter))
-how = text.how_computed(ring, trace.num_steps, bw, alpha, link_name, mem, bwu)
-common.how_computed(how, expander=True)
-common.self_checks(text.self_checks())
+body, tail = st.container(), st.container()
+with tail:
+    common.takeaway(text.takeaway(common.settings().presenter))
+    with st.expander("How this is computed", expanded=False):
+        how = st.empty()
+    common.self_checks(text.self_checks())
+with body:
+    main_section(how)
 common.show_url_notices()

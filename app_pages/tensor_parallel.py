@@ -22,7 +22,6 @@ MODELS = {name: name.split(" (")[0] for name in MODEL_PRESETS}
 NICS = common.same(SCALE_OUT_LINKS)
 GPN, MFU = data.GPN, data.MFU
 DEFAULT_LAYER = ("GPT-3 175B", 1, 2048, "H100 SXM", "InfiniBand NDR")
-_BLOCKS = {"markdown": st.markdown, "latex": st.latex, "caption": st.caption}
 
 
 @st.fragment(key="tp_split")
@@ -70,8 +69,7 @@ def split_section(how) -> None:
     proof = pr and (pr["fwd"], pr["bwd"])
     blocks = text.how_computed(proof, cm and cm["plan"], cm and cm["times"], MFU, units)
     with how.container():
-        for kind, line in blocks:
-            _BLOCKS[kind](line)
+        common.how_lines(blocks)
 
 
 @st.fragment(key="tp_sweep")

@@ -9,7 +9,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common.fold import cells, peek
-from app_pages.common.trace_view import Slots, analyse, demo_files, plan_section
+from app_pages.common.trace_view import analyse, demo_files, plan_section
 from core import traces as tx
 from figures import trace_plan as fp
 from figures import trace_text as tt
@@ -65,6 +65,6 @@ with head:
         which,
         fit,
         (demo_params, demo_bucket),
-        Slots(download=download, takeaway=lesson, how=how),
+        common.sections.Slots(download=download, takeaway=lesson, how=how),
     )
 common.show_url_notices()

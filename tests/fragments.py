@@ -30,7 +30,8 @@ defining submodule's name count the same calls); `from m import f` bindings insi
 are rebound to the counter too. Functions defined inside a page file itself are not counted: a
 section worth guarding lives in a module under app_pages/common/ (the planner's planner_view).
 Caches are shared by every test of the session: assert `== 0` for what must not run; for what must
-run, spy a function that is not cached, or move to a value no other test used. `tab.charts` lists
+run, spy a function that is not cached, or move to a value no other test used. `tab.texts` holds the
+bodies of the markdown, headings and alerts the last rerun sent; `tab.charts` lists
 the charts the last rerun sent in full (their keys; like the browser, a tab sends the hashes of the
 messages it holds, so an unchanged chart of 10 kB or more comes back as a reference, counted in
 `tab.refs`); `tab.url_bound` the URL keys of the `bind="query-params"` widgets it drew (the
@@ -153,6 +154,7 @@ class Tab:
         self.paths: dict[str, tuple[int, ...]] = {}
         self._chart_of: dict[str, str] = {}
         self.elements: list[str] = []
+        self.texts: list[str] = []  # the bodies of the markdown, headings and alerts the run sent
         self.exceptions: list[str] = []
         self.url_bound: set[str] = set()  # query_param_key of the bound widgets the run drew
         self.refs = 0  # elements the server sent as a reference to the browser's copy
@@ -184,6 +186,7 @@ class Tab:
         t0 = time.perf_counter()
         self.ws.send(msg.SerializeToString())
         self.charts, self.elements, self.exceptions, self.url_bound = [], [], [], set()
+        self.texts = []
         self.refs, self.runs = 0, self.runs + 1
         while True:
             fwd = ForwardMsg()
@@ -221,6 +224,8 @@ class Tab:
             self.specs[self.charts[-1]] = inner.spec
         elif kind == "exception":
             self.exceptions.append(inner.message)
+        elif kind in ("markdown", "heading", "alert"):
+            self.texts.append(inner.body)
         elif wid.startswith("$$ID-") and wid.count("-") >= 2:
             self.widgets[wid.split("-", 2)[2]] = (kind, fragment_id, inner)
             if getattr(inner, "query_param_key", ""):

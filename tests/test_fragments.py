@@ -37,17 +37,30 @@ def test_counts_resolve_re_exports_and_private_servers_count_named_targets(app):
     assert defined_in.startswith("figures.collectives") and calls[RING] == calls[defined_in]
 
 
-def test_a_page_slider_reruns_the_whole_page(app):
-    """The control: a slider outside every fragment reruns the page, so the spies do count."""
+def test_n_reruns_the_sections_it_feeds_not_the_page(app):
+    """N feeds the ring, its caption and the algorithms: one fragment (app_pages/collectives.py),
+    so the title, takeaway and self-checks are not re-sent."""
     tab = app.open("collectives")
-    assert tab.widgets["n"][1] == ""
+    assert tab.widgets["n"][1] and tab.widgets["n"][1] != tab.widgets["step"][1]
     with app.counting() as calls:
         tab.move("n", 4)
-    assert not tab.fragment_run
-    assert calls[PAGE] == 1 and calls[CAPTION] == 1
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE] == 0 and calls[CAPTION] == 1
+    assert calls["app_pages.common.lesson:self_check"] == 0
     assert calls[RING] >= 1  # once for the chart, plus the animation's own build on a cache miss
     assert "ring" in tab.charts and len(tab.charts) > 1
-    assert {"n", "step"} <= tab.url_bound
+    assert {"n", "step"} <= tab.url_bound  # the nested ring fragment's bound slider too
+
+
+def test_a_sidebar_setting_reruns_the_whole_page(app):
+    """The control: a widget outside every fragment reruns the page, so the spies do count."""
+    tab = app.open("collectives")
+    kind, where, proto = tab.widgets["mem"]
+    assert kind == "radio" and where == ""
+    with app.counting() as calls:
+        tab.move("mem", "GiB" if proto.default == 0 else "GB")  # options: GB, GiB
+    assert not tab.fragment_run and not tab.exceptions
+    assert calls[PAGE] == 1 and calls[CAPTION] == 1
 
 
 def test_a_selectbox_moves_by_shown_label_or_by_index(app):
@@ -57,7 +70,7 @@ def test_a_selectbox_moves_by_shown_label_or_by_index(app):
     assert kind == "selectbox" and len(proto.options) > 2
     before = tab.specs["ring"]
     tab.move("link", proto.options[-1] if proto.options[-1] != "NVLink 4" else proto.options[0])
-    assert not tab.exceptions and not tab.fragment_run
+    assert not tab.exceptions
     assert tab.specs["ring"] != before  # another link: other byte and time readouts in the ring
     tab.move("link", list(proto.options).index("NVLink 4"))  # back, by index
     assert not tab.exceptions and tab.specs["ring"] == before

@@ -365,10 +365,16 @@ def test_compare_toggle_reruns_only_the_drawn_layout_fragment(app):
     assert "cmp" in tab.url_bound
 
 
-def test_nodes_slider_reruns_the_page(app):
+def test_nodes_slider_reruns_the_search_section_not_the_page(app):
     tab = app.open("planner")
-    assert tab.widgets["nodes"][1] == ""  # outside every fragment: it feeds the search
+    assert tab.widgets["nodes"][1], "Nodes should sit in the search section's fragment"
     with app.counting() as calls:
         tab.move("nodes", 4)
-    assert not tab.fragment_run and calls["app_pages.common:start_page"] == 1
-    assert calls["figures.planner:table_rows"] == 1
+    assert tab.fragment_run and not tab.exceptions
+    assert calls["app_pages.common:start_page"] == 0  # title, sidebar: not re-sent
+    assert calls["app_pages.common.lesson:self_check"] == 0  # nor the self-checks
+    assert calls["figures.planner:calibration_rows"] == 0  # nor the calibration tables
+    assert calls["figures.planner:table_rows"] == 1  # the table follows the new cluster
+    assert "Every layout of 32 GPUs, fastest first" in tab.texts  # 4 nodes × 8 GPUs
+    # the takeaway, in the tail's slot, is rewritten from the fragment for the new search
+    assert sum(t.startswith("**Takeaway.**") for t in tab.texts) == 1

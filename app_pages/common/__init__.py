@@ -5,7 +5,6 @@ re-exported here, so pages use `common.slider`, `common.select`… as before.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -14,7 +13,15 @@ from typing import Any
 import streamlit as st
 
 from app_pages.common import sections
-from app_pages.common.lesson import HEADLINE, takeaway, takeaway_slot  # noqa: F401
+from app_pages.common.lesson import (  # noqa: F401  (re-exported: pages call common.<name>)
+    HEADLINE,
+    how_computed,
+    how_lines,
+    self_check,
+    self_checks,
+    takeaway,
+    takeaway_slot,
+)
 from app_pages.common.tables import (  # noqa: F401  (re-exported: pages call common.<name>)
     apply_row_click,
     clickable_rows,
@@ -247,49 +254,6 @@ def charts(*figs: tuple[Any, str]) -> None:
     with st.container(horizontal=True, gap="small"):
         for fig, key in figs:
             chart(fig, key=key, share=1 / len(figs))
-
-
-_BLOCKS = {"markdown": st.markdown, "latex": st.latex, "caption": st.caption, "info": st.info}
-
-
-def how_computed(blocks: Iterable[tuple[str, str]], *, expander: bool = False) -> None:
-    """The "How this is computed" section (a subheader, or a closed expander) from (kind, text)
-    blocks: kind is markdown, latex, caption or info. KaTeX stays apart from changing numbers."""
-    with st.expander("How this is computed", expanded=False) if expander else nullcontext():
-        if not expander:
-            st.subheader("How this is computed")
-        for kind, text in blocks:
-            _BLOCKS[kind](text)
-
-
-def self_check(
-    question: str,
-    answer: float,
-    *,
-    key: str,
-    rel_tol: float = 0.02,
-    explanation: str = "",
-    unit: str = "",
-) -> None:
-    """A numeric question; the learner's answer is checked within a relative tolerance."""
-    guess = number(question + (f" ({unit})" if unit else ""), None, None, None, key=key)
-    if guess is None:
-        return
-    if math.isclose(guess, answer, rel_tol=rel_tol, abs_tol=1e-12):
-        st.success(f"Correct: {answer:,.6g}{' ' + unit if unit else ''}. {explanation}")
-    else:
-        st.error(
-            f"Not quite: you said {guess:,.6g}; the answer is {answer:,.6g}"
-            f"{' ' + unit if unit else ''}. {explanation}"
-        )
-
-
-def self_checks(questions: Iterable[dict], *, heading: bool = True) -> None:
-    """The page's self-check section: each question holds `self_check`'s arguments."""
-    if heading:
-        st.subheader("Self-check")
-    for q in questions:
-        self_check(**q)
 
 
 def same(names: Any) -> dict[str, str]:

@@ -14,6 +14,7 @@ run that last drew it, so:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -74,3 +75,12 @@ def chart_slot(presenting: bool) -> Any:
     slide reads chart, then controls: tests/e2e/test_presenter_browser.py); else None (the
     caller draws in order, after the controls)."""
     return st.container() if presenting else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Slots:
+    """Where a section writes outside itself, refilled on each of its reruns (None: not used)."""
+
+    takeaway: Any = None  # common.takeaway_slot(): the page's lesson (the slide's headline)
+    how: Any = None  # an st.empty for the section's "How this is computed" lines
+    download: Any = None  # e.g. the trace plan's Chrome-trace download, beside the page's CSV

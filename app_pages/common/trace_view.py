@@ -7,10 +7,8 @@ the trace's chart and tables (app_pages/common/sections.py).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import streamlit as st
 
@@ -109,17 +107,10 @@ def plan_controls(which: str, fit: bool, demo_params: float, demo_bucket: str) -
     return v
 
 
-@dataclass(frozen=True, kw_only=True)
-class Slots:
-    """Where the plan section writes outside itself (filled on every rerun of the section)."""
-
-    download: Any  # the plan's Chrome-trace download, beside the analysis CSV
-    takeaway: Any  # common.takeaway_slot(): the page's lesson (the slide's headline presenting)
-    how: Any  # the plan's lines of "How this is computed"
-
-
 @st.fragment(key="trace_plan")
-def plan_section(an: tx.TraceAnalysis, which: str, fit: bool, demo: tuple, slots: Slots) -> None:
+def plan_section(
+    an: tx.TraceAnalysis, which: str, fit: bool, demo: tuple, slots: sections.Slots
+) -> None:
     """The plan's controls, the trace and plan timelines, the breakdown, the plan's numbers."""
     sections.follow_page()  # args from a page run that finished
     demo_params, demo_bucket = demo
