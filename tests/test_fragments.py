@@ -58,7 +58,7 @@ def test_a_sidebar_setting_reruns_the_whole_page(app):
     kind, where, proto = tab.widgets["mem"]
     assert kind == "radio" and where == ""
     with app.counting() as calls:
-        tab.move("mem", "GiB" if proto.default == 0 else "GB")  # options: GB, GiB
+        tab.move("mem", 1 - proto.default)  # GB ↔ GiB, by index
     assert not tab.fragment_run and not tab.exceptions
     assert calls[PAGE] == 1 and calls[CAPTION] == 1
 
