@@ -293,7 +293,8 @@ def app():
 
 def test_the_time_cursor_reruns_only_the_timeline_fragment(app):
     tab = app.open("pipeline")
-    assert tab.widgets["t"][1] and tab.widgets["p"][1] == ""  # t in a fragment, P outside
+    assert tab.widgets["t"][1] and tab.widgets["p"][1]  # both in fragments: t's inside P's
+    assert tab.widgets["t"][1] != tab.widgets["p"][1]
     with app.counting() as calls:
         tab.move("t", 3)
     assert tab.fragment_run and not tab.exceptions
@@ -305,13 +306,18 @@ def test_the_time_cursor_reruns_only_the_timeline_fragment(app):
     assert tab.fragment_run and calls[PAGE_RUN] == 0 and calls[SWEEP] == 0
 
 
-def test_p_reruns_the_whole_page(app):
-    """The control: P feeds every section, so it stays outside the fragments."""
+def test_p_reruns_the_sections_it_feeds_not_the_page(app):
+    """P feeds the Gantt, the drawing and the M-vs-memory chart: one fragment
+    (app_pages/pipeline.py), so the title, takeaway and self-checks are not re-sent."""
     tab = app.open("pipeline")
     with app.counting() as calls:
         tab.move("p", 5)
-    assert not tab.fragment_run and calls[PAGE_RUN] == 1 and calls[SWEEP] == 1
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE_RUN] == 0 and calls[SWEEP] == 1
     assert {"gantt0", "pp_draw", "m_and_memory"} <= set(tab.charts) and "t" in tab.url_bound
+    assert not any(t.startswith("**Takeaway.**") for t in tab.texts)  # static: not re-sent
+    # the How lines follow P: 1F1B at P=5, M=8 idles (P−1)/(M+P−1) = 4/12 of the step
+    assert any("| 12 s | 33.333% |" in t for t in tab.texts), tab.texts
 
 
 def test_a_self_check_answer_reruns_only_the_checks(app):
