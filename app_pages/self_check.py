@@ -27,20 +27,26 @@ def _clear_answers() -> None:
         st.session_state[k] = quiz.BLANK if k in ("split", "fix") else None
 
 
+@st.fragment(key="quiz_main")
+def main_section() -> None:
+    """The seed and its questions: a new set reruns this, not the lab and the notes below."""
+    common.sections.follow_page()  # args from a page run that finished
+    c = st.columns([2, 1.3, 2])
+    seed = common.slider(
+        "Question set (seed)", 1, MAX_SEED, 1, key="seed", where=c[0], help=qt.SEED_HELP
+    )
+    c[1].button("New questions", on_click=_next_set, icon="🎲", width="stretch")
+    c[2].caption(qt.RULES)
+    if st.session_state.get("_quiz_seed") not in (None, seed):  # a new set: drop the old answers
+        _clear_answers()
+    st.session_state["_quiz_seed"] = seed
+
+    quiz_section(seed, common.memory_units().value)
+
+
 common.start_page("Self-check", qt.QUESTION)
 st.markdown(qt.NO_STEPPERS, unsafe_allow_html=True)  # typed answers like 1.78: no ± buttons
-c = st.columns([2, 1.3, 2])
-seed = common.slider(
-    "Question set (seed)", 1, MAX_SEED, 1, key="seed", where=c[0], help=qt.SEED_HELP
-)
-c[1].button("New questions", on_click=_next_set, icon="🎲", width="stretch")
-c[2].caption(qt.RULES)
-if st.session_state.get("_quiz_seed") not in (None, seed):  # a new set: drop the old set's answers
-    _clear_answers()
-st.session_state["_quiz_seed"] = seed
-
-quiz_section(seed, common.memory_units().value)
-
+main_section()
 common.takeaway(qt.TAKEAWAY)
 st.subheader("The course lab")
 st.markdown(qt.LAB)

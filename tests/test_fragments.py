@@ -81,6 +81,8 @@ def test_a_selectbox_moves_by_shown_label_or_by_index(app):
 # it anew though nothing in it changed (docs/notes/plotly.md §3, "Moved").
 FIRST_SLIDERS = {
     "collectives": "n",
+    "training_step": "nodes",
+    "self_check": "seed",
     "data_parallel": "n",
     "tensor_parallel": "tp",
     "pipeline": "p",
@@ -104,3 +106,19 @@ def test_a_slider_move_leaves_every_chart_in_its_place(app, page, key):
     assert not tab.exceptions
     moved = {k: (before[k], p) for k, p in tab.paths.items() if k in before and before[k] != p}
     assert moved == {}, f"charts that moved on /{page} when {key} moved: {moved}"
+
+
+@pytest.mark.parametrize("page, key", sorted(FIRST_SLIDERS.items()))
+def test_a_first_slider_reruns_a_fragment_not_the_page(app, page, key):
+    """Issue 18: a slider reruns only the section it feeds, never the whole page; the title, the
+    sidebar and every section it does not feed stay as they are (not re-sent)."""
+    tab = app.open(page)
+    whole = len(tab.elements)
+    kind, fragment, proto = tab.widgets[key]
+    assert fragment, f"/{page}: the {key} slider sits outside every fragment"
+    now = (list(proto.value) or list(proto.default))[0]
+    with app.counting() as calls:
+        tab.move(key, now + proto.step if now + proto.step <= proto.max else now - proto.step)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls["app_pages.common:start_page"] == 0 and calls["app_pages.common:sidebar_settings"] == 0
+    assert len(tab.elements) < whole, f"/{page}: the move re-sent the whole page"

@@ -458,10 +458,24 @@ def test_layout_b_reruns_only_the_compare_fragment(app):
     )
     tab = app.open("memory", query_string="cmp=true")
     assert tab.widgets["b_dp"][1] and tab.widgets["cmp"][1], "B's controls sit in a fragment"
-    assert tab.widgets["dp"][1] == ""  # A's layout feeds every section: outside
+    main_id, b_id = tab.widgets["dp"][1], tab.widgets["b_dp"][1]
+    assert main_id and main_id != b_id  # A's layout feeds every section: the outer fragment
     with app.counting() as calls:
         tab.move("b_dp", 4)
     assert tab.fragment_run and not tab.exceptions
     assert calls[page] == 0 and calls[main] == 0 and calls[cmp] == 1
     assert tab.charts == ["cmp_bars"]  # the main chart is not re-sent
     assert "b_dp" in tab.url_bound  # still bound to ?b_dp= inside the fragment
+
+
+def test_layout_a_reruns_the_sections_it_feeds_not_the_page(app):
+    tab = app.open("memory")
+    with app.counting() as calls:
+        tab.move("dp", 16)
+    assert tab.fragment_run and not tab.exceptions
+    assert calls["app_pages.common:start_page"] == 0  # title, sidebar, walk: not re-sent
+    assert calls["figures.memory:sizing_questions"] == 0  # nor the sizing questions
+    assert calls["figures.memory:zero_stages_figure"] == 1  # the bars follow DP
+    assert "bars" in tab.charts and "dp" in tab.url_bound
+    # the takeaway, in the tail's slot, is rewritten from the fragment
+    assert sum(t.startswith("**Takeaway.**") for t in tab.texts) == 1
