@@ -168,7 +168,8 @@ class Session:
     url: str
     page: str
     want: str = ""  # the slider's user key; "" = the first slider inside a fragment, else the first
-    whole_page: bool = False  # True: the first main-area slider, as before fragments (a baseline)
+    whole_page: bool = False  # True: the first main-area slider rerunning the whole page (sent
+    # without its fragment's id, as before fragments: a baseline)
     ws: object = None
     slider_id: str = ""
     fragment_id: str = ""  # the fragment holding the slider: the browser reruns only that
@@ -188,7 +189,7 @@ class Session:
         if self.want:
             ok = key == self.want and not self.slider_id
         elif self.whole_page:
-            ok = not self.slider_id and not fragment_id
+            ok, fragment_id = not self.slider_id, ""
         else:  # the first slider inside a fragment, else the first slider
             ok = not self.slider_id or bool(fragment_id and not self.fragment_id)
         if not ok:
@@ -419,7 +420,8 @@ def main() -> None:
     ap.add_argument(
         "--whole-page",
         action="store_true",
-        help="move the first main-area slider outside any fragment (every rerun is a full run)",
+        help="move the first main-area slider and rerun the whole page each time (sent without "
+        "its fragment's id: the baseline from before fragments)",
     )
     ap.add_argument(
         "--url",
