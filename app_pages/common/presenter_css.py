@@ -50,8 +50,19 @@ _SMALL = ", ".join(
 # The slide: the page's head (title, question, takeaway: common.start_page keys it slide_head),
 # then its first chart, then the controls and the rest, by flex order on the main column (pages
 # with no such head, e.g. Home, keep their order). 4 rem on top clears Streamlit's header bar.
+# The first chart often sits inside containers: a section's `st.fragment` is a block of its own
+# (Streamlit 1.67 wraps it: stLayoutWrapper > stVerticalBlock), and a fragment may hold another
+# (the ring's inside the collectives controls'). So on the path down to the first chart, each
+# block's first child holding a chart goes first, for up to _DEPTH nested blocks; a chart that
+# belongs after the text, e.g. the quiz's scoreboard, sits in a container keyed slide_after.
 _TOP = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
 _CHART = 'div:has([data-testid="stPlotlyChart"])'
+_AFTER = ":has(> .st-key-slide_after)"  # a container keyed slide_after keeps its place
+_FIRST = f"{_CHART}:not({_AFTER}):not({_CHART}:not({_AFTER}) ~ div)"  # a block's first chart
+_DEPTH = 4
+_PATH = [f"{_TOP}:has(.st-key-slide_head) > {_FIRST}"]
+for _ in range(_DEPTH - 1):
+    _PATH.append(f'{_PATH[-1]} > [data-testid="stVerticalBlock"] > {_FIRST}')
 
 PRESENTER_CSS = f"""<style>
   {_MAIN} {{ font-size: {BODY_PX}px; }}
@@ -66,5 +77,5 @@ PRESENTER_CSS = f"""<style>
   {_MAIN} .katex {{ font-size: 1.25em; }}
   {_MAIN} [data-testid="stMainBlockContainer"] {{ padding-top: 4rem; }}
   {_TOP} > :is(.st-key-slide_head, div:has(> .st-key-slide_head)) {{ order: -2; }}
-  {_TOP}:has(.st-key-slide_head) > {_CHART}:not({_CHART} ~ div) {{ order: -1; }}
+  {", ".join(_PATH)} {{ order: -1; }}
 </style>"""

@@ -60,5 +60,5 @@ def quiz_section(seed: int, units: str) -> None:
         if ok is not None:
             log.setdefault(f"{seed}:{k}", ok)
     score = (sum(log.values()), len(log))
-    with board or st.container():
+    with board or st.container(key="slide_after"):  # presenting: not moved up (presenter_css)
         common.chart(scoreboard_figure(qs, verdicts, score, seed), key="score")
