@@ -59,8 +59,11 @@ def wait_healthy(proc, url: str, timeout_s: float, why) -> None:
 
 
 @contextmanager
-def running_app(log_path: Path | None = None, extra_args: tuple[str, ...] = ()) -> Iterator[str]:
-    """`streamlit run app.py` headless on 127.0.0.1; yields the base URL once healthy."""
+def running_app(
+    log_path: Path | None = None, extra_args: tuple[str, ...] = (), cwd: Path = ROOT
+) -> Iterator[str]:
+    """`streamlit run app.py` headless on 127.0.0.1; yields the base URL once healthy. `cwd`: the
+    checkout to serve (benchmarks.against serves another commit's worktree beside this one)."""
     port = free_port()
     log = open(log_path or os.devnull, "w")
     proc = subprocess.Popen(
@@ -82,7 +85,7 @@ def running_app(log_path: Path | None = None, extra_args: tuple[str, ...] = ()) 
             "none",
             *extra_args,
         ],
-        cwd=ROOT,
+        cwd=cwd,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
