@@ -170,8 +170,9 @@ class Tab:
             open_timeout=60,
             # no keepalive pings: websockets draws each ping's payload from the global `random`
             # (python-websockets/websockets src/websockets/sync/connection.py, `ping`), and a tab
-            # of the shared server lives for the whole session, so a ping during a Hypothesis test changed `random`'s state under it
-            # (HypothesisDeprecationWarning "Do not use the random module inside strategies")
+            # of the shared server lives for the whole session, so a ping during a Hypothesis
+            # test changed `random`'s state under it (HypothesisDeprecationWarning "Do not use
+            # the random module inside strategies")
             ping_interval=None,
         )
         self.rerun()

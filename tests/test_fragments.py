@@ -120,5 +120,6 @@ def test_a_first_slider_reruns_a_fragment_not_the_page(app, page, key):
     with app.counting() as calls:
         tab.move(key, now + proto.step if now + proto.step <= proto.max else now - proto.step)
     assert tab.fragment_run and not tab.exceptions
-    assert calls["app_pages.common:start_page"] == 0 and calls["app_pages.common:sidebar_settings"] == 0
+    assert calls["app_pages.common:start_page"] == 0  # the title did not rerun
+    assert calls["app_pages.common:sidebar_settings"] == 0  # nor the sidebar
     assert len(tab.elements) < whole, f"/{page}: the move re-sent the whole page"
