@@ -101,7 +101,7 @@ def main_section(slots: common.sections.Slots) -> None:
 
     st.subheader(pt.table_title(gpus))
     rule = common.select("Show", pt.RULES, "all", key="rule", where=st.container(width=320))
-    rows = fp.filter_rows(fp.table_rows(res), rule, ROWS, units)
+    rows = pv.table(run, rule, ROWS, units)
     columns, shown = pt.table_columns(units), fp.table_columns(rule)
     common.clickable_table("table", rows, (run, rule), columns, shown, height=320)
     st.caption(pt.table_caption(ROWS))

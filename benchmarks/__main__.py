@@ -199,6 +199,14 @@ def core_table(runs: list[dict]) -> list[str]:
     return rows
 
 
+def machine_gauge_ms() -> float:
+    """Median ms of a fixed pure-Python loop: this machine's speed varies about 2x by the hour
+    (2026-12-03: the scenarios page's first chart 94-96 ms in one hour, 155-170 ms in another),
+    so each run's table names the speed it was measured at. Lower is a faster hour."""
+    times = [_timed(lambda: sum(i * i for i in range(1_000_000))) for _ in range(5)]
+    return statistics.median(times) * 1000
+
+
 def _timed(fn) -> float:
     t0 = time.perf_counter()
     fn()
@@ -217,9 +225,10 @@ def main() -> None:
     args = ap.parse_args()
     say = (lambda line: None) if args.markdown else (lambda line: print(line, flush=True))
     cases = [c for c in PAGE_CASES if (ROOT / c[0]).exists() and args.match in c[0] + c[1]]
-    core_runs, page_runs = [], []
+    core_runs, page_runs, gauges = [], [], []
     for r in range(args.runs):
-        say(f"… whole run {r + 1} of {args.runs}")
+        gauges.append(machine_gauge_ms())
+        say(f"… whole run {r + 1} of {args.runs}: machine gauge {gauges[-1]:.0f} ms")
         if not args.pages_only:
             core_runs.append(run_core_once(args.match))
         if not args.core_only:
@@ -227,7 +236,9 @@ def main() -> None:
     load = os.getloadavg()
     out = [
         f"`python -m benchmarks {' '.join(sys.argv[1:])}`: {args.runs} whole run(s), "
-        f"{os.cpu_count()} cores, load average {load[0]:.1f} at the end; a cell is the p50 "
+        f"{os.cpu_count()} cores, load average {load[0]:.1f} at the end, machine gauge "
+        f"{_cell(gauges, None)} at each run's start (`machine_gauge_ms`: a fixed Python loop; "
+        "lower is a faster hour); a cell is the p50 "
         "(min–max over the runs); ✅ when every run is within the budget in brackets.",
         "",
     ]

@@ -10,42 +10,50 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.cache import cached
 from core.parallel import Layout
 from figures import planner as fp
 from figures.planner import text as pt
 from figures.planner.gantt import planner_gantt_figure
 from figures.planner.run import Run, answer_words, evaluate_run, search_run
 
-search = st.cache_resource(max_entries=16, show_spinner=False)(search_run)
-evaluate = st.cache_resource(max_entries=128, show_spinner=False)(evaluate_run)
+search = cached(16)(search_run)
+evaluate = cached(128)(evaluate_run)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@cached(64)
 def cluster_figure(run: Run, lay: Layout, colour: str) -> dict:
     return fp.cluster_figure(evaluate(run, lay).placement, colour_by=colour)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@cached(64)
 def layout_figure(run: Run, lay: Layout, units: str) -> dict:
     """Where the time and the memory go."""
     return fp.layout_figure(evaluate(run, lay), units)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@cached(32)
 def compare_figure(run: Run, lay: Layout, other: Layout, labels: tuple, units: str) -> dict:
     return fp.compare_figure(evaluate(run, lay), evaluate(run, other), labels, units)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@cached(16)
 def gantt(run: Run, lay: Layout) -> dict:
     # The simulated step: a ValueError (shown by the caller) past the simulator's P·M·v op limit.
     return planner_gantt_figure(evaluate(run, lay).pipeline())
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@cached(16)
 def why(run: Run, units: str) -> str:
     """Why the fastest layout, or the closest fit when nothing fits (not keyed on the drawn one)."""
     return answer_words(run, search(run), units)
+
+
+@cached(32)
+def table(run: Run, rule: str, limit: int, units: str) -> list[dict]:
+    """The search's rows the table shows: rebuilt from every ranked and rejected layout, they
+    cost ~20 ms a rerun (py-spy of the planner's nodes slider, 2026-12-03)."""
+    return fp.filter_rows(fp.table_rows(search(run)), rule, limit, units)
 
 
 exercise_markdown = st.cache_resource(show_spinner=False)(pt.exercise_markdown)

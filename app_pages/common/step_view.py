@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
+from app_pages.common.cache import cached
 from app_pages.common.glide import glide, next_token
 from app_pages.common.widgets import play_tick, playing
 from core.parallel import Layout
@@ -19,12 +20,12 @@ from figures.step import text as tx
 from figures.step.run import plan_run, step_search
 
 PLAY_EVERY_S = FRAME_MS / 1000
-search = st.cache_resource(max_entries=16, show_spinner=False)(step_search)  # shared, never mutated
-plan = st.cache_resource(max_entries=64, show_spinner=False)(plan_run)
+search = cached(16)(step_search)  # shared, never mutated
+plan = cached(64)(plan_run)
 
 
 # shared, never mutated: open_at copies what it changes
-@st.cache_resource(max_entries=32, show_spinner=False)
+@cached(32)
 def figure(run: Run, lay: Layout, units: str, present: bool) -> dict:
     return step_figure(plan(run, lay), 0, ByteSystem(units), present)
 

@@ -146,14 +146,17 @@ def cluster_figure(
     )
     y_units = math.ceil(shown / per_row) * (rows + gap + top)
     height = 100 + y_units * (width_px - 20) / across  # equal x and y scales (scaleanchor)
+    # Whole pixels and no layout width: st.plotly_chart(width="stretch") redraws a chart whose
+    # size differs from its container's (Streamlit 1.67 sets the measured width and a whole-pixel
+    # height, then reacts again), and that second draw was a full one: 57-85 ms per planner move
+    # (docs/notes/plotly.md §5). width_px only sizes the cells.
     return {
         "data": [trace],
         "layout": {
             "title": {"text": title, "subtitle": {"text": sub}},
             "shapes": shapes,
             "annotations": notes,
-            "height": max(200, min(1400, height)),
-            "width": width_px,
+            "height": round(max(200, min(1400, height))),
             "xaxis": {"visible": False, "range": [-0.5, across]},
             "yaxis": {"visible": False, "scaleanchor": "x"},
             "plot_bgcolor": COLOURS["paper"],
