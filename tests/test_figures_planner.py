@@ -239,3 +239,16 @@ def test_cluster_map_text_contrasts_with_each_cell():
     assert _ink("#000000") == "#ffffff" and _ink("#ffffff") == "#111111"
     assert _ink("#1f77b4") == "#ffffff"  # mid blue: L = 0.168 → white 4.8:1 beats black 4.4:1
     assert _ink("#EECA3B") == "#111111"  # yellow: L = 0.61
+
+
+@pytest.mark.parametrize("nodes", [1, 3, 9, 17, 64])
+def test_cluster_map_leaves_its_width_to_the_page_at_a_whole_pixel_height(nodes):
+    """Streamlit 1.67 redraws a chart at its container's width and a whole-pixel height: a
+    declared width or a fractional height made that second draw a full one (docs/notes/plotly.md
+    §5). At 9 nodes the equal-scale height works out at 272.17 px before rounding."""
+    c = make_cluster(num_nodes=nodes, gpus_per_node=8)
+    tr = Training(global_batch=nodes * 8 * 4)
+    ev = evaluate(preset("Llama-2 7B"), c, Layout(dp=nodes * 8), tr)
+    layout = cluster_figure(ev.placement)["layout"]
+    assert "width" not in layout
+    assert isinstance(layout["height"], int) and 200 <= layout["height"] <= 1400
