@@ -39,13 +39,15 @@ def measure_rerun_and_payload(page: str, params: dict, reruns: int) -> tuple[flo
     cannot run a fragment alone); total Plotly JSON bytes sent."""
     from streamlit.testing.v1 import AppTest
 
+    from tests.charts import charts
+
     at = AppTest.from_file(str(ROOT / page), default_timeout=120)
     for k, v in params.items():
         at.query_params[k] = v
     at.run()
     if at.exception:
         raise RuntimeError(f"{page} raised: {at.exception[0].value}")
-    payload = sum(len(c.proto.spec.encode()) for c in at.get("plotly_chart"))
+    payload = sum(len(c.spec.encode()) for c in charts(at))
     times = []
     for _ in range(reruns):
         t0 = time.perf_counter()

@@ -228,8 +228,9 @@ class Session:
                 kind == "ref_hash" or fwd.delta.WhichOneof("type") == "new_element"
             ):
                 el = fwd.delta.new_element
-                et = "plotly_chart" if kind == "ref_hash" else el.WhichOneof("type")
-                if et == "plotly_chart":
+                # a ref_hash is an unchanged element of 10 kB or more: in practice, a chart
+                et = "bidi_component" if kind == "ref_hash" else el.WhichOneof("type")
+                if et == "bidi_component":
                     self.charts += 1
                 elif et == "exception":
                     self.exceptions += 1

@@ -180,35 +180,28 @@ def presenter(fig: Any, *, base_font_px: int = 20, height_px: int | None = None)
     return spec
 
 
-def ready(spec: dict):
-    """A plain-dict spec that st.plotly_chart sends as it is: no go.Figure rebuilt on every rerun.
-
-    Given a dict, st.plotly_chart builds a validating go.Figure (10-40 ms per chart; the ring
-    animation's frames cost 38 ms) and embeds Plotly's default template (Streamlit's, full of
-    placeholder colours its theme layer would replace). Given a Figure, it only calls `to_dict()`
-    (streamlit/streamlit lib/streamlit/elements/plotly_chart.py →
-    plotly.tools.return_figure_from_figure_or_data). The
-    figure tests validate every builder's spec once instead.
-    """
+def ready(spec: dict) -> dict:
+    """The spec as the chart component sends it (app_pages/common/plot.py): the builder's dict
+    itself, never rebuilt into a validating go.Figure on a rerun (10-40 ms a chart; the ring
+    animation's frames 38 ms); the figure tests validate every builder's spec once instead. A
+    named template is expanded here, as plotly.js knows none by name."""
     layout = spec.get("layout", {})
-    if isinstance(
-        layout.get("template"), str
-    ):  # plotly.js knows no named templates: expand it here
+    if isinstance(layout.get("template"), str):
         spec = {**spec, "layout": {**layout, "template": _template(layout["template"])}}
-    return _ready_class()(spec)
+    return spec
 
 
 def revised(spec: dict) -> dict:
     """The spec with `layout.datarevision` set to a digest of its traces (unless it has one).
 
-    Why: Streamlit 1.67 draws each new chart twice (its PlotlyChart mounts with Plotly.react, then
-    an effect re-applies its colour pass to a fresh JSON copy and reacts again). Without a
-    datarevision Plotly.react treats every data array of a new identity as new data and redraws
-    the whole chart; with an unchanged one it compares the rest and skips the data ("datarevision":
-    https://plotly.com/javascript/reference/layout/#layout-datarevision). Measured on the
-    data-parallel page: the second draws 58/37/20 → 11/3.5/3.4 ms (docs/notes/plotly.md §2). A
-    digest of the data, not a counter: the same figure keeps the same spec, so an unchanged chart
-    is not redrawn, and any change to any trace changes it."""
+    Why: the chart component redraws a chart in place with Plotly.react, given arrays freshly
+    parsed from JSON. Without a datarevision Plotly treats every data array of a new identity as
+    new data and redraws every trace; with an unchanged one it compares the rest and leaves the
+    data as drawn ("datarevision": https://plotly.com/javascript/reference/layout/#layout-datarevision).
+    Measured when Streamlit's own chart reacted twice per change, on the data-parallel page: the
+    second draws 58/37/20 → 11/3.5/3.4 ms (docs/notes/plotly.md §2). A digest of the data, not a
+    counter: the same figure keeps the same spec, so an unchanged chart is not redrawn, and any
+    change to any trace changes it."""
     layout = spec.get("layout", {})
     if "datarevision" in layout:
         return spec
@@ -222,21 +215,6 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "tolist"):
         return value.tolist()
     raise TypeError(f"cannot digest a {type(value).__name__} in a figure's data")
-
-
-@functools.cache
-def _ready_class() -> type:
-    """The Figure subclass `ready` returns, defined once (plotly imported on first use)."""
-    import plotly.graph_objects as go
-
-    class ReadySpec(go.Figure):
-        def __init__(self, finished: dict):  # deliberately skips go.Figure's build and validation
-            object.__setattr__(self, "_finished", finished)
-
-        def to_dict(self) -> dict:
-            return self._finished
-
-    return ReadySpec
 
 
 @functools.lru_cache(maxsize=8)

@@ -58,6 +58,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.charts import chart_of
 from tests.e2e.harness import stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -208,7 +209,8 @@ class Tab:
                 self.query_string = fwd.page_info_changed.query_string
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 self._saw(fwd.delta.new_element, fwd.delta.fragment_id)
-                if fwd.delta.new_element.WhichOneof("type") == "plotly_chart":
+                new = fwd.delta.new_element
+                if new.WhichOneof("type") == "bidi_component" and chart_of(new.bidi_component):
                     self.paths[self.charts[-1]] = tuple(fwd.metadata.delta_path)
                     self._chart_of[fwd.hash] = self.charts[-1]
             elif kind == "script_finished":
@@ -225,9 +227,9 @@ class Tab:
         self.elements.append(kind)
         inner = getattr(el, kind)
         wid = getattr(inner, "id", "") if kind != "exception" else ""
-        if kind == "plotly_chart":
-            self.charts.append(wid.split("-", 2)[-1])
-            self.specs[self.charts[-1]] = inner.spec
+        if kind == "bidi_component" and (chart := chart_of(inner)):
+            self.charts.append(chart.key)
+            self.specs[chart.key] = chart.spec
         elif kind == "exception":
             self.exceptions.append(inner.message)
         elif kind in ("markdown", "heading", "alert"):

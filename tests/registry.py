@@ -3,6 +3,8 @@
 import ast
 from pathlib import Path
 
+from tests.charts import charts
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -37,7 +39,7 @@ def chart_specs(at) -> list[dict]:
     """The Plotly JSON of every chart an AppTest run drew, in page order."""
     import json
 
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return [json.loads(c.spec) for c in charts(at)]
 
 
 def assert_self_check(at, key: str, right: float, wrong: float) -> None:

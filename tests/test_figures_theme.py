@@ -51,7 +51,6 @@ def test_ready_spec_reaches_the_browser_unchanged_and_revalidates_to_the_same_fi
 
     import numpy as np
     import plotly.io as pio
-    from plotly.tools import return_figure_from_figure_or_data as streamlit_path
 
     from figures.theme import ready
 
@@ -62,9 +61,9 @@ def test_ready_spec_reaches_the_browser_unchanged_and_revalidates_to_the_same_fi
         ],
         "layout": {"title": {"text": "t"}, "xaxis": {"type": "log"}},
     }
-    sent = streamlit_path(ready(spec), validate_figure=True)  # what st.plotly_chart does with it
+    sent = ready(spec)  # what common.chart hands the chart component (app_pages/common/plot.py)
     assert sent is spec  # no copy, no rebuild, no template
-    wire = json.loads(pio.to_json(sent, validate=False))
+    wire = json.loads(pio.to_json(sent, validate=False))  # as plot.py serialises it
     assert "template" not in wire["layout"]
     assert wire["data"][0]["z"] == [[0, 1, 2], [3, 4, 5]]
     # the browser's figure, validated by plotly, is the builder's figure validated by plotly

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.charts import charts
 from tests.registry import ROOT, assert_self_check, run_page_file
 
 GIB = 2**30
@@ -34,7 +35,7 @@ def number(text: str) -> float:
 
 
 def titles(at: AppTest) -> list[str]:
-    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    return [json.loads(c.spec)["layout"]["title"]["text"] for c in charts(at)]
 
 
 def markdown(at: AppTest) -> str:
@@ -102,7 +103,7 @@ def test_equal_shards_match_finite_differences_of_the_same_batch():
     full, shards = finite_difference_grads(12, [4, 4, 4])
     assert np.max(np.abs(np.mean(shards, axis=0) - full)) < 1e-8  # the identity, independently
     # Chart 0 is the drawing of the batch cut into shards; chart 1 the gradient proof.
-    grad = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][0]["y"]
+    grad = json.loads(charts(at)[1].spec)["data"][0]["y"]
     assert np.allclose(
         grad, full[: len(grad)], atol=1e-7
     )  # the page's full-batch bars are this gradient
@@ -173,9 +174,9 @@ def test_nccl_default_names_what_ran_and_whether_overlap_helps():
     caption = "\n".join(c.value for c in at.caption)
     assert "Bucketing + overlap helps here" in caption and "Tree (double binary) / LL128" in caption
     timeline = next(
-        json.loads(c.proto.spec)["layout"]
-        for c in at.get("plotly_chart")
-        if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Bucket timeline")
+        json.loads(c.spec)["layout"]
+        for c in charts(at)
+        if json.loads(c.spec)["layout"]["title"]["text"].startswith("Bucket timeline")
     )
     assert "ran: Tree (double binary) / LL128" in timeline["title"]["subtitle"]["text"]
 
@@ -219,9 +220,9 @@ def test_straggler_deep_link_matches_the_reference_integral():
     at = run(mu="200", sigma="10")
     # docs/notes/collectives.md §5: E[max of 512 N(0,1)] = 3.04390 → 200 + 10 × 3.04390 = 230.44 ms.
     spec = next(
-        json.loads(c.proto.spec)
-        for c in at.get("plotly_chart")
-        if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Stragglers")
+        json.loads(c.spec)
+        for c in charts(at)
+        if json.loads(c.spec)["layout"]["title"]["text"].startswith("Stragglers")
     )
     assert spec["layout"]["title"]["text"] == "Stragglers · μ=200 ms · σ=10 ms"
     assert "230.44 ms expected" in spec["layout"]["title"]["subtitle"]["text"]

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages.common import SETTINGS_KEY, Settings
 from core.units import ByteSystem
+from tests.charts import charts
 from tests.registry import ROOT
 
 GB, GIB = 1e9, 2**30
@@ -41,7 +42,7 @@ def metrics(at: AppTest) -> dict[str, str]:
 
 
 def specs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return [json.loads(c.spec) for c in charts(at)]
 
 
 def trace(spec: dict, name: str) -> dict:
@@ -149,7 +150,7 @@ def test_tp_not_dividing_heads_names_the_rule():
     (err,) = at.error
     assert "TP=3 does not divide 32 attention heads" in err.value
     assert "use TP in {1, 2, 4, 8, 16, 32}" in err.value
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 def test_pp_not_dividing_layers_names_the_rule():

@@ -8,7 +8,6 @@ import math
 import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
-from plotly.tools import return_figure_from_figure_or_data as streamlit_path
 from streamlit.testing.v1 import AppTest
 
 from core.data_parallel import straggler_curve
@@ -24,6 +23,7 @@ from core.reliability import (
 )
 from figures import reliability as fr
 from figures.reliability import goodput_figure
+from tests.charts import specs as chart_specs
 from tests.registry import ROOT, plain_arrays
 
 PAGE = str(
@@ -44,7 +44,7 @@ def metric(at: AppTest, prefix: str):
 
 
 def charts(at: AppTest) -> dict[str, dict]:
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    specs = chart_specs(at)
     return {s["layout"]["title"]["text"].split("<br>")[0]: s for s in specs}
 
 
@@ -110,7 +110,7 @@ def test_zero_bandwidth_gets_a_sentence_not_an_internal_message():
     at = run(wbw="0")  # the widget's own minimum
     clean(at)
     assert not at.error and "a checkpoint never finishes" in at.warning[0].value
-    assert "must be" not in at.warning[0].value and not at.get("plotly_chart")
+    assert "must be" not in at.warning[0].value and not chart_specs(at)
 
 
 @pytest.mark.parametrize("wbw", ["0.0947", "0.1"])
@@ -150,7 +150,7 @@ def test_a_restart_longer_than_many_mtbfs_says_so():
     # no interval keeps 1% of the wall time useful, and the page says why in a sentence.
     at = run(gpus="32768", mtbf="1000", restart="60", tau="240")
     clean(at)
-    assert "fails faster than it can restart" in at.error[0].value and not charts(at)
+    assert "fails faster than it can restart" in at.error[0].value and not chart_specs(at)
 
 
 def test_invalid_url_values_fall_back_with_a_notice():
@@ -208,10 +208,8 @@ def test_goodput_figure_marks_the_chosen_interval_with_its_closed_form_goodput()
 
 
 def test_ready_figures_revalidate_to_what_plotlys_validating_path_sends():
-    # st.plotly_chart builds go.Figure(spec) (validating, template embedded) from a dict;
-    # common.chart
-    # passes figures.theme.ready(spec) to send the spec as it is. Validated again, both are the
-    # same.
+    # common.chart sends figures.theme.ready(spec) as it is (no go.Figure built on a rerun);
+    # validated by plotly afterwards, it is the figure plotly's validating path builds.
     from figures.theme import ready
 
     kw = dict(checkpoint_s=56.8, restart_s=600, mtbf_s=11_135)
@@ -228,12 +226,8 @@ def test_ready_figures_revalidate_to_what_plotlys_validating_path_sends():
         fr.useful_devices_figure(useful_devices(num_gpus=100, bubble_fraction=0.1, goodput=0.9)),
     ]
     for spec in specs:
-        validated = json.loads(
-            pio.to_json(streamlit_path(spec, validate_figure=True), validate=False)
-        )
-        fast = json.loads(
-            pio.to_json(streamlit_path(ready(spec), validate_figure=True), validate=False)
-        )
+        validated = json.loads(pio.to_json(go.Figure(spec), validate=False))
+        fast = json.loads(pio.to_json(ready(spec), validate=False))
         # no template of its own, as on every page (Plotly.js's defaults: centred titles);
         # the validating path embeds Plotly's default one, which ready() does not send
         assert "template" not in fast["layout"]

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages.common import SETTINGS_KEY, Settings
 from core.units import ByteSystem
+from tests.charts import charts
 from tests.registry import ROOT, assert_self_check, run_page_file
 
 MIB = 2**20
@@ -29,8 +30,8 @@ def metric(at: AppTest, prefix: str) -> str:
 
 def specs(at: AppTest) -> dict[str, dict]:
     return {
-        json.loads(c.proto.spec)["layout"]["title"]["text"]: json.loads(c.proto.spec)
-        for c in at.get("plotly_chart")
+        json.loads(c.spec)["layout"]["title"]["text"]: json.loads(c.spec)
+        for c in charts(at)
     }
 
 

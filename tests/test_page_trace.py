@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.traces import analyze, load_trace
+from tests.charts import charts
 from tests.registry import ROOT, chart_specs, run_page_file
 
 DEMO = sorted((ROOT / "data" / "traces").glob("ddp_gloo_rank*.json.gz"))
@@ -70,7 +71,7 @@ def test_deep_link_sets_the_plan_ranks():
 def test_no_upload_asks_for_files():
     at = run(demo="false")
     assert not at.error and "Upload one trace per rank" in at.info[0].value
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 def test_uploading_the_demo_files_gives_the_demo_view():
@@ -100,7 +101,7 @@ def test_broken_upload_shows_an_error_not_a_traceback(name, data, message):
         and name.split(".")[0] in at.error[0].value
         and message in at.error[0].value
     )
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 def test_hostile_names_stay_plain_text():

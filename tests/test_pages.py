@@ -5,6 +5,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.charts import charts
 from tests.registry import ROOT, registered_pages
 
 PAGES = [p for p, _ in registered_pages()]
@@ -37,7 +38,7 @@ def assert_clean(at: AppTest) -> None:
 
 
 def chart_specs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return [json.loads(c.spec) for c in charts(at)]
 
 
 def test_every_page_file_is_registered():

@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages.common import SETTINGS_KEY, Settings
 from figures.theme import OKABE_ITO, _is_grey
+from tests.charts import charts
 from tests.registry import ROOT
 
 
@@ -15,7 +16,7 @@ def _specs(present: bool) -> list[dict]:
     at.session_state[SETTINGS_KEY] = Settings(presenter=present)  # what the sidebar toggle sets
     at.run()
     assert not at.exception
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    return [json.loads(c.spec) for c in charts(at)]
 
 
 def test_presenter_enlarges_type_and_uses_the_safe_palette():
@@ -45,7 +46,7 @@ def _configs(image_format: str | None) -> list[dict]:
         at.session_state[SETTINGS_KEY] = Settings(image_format=image_format)  # the sidebar radio
     at.run()
     assert not at.exception
-    return [json.loads(c.proto.config) for c in at.get("plotly_chart")]
+    return [json.loads(c.config) for c in charts(at)]
 
 
 def test_chart_toolbar_saves_png_by_default_and_svg_when_chosen():
@@ -103,7 +104,7 @@ def _page_order(present: bool) -> list[str]:
 
     def walk(node):
         kind = getattr(node, "type", "")
-        if kind == "plotly_chart":
+        if kind == "bidi_component":
             yield "chart"
         elif kind == "success" and "Takeaway." in node.value:
             yield "takeaway"

@@ -3,6 +3,7 @@
 import pytest
 
 from core import units
+from tests.charts import charts
 
 
 def test_gib_vs_gb_differ_by_the_prefix_not_the_bytes():
@@ -53,7 +54,7 @@ def test_pages_speak_decimal_gb_at_the_defaults():
         at = run_app(f"app_pages/{page}.py", {})
         texts = [m.value for m in (*at.markdown, *at.caption, *at.success, *at.info)]
         texts += [f"{m.value} {m.proto.delta}" for m in at.metric]
-        texts += [c.proto.spec for c in at.get("plotly_chart")]
+        texts += [c.spec for c in charts(at)]
         shown[page] = "\n".join(texts)
         assert not re.findall(r"\d\s?(?:KiB|MiB|GiB|TiB)\b", shown[page]), page
     assert "1.75 GB" in shown["collectives"]

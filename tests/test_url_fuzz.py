@@ -24,6 +24,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from tests.charts import charts
 from tests.registry import ROOT, registered_pages
 
 RUNS_PER_PAGE = 100
@@ -123,45 +124,22 @@ def _shared() -> SimpleNamespace:
 
     components = BidiComponentManager()
     components.discover_and_register_components(start_file_watching=False)
-    return SimpleNamespace(components=components, scripts=app_test.ScriptCache(), figures={})
+    return SimpleNamespace(components=components, scripts=app_test.ScriptCache())
 
 
 @contextmanager
 def _fast_apptest():
     """Speed-ups for 1,000 fresh sessions that leave every result unchanged, undone on exit:
-
-    - installed-component discovery (~0.12 s per AppTest) and the page bytecode + magic AST pass
-      (~40 ms per run) depend only on the installed packages and the page file: done once;
-    - st.plotly_chart validates every figure on every run (~30% of a run): each distinct spec is
-      validated the first time exactly as Streamlit does (same error if invalid), then reused
-      (Streamlit only serialises the returned dict).
+    installed-component discovery (~0.12 s per AppTest) and the page bytecode + magic AST pass
+    (~40 ms per run) depend only on the installed packages and the page file: done once.
     """
-    import plotly.io
-    import plotly.tools
     import streamlit.testing.v1.app_test as app_test
 
-    shared, validate, script_cache = (
-        _shared(),
-        plotly.tools.return_figure_from_figure_or_data,
-        app_test.ScriptCache,
-    )
-
-    def validate_once(figure_or_data, validate_figure):
-        if not isinstance(figure_or_data, dict):
-            return validate(figure_or_data, validate_figure)
-        spec = plotly.io.to_json(figure_or_data, validate=False)
-        if spec not in shared.figures:
-            if len(shared.figures) > 256:
-                shared.figures.clear()
-            shared.figures[spec] = validate(figure_or_data, validate_figure)
-        return shared.figures[spec]
-
-    plotly.tools.return_figure_from_figure_or_data = validate_once
+    shared, script_cache = _shared(), app_test.ScriptCache
     app_test.ScriptCache = lambda: shared.scripts
     try:
         yield shared
     finally:
-        plotly.tools.return_figure_from_figure_or_data = validate
         app_test.ScriptCache = script_cache
 
 
@@ -366,7 +344,7 @@ def run_case(path: str, case: int) -> dict:
     return {
         "where": f"{path}?{urlencode(query, doseq=True)[:700]}",
         "exceptions": [f"{e.value}\n{''.join(e.stack_trace[-4:])}" for e in at.exception],
-        "explained": bool(at.get("plotly_chart") or at.error or at.warning or at.info),
+        "explained": bool(charts(at) or at.error or at.warning or at.info),
         "live": live_markup(at, query),
     }
 

@@ -22,6 +22,7 @@ from app_pages.common.lesson import (  # noqa: F401  (re-exported: pages call co
     takeaway,
     takeaway_slot,
 )
+from app_pages.common.plot import plot
 from app_pages.common.tables import (  # noqa: F401  (re-exported: pages call common.<name>)
     apply_row_click,
     clickable_rows,
@@ -207,11 +208,10 @@ def chart_config(image_format: str, name: str) -> dict:
 PAGE_PX, PRESENT_PX, GAP_PX = 980, 1120, 16  # (figures/legend_room.py)
 
 
-def chart(
-    fig: Any, *, key: str | None = None, height: int | None = None, share: float = 1.0
-) -> None:
+def chart(fig: Any, *, key: str, height: int | None = None, share: float = 1.0) -> None:
     """Draw a Plotly figure (dict or go.Figure) at `share` of the page's width; its toolbar
-    saves PNG or SVG (sidebar)."""
+    saves PNG or SVG (sidebar). `key` is the chart's identity: the next rerun's figure under the
+    same key is redrawn in place (common/plot.py)."""
     shown = settings()
     if shown.presenter:  # 1.25× the height, plus any room its legend needs (figures.theme)
         fig = presenter(fig, height_px=height)
@@ -227,10 +227,9 @@ def chart(
         width = page_px * share - GAP_PX * (share < 1)  # share: of the page's width
         fig = with_legend_room(fig, int(width))  # Plotly draws it once, not twice
         fig = ready(revised(fig))  # validated by the figure tests, not per rerun; revised: one draw
-    # theme=None: the figures carry their own colours; Streamlit's theme layer only added browser
-    # work on every redraw (measured ~20 ms per chart per slider move).
-    config = chart_config(shown.image_format, key or "chart")
-    st.plotly_chart(fig, width="stretch", key=key, config=config, theme=None)
+    # The figures carry their own colours (no Streamlit theme layer is involved).
+    spec = fig if isinstance(fig, dict) else fig.to_dict()
+    plot(spec, key=key, config=chart_config(shown.image_format, key))
 
 
 def metrics(

@@ -56,7 +56,7 @@ _SMALL = ", ".join(
 # block's first child holding a chart goes first, for up to _DEPTH nested blocks; a chart that
 # belongs after the text, e.g. the quiz's scoreboard, sits in a container keyed slide_after.
 _TOP = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
-_CHART = 'div:has([data-testid="stPlotlyChart"])'
+_CHART = 'div:has([data-testid="splitlabChart"])'
 _AFTER = ":has(> .st-key-slide_after)"  # a container keyed slide_after keeps its place
 _FIRST = f"{_CHART}:not({_AFTER}):not({_CHART}:not({_AFTER}) ~ div)"  # a block's first chart
 _DEPTH = 4

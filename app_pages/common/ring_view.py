@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 import streamlit as st
 
 from app_pages import common
-from app_pages.common.glide import glide, next_token
+from app_pages.common.glide import next_token
 from app_pages.common.widgets import play_tick, playing
 from core import collectives as coll
 from core.hardware import make_cluster
@@ -125,8 +125,6 @@ def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.Algorit
             right.caption(text.colour_key(n))
         for item in text.ring_metrics(ring, step, time_s=t, link_name=link_name, mem=mem, bwu=bwu):
             right.metric(**item)
-        with right:
-            glide(token)
         return ring
 
     return section()

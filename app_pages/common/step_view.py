@@ -9,7 +9,7 @@ import streamlit as st
 
 from app_pages import common
 from app_pages.common.cache import cached
-from app_pages.common.glide import glide, next_token
+from app_pages.common.glide import next_token
 from app_pages.common.widgets import play_tick, playing
 from core.parallel import Layout
 from core.stepplan import StepPlan
@@ -67,6 +67,5 @@ def drawing(run: Run, lay: Layout, units: ByteSystem) -> None:
         st.markdown("\n".join(tx.phase_lines(drawn, phase, units)))
         with st.expander("What one GPU of each stage holds in this phase"):
             st.markdown("\n".join(f"- {line}" for line in tx.holding_lines(drawn, phase, units)))
-        glide(token)  # last: its (empty when no move) element never shifts the words above
 
     section()

@@ -116,11 +116,11 @@ def wait_for_app_run(page, timeout_ms: int = 30_000) -> None:
 def wait_for_charts(page, timeout_ms: int = 30_000) -> int:
     """Wait until every Plotly chart on the page has drawn its SVG; return how many there are."""
     page.wait_for_function(
-        """() => { const c = [...document.querySelectorAll("[data-testid='stPlotlyChart']")];
+        """() => { const c = [...document.querySelectorAll("[data-testid='splitlabChart']")];
                    return c.length > 0 && c.every(e => e.querySelector('.main-svg')); }""",
         timeout=timeout_ms,
     )
-    return page.locator("[data-testid='stPlotlyChart']").count()
+    return page.locator("[data-testid='splitlabChart']").count()
 
 
 # Installed before a key press: records when the key went down and every later change inside a
@@ -144,7 +144,7 @@ LATENCY_PROBE = """() => {
   }
   const obs = new MutationObserver((muts) => {
     if (window.__t_key === null) return;
-    if (muts.some(m => m.target.closest && m.target.closest("[data-testid='stPlotlyChart']"))) {
+    if (muts.some(m => m.target.closest && m.target.closest("[data-testid='splitlabChart']"))) {
       window.__t_last = performance.now();
       if (window.__t_anim === null) window.__t_drawn = window.__t_last;
     }

@@ -27,7 +27,7 @@ NOT_A_CHART = {
 }
 
 FIRST_DRAWN = """() => {
-  const c = document.querySelector("[data-testid='stPlotlyChart']");
+  const c = document.querySelector("[data-testid='splitlabChart']");
   return c !== null && c.querySelector('.main-svg') !== null;
 }"""
 FIRST_CHART = """(sel) => {
@@ -56,7 +56,7 @@ def test_visible_share_can_fail():
 def check_above_the_fold(page, path: str) -> None:
     """The page (just loaded at VIEWPORT, nothing moved) shows its first chart above the fold.
     Run by tests/e2e/test_browser.py on the tab its other checks use (one load per page)."""
-    selector = NOT_A_CHART.get(path, "[data-testid='stPlotlyChart']")
+    selector = NOT_A_CHART.get(path, "[data-testid='splitlabChart']")
     if path not in NOT_A_CHART:  # the first chart has drawn (later ones may sit in tabs)
         page.wait_for_function(FIRST_DRAWN, timeout=60_000)
     else:  # the answer sits in an st.fragment, drawn after the page's own run
@@ -75,7 +75,7 @@ def check_above_the_fold(page, path: str) -> None:
 # A chart's title and subtitle are SVG text: wider than the chart, Plotly clips them at its edges
 # (the CP grid's one-line subtitle lost both ends at 1440×900 in half a row). Boxes and the
 # chart's own SVG box, from getBoundingClientRect; `clipped_titles` judges them.
-TITLE_BOXES = """() => [...document.querySelectorAll("[data-testid=stPlotlyChart]")].flatMap(c => {
+TITLE_BOXES = """() => [...document.querySelectorAll("[data-testid=splitlabChart]")].flatMap(c => {
   const svg = c.querySelector('.main-svg');
   if (!svg) return [];
   const s = svg.getBoundingClientRect();

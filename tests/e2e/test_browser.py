@@ -146,7 +146,7 @@ def test_presenter_mode_from_the_url(page, app_url):
     _open(page, app_url, first, "?present=true")
     wait_for_charts(page)
     title_px = page.evaluate("""() => parseFloat(getComputedStyle(document.querySelector(
-        "[data-testid='stPlotlyChart'] .gtitle")).fontSize)""")
+        "[data-testid='splitlabChart'] .gtitle")).fontSize)""")
     assert title_px >= 24
     h1_px = page.evaluate("""() => parseFloat(getComputedStyle(document.querySelector(
         "[data-testid='stMain'] h1")).fontSize)""")

@@ -15,7 +15,7 @@ def _download_second_chart(page, app_url, query: str):
     wait_for_charts(page)
     # The first *plotted* chart: the page opens with a drawing of the split (shapes and text), the
     # "who holds what" chart follows it.
-    chart = page.get_by_test_id("stPlotlyChart").nth(1)
+    chart = page.get_by_test_id("splitlabChart").nth(1)
     chart.hover()  # Plotly shows its toolbar on hover
     button = chart.locator(".modebar-btn[data-title^='Download plot']")
     with page.expect_download(timeout=30_000) as info:

@@ -18,7 +18,7 @@ def _ring_title(page, containing: str) -> str:
     others).
     """
     page.wait_for_function(
-        """(text) => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .gtitle")]
+        """(text) => [...document.querySelectorAll("[data-testid='splitlabChart'] .gtitle")]
                      .some(t => t.textContent.startsWith('ring N=') &&
                      t.textContent.includes(text))""",
         arg=containing,
@@ -26,7 +26,7 @@ def _ring_title(page, containing: str) -> str:
     )
     return next(
         t
-        for t in page.locator("[data-testid='stPlotlyChart'] .gtitle").all_text_contents()
+        for t in page.locator("[data-testid='splitlabChart'] .gtitle").all_text_contents()
         if t.startswith("ring N=")
     )
 
@@ -41,7 +41,7 @@ def _centre(page) -> str:
 
 
 def _landed(page) -> None:
-    """Wait until the ring's glide (app_pages/common/glide.py) has played to its last frame: the
+    """Wait until the ring's glide (app_pages/common/plot.js) has played to its last frame: the
     chart opens at the start of the move, and the counters follow the animation."""
     page.wait_for_function(
         """() => { const g = [...document.querySelectorAll('.js-plotly-plot')]
@@ -83,7 +83,8 @@ def test_arrow_keys_step_the_ring_and_the_url(page, app_url):
     _press(page, "Home")
     expect(page).not_to_have_url(re.compile(r"step=[1-9]"), timeout=15_000)  # 0 is the default
     assert _ring_title(page, "step 0 of 14") == "ring N=8 on NVLink 4 · step 0 of 14 · inputs"
-    assert all(u.startswith(app_url) or u.startswith("data:") for u in page.requests_seen)
+    # blob: the chart component's module, made in the page from the app's own message
+    assert all(u.startswith((app_url, "data:", f"blob:{app_url}")) for u in page.requests_seen)
 
 
 def test_deep_linked_step_and_algorithms_open_where_the_link_says(page, app_url):
@@ -94,7 +95,7 @@ def test_deep_linked_step_and_algorithms_open_where_the_link_says(page, app_url)
     assert "625 MB" in _centre(page)  # 5 × 1e9/8 B = 625 MB
     for side in ("A · Naive", "B · Halving-doubling"):
         expect(
-            page.locator("[data-testid='stPlotlyChart'] .annotation-text", has_text=side)
+            page.locator("[data-testid='splitlabChart'] .annotation-text", has_text=side)
         ).to_have_count(1)
 
 

@@ -21,7 +21,7 @@ def test_page_draws_walks_and_redraws(page, app_url, path, shot, charts):
     page.goto(f"{app_url}/{path}")
     wait_for_app_run(page)
     page.wait_for_function(  # the script streams: wait for every chart element, then their SVGs
-        f"document.querySelectorAll(\"[data-testid='stPlotlyChart']\").length >= {charts}",
+        f"document.querySelectorAll(\"[data-testid='splitlabChart']\").length >= {charts}",
         timeout=60_000,
     )
     assert wait_for_charts(page) == charts

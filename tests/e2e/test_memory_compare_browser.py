@@ -14,7 +14,7 @@ DEEP = "memory?cmp=true&b_dp=4&b_tp=2&b_zero=1"
 
 
 def _ticks(page) -> list[str]:
-    return page.locator("[data-testid='stPlotlyChart'] .xtick text").evaluate_all(
+    return page.locator("[data-testid='splitlabChart'] .xtick text").evaluate_all(
         "t => t.map(e => e.textContent)"
     )
 
@@ -47,4 +47,4 @@ def test_deep_link_draws_a_vs_b_and_b_controls_round_trip(page, app_url):
     wait_for_app_run(page)
     expect(page.get_by_role("heading", name="Layout A vs layout B")).to_have_count(0)
     # retried until the rerun has removed B's chart (a count taken mid-rerun can still see it)
-    expect(page.get_by_test_id("stPlotlyChart")).to_have_count(2, timeout=15_000)
+    expect(page.get_by_test_id("splitlabChart")).to_have_count(2, timeout=15_000)

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser
 
 # The first chart's traces as Plotly holds them in the page: name and per-bar opacity.
 READ = """() => {
-  const gd = document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')[0];
+  const gd = document.querySelectorAll('[data-testid="splitlabChart"] .js-plotly-plot')[0];
   return {
     title: gd.layout.title.text,
     opacity: gd.data.filter(t => t.name === 'Parameters').map(t => t.marker.opacity)[0],
@@ -37,7 +37,7 @@ def test_changing_the_zero_stage_changes_the_memory_figure(page, app_url):
     wait_for_app_run(page)
     expect(page).to_have_url(re.compile(r"zero=1"))
     page.wait_for_function(
-        "() => document.querySelector('[data-testid=\"stPlotlyChart\"] .js-plotly-plot')"
+        "() => document.querySelector('[data-testid=\"splitlabChart\"] .js-plotly-plot')"
         ".layout.title.text.endsWith('ZeRO-1 selected')",
         timeout=15_000,
     )

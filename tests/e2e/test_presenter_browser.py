@@ -32,7 +32,7 @@ KNOWN_OVERLAPS: dict[str, str] = {}
 SMALL_TEXT = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   const sel = 'p, li, td, th, label, summary, span, div, code';
-  const skip = '[data-testid="stPlotlyChart"], [data-testid="stDataFrame"], '
+  const skip = '[data-testid="splitlabChart"], [data-testid="stDataFrame"], '
     + '[data-testid="stTooltipContent"], [data-testid="stSidebar"], .katex, '
     + '[data-testid="stHeading"], [data-testid="stMetricValue"], [data-testid="stIconMaterial"], '
     + '[data-testid="stAlertContentSuccess"] [data-testid="stMarkdownContainer"] ~ *';
@@ -60,7 +60,7 @@ TAKEAWAYS = """() => [...document.querySelectorAll('[class*="st-key-takeaway"] p
 # showed ~315 px under a four-line takeaway or a three-row legend: a chart's title and a strip of
 # its plot, which this rejects.
 SLIDE_SHARE, SLIDE_CAP_PX = 0.6, 360.0
-CHART = '[data-testid="stPlotlyChart"]'
+CHART = '[data-testid="splitlabChart"]'
 
 
 def answer(path: str) -> str:
@@ -79,7 +79,7 @@ SLIDE = """(chart) => {
                        + '[data-testid="stNumberInput"]')};
 }"""
 
-CHART_BOXES = """() => [...document.querySelectorAll("[data-testid=stPlotlyChart]")].map(c => {
+CHART_BOXES = """() => [...document.querySelectorAll("[data-testid=splitlabChart]")].map(c => {
   const chart = c;
   const boxes = [];
   const add = (el, kind) => {

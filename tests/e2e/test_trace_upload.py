@@ -35,7 +35,7 @@ def test_upload_a_broken_file_then_the_demo_traces(page, app_url):
     wait_for_app_run(page)
     # the upload's rerun can start after the check above: wait for the three charts, then count
     page.wait_for_function(
-        "document.querySelectorAll(\"[data-testid='stPlotlyChart']\").length >= 3", timeout=60_000
+        "document.querySelectorAll(\"[data-testid='splitlabChart']\").length >= 3", timeout=60_000
     )
     assert wait_for_charts(page) == 3  # the trace, the plan, the breakdown
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)

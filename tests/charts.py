@@ -1,0 +1,35 @@
+"""The charts an AppTest run drew: common.chart mounts each as the `splitlab_chart` component
+(app_pages/common/plot.py), which AppTest shows as an unknown element holding the proto."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from app_pages.common.plot import NAME
+
+
+@dataclass(frozen=True, kw_only=True)
+class Chart:
+    key: str  # common.chart's key
+    spec: str  # the figure as sent: Plotly JSON
+    config: str  # Plotly's config (toolbar, export format) as sent: JSON
+
+
+def chart_of(proto) -> Chart | None:
+    """The chart a BidiComponent proto carries, or None for another component."""
+    if proto.component_name != NAME:
+        return None
+    data = json.loads(proto.json)
+    key = proto.id.split("-", 2)[-1]  # "$$ID-<hash>-<key>"
+    return Chart(key=key, spec=data["spec"], config=data["config"])
+
+
+def charts(at) -> list[Chart]:
+    """Every chart on the page, in page order."""
+    return [c for el in at.get("bidi_component") if (c := chart_of(el.proto))]
+
+
+def specs(at) -> list[dict]:
+    """Every chart's figure, parsed."""
+    return [json.loads(c.spec) for c in charts(at)]
