@@ -29,10 +29,7 @@ def metric(at: AppTest, prefix: str) -> str:
 
 
 def specs(at: AppTest) -> dict[str, dict]:
-    return {
-        json.loads(c.spec)["layout"]["title"]["text"]: json.loads(c.spec)
-        for c in charts(at)
-    }
+    return {json.loads(c.spec)["layout"]["title"]["text"]: json.loads(c.spec) for c in charts(at)}
 
 
 def table(at: AppTest) -> list[dict]:
