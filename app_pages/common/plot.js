@@ -19,11 +19,12 @@ async function plotly(lib) {
 
 export default function ({ data, parentElement }) {
   let gd = parentElement.querySelector(".splitlab-chart");
-  if (!gd) {
-    gd = document.createElement("div");
+  if (!gd) { // <div data-testid="splitlabChart"><div class="splitlab-chart js-plotly-plot">
+    const box = document.createElement("div");
+    box.setAttribute("data-testid", "splitlabChart");
+    gd = box.appendChild(document.createElement("div"));
     gd.className = "splitlab-chart";
-    gd.setAttribute("data-testid", "splitlabChart");
-    parentElement.appendChild(gd);
+    parentElement.appendChild(box);
   }
   if (wanted.get(gd) === data.spec) return undefined; // the same figure: nothing to draw
   wanted.set(gd, data.spec);

@@ -146,10 +146,9 @@ def cluster_figure(
     )
     y_units = math.ceil(shown / per_row) * (rows + gap + top)
     height = 100 + y_units * (width_px - 20) / across  # equal x and y scales (scaleanchor)
-    # Whole pixels and no layout width: st.plotly_chart(width="stretch") redraws a chart whose
-    # size differs from its container's (Streamlit 1.67 sets the measured width and a whole-pixel
-    # height, then reacts again), and that second draw was a full one: 57-85 ms per planner move
-    # (docs/notes/plotly.md §5). width_px only sizes the cells.
+    # No layout width: the chart fills its column whatever the window (a width would fix it).
+    # Whole pixels: Streamlit's own chart re-sized a fractional height with a second full draw,
+    # 57-85 ms per planner move (docs/notes/plotly.md §5). width_px only sizes the cells.
     return {
         "data": [trace],
         "layout": {

@@ -113,14 +113,19 @@ def wait_for_app_run(page, timeout_ms: int = 30_000) -> None:
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout_ms)
 
 
+# A chart (app_pages/common/plot.js); or, on commits before the chart component (5ebd3ca),
+# Streamlit's own: `python -m benchmarks.against <older commit>` times both with this harness.
+CHART = "[data-testid='splitlabChart'], [data-testid='stPlotlyChart']"
+
+
 def wait_for_charts(page, timeout_ms: int = 30_000) -> int:
     """Wait until every Plotly chart on the page has drawn its SVG; return how many there are."""
     page.wait_for_function(
-        """() => { const c = [...document.querySelectorAll("[data-testid='splitlabChart']")];
-                   return c.length > 0 && c.every(e => e.querySelector('.main-svg')); }""",
+        f"""() => {{ const c = [...document.querySelectorAll("{CHART}")];
+                   return c.length > 0 && c.every(e => e.querySelector('.main-svg')); }}""",
         timeout=timeout_ms,
     )
-    return page.locator("[data-testid='splitlabChart']").count()
+    return page.locator(CHART).count()
 
 
 # Installed before a key press: records when the key went down and every later change inside a
@@ -144,7 +149,7 @@ LATENCY_PROBE = """() => {
   }
   const obs = new MutationObserver((muts) => {
     if (window.__t_key === null) return;
-    if (muts.some(m => m.target.closest && m.target.closest("[data-testid='splitlabChart']"))) {
+    if (muts.some(m => m.target.closest && m.target.closest("%s"))) {
       window.__t_last = performance.now();
       if (window.__t_anim === null) window.__t_drawn = window.__t_last;
     }
@@ -156,7 +161,7 @@ LATENCY_PROBE = """() => {
   obs.observe(document.querySelector("[data-testid='stMain']") || document.body,
               {subtree: true, childList: true, characterData: true, attributes: true});
   window.__probe_obs = obs;
-}"""
+}""" % CHART
 
 
 def slider_to_chart_ms(page, thumb, key: str = "ArrowRight") -> tuple[float, float]:

@@ -12,11 +12,12 @@ pytestmark = pytest.mark.browser
 
 # Each chart's key (its element's st-key-<key> class), title, draws so far, and whether it is the
 # very <div> marked before the move.
-CHARTS = """() => [...document.querySelectorAll("[data-testid='splitlabChart']")].map(c => {
-  const host = c.closest('[class*=st-key-]'), g = c.querySelector('.js-plotly-plot') || c;
-  return {key: host.className.match(/st-key-([\\w-]+)/)[1], drawn: c.__drawn || 0,
-          marked: c.__mark === 'before', title: g.layout ? g.layout.title.text : ''};
-})"""
+PLOTS = "[data-testid='splitlabChart'] .js-plotly-plot"
+CHARTS = """() => [...document.querySelectorAll("%s")].map(g => {
+  const host = g.closest('[class*=st-key-]');
+  return {key: host.className.match(/st-key-([\\w-]+)/)[1], drawn: g.__drawn || 0,
+          marked: g.__mark === 'before', title: g.layout.title.text};
+})""" % PLOTS
 
 
 def test_a_slider_redraws_its_charts_in_place_once_and_no_other(page, app_url):
@@ -24,8 +25,8 @@ def test_a_slider_redraws_its_charts_in_place_once_and_no_other(page, app_url):
     wait_for_app_run(page)
     count = wait_for_charts(page)
     page.wait_for_timeout(300)
-    page.evaluate("""() => document.querySelectorAll("[data-testid='splitlabChart']")
-                           .forEach(c => { c.__mark = 'before'; })""")
+    page.evaluate(f"""() => document.querySelectorAll("{PLOTS}")
+                           .forEach(g => {{ g.__mark = 'before'; }})""")
     before = {c["key"]: c for c in page.evaluate(CHARTS)}
     assert len(before) == count >= 6
     assert before["dp_draw"]["title"].startswith("Data parallelism")
