@@ -210,6 +210,14 @@ def revised(spec: dict) -> dict:
     return {**spec, "layout": {**layout, "datarevision": digest}}
 
 
+def as_json(obj: dict) -> str:
+    """A spec or a config as the JSON the chart component sends; numpy arrays allowed. Plotly's
+    own encoder (orjson when installed, requirements.txt), without validation (see `ready`)."""
+    import plotly.io as pio
+
+    return pio.to_json(obj, validate=False)
+
+
 def _plain(value: Any) -> Any:
     """numpy arrays and scalars as JSON (the whole array: a repr elides the middle)."""
     if hasattr(value, "tolist"):

@@ -34,10 +34,11 @@ run, spy a function that is not cached, or move to a value no other test used. `
 bodies of the markdown, headings and alerts the last rerun sent; `tab.charts` lists
 the charts the last rerun sent in full (their keys; like the browser, a tab sends the hashes of the
 messages it holds, so an unchanged chart of 10 kB or more comes back as a reference, counted in
-`tab.refs`); `tab.url_bound` the URL keys of the `bind="query-params"` widgets it drew (the
-browser, not the server, writes those to the URL, so a bound widget inside a fragment must carry
-its key in the fragment's run); `tab.query_string` the URL after the server's own `st.query_params`
-writes. `spied_app("module:attr", ...)` starts a private server instead.
+`tab.refs`, its key in `tab.kept`); `tab.url_bound` the URL keys of the `bind="query-params"`
+widgets it drew (the browser, not the server, writes those to the URL, so a bound widget inside a
+fragment must carry its key in the fragment's run); `tab.query_string` the URL after the
+server's own `st.query_params` writes. `spied_app("module:attr", ...)` starts a private
+server instead.
 """
 
 from __future__ import annotations
@@ -149,11 +150,12 @@ class Tab:
         self.widgets: dict[str, tuple[str, str, object]] = {}  # key -> (type, fragment id, proto)
         self.states: dict[str, object] = {}  # widget id -> WidgetState last sent
         self.charts: list[str] = []
+        self.kept: list[str] = []  # charts the last run sent as a reference (unchanged)
         self.specs: dict[str, str] = {}  # chart key -> its Plotly JSON, as last sent in full
         # chart key -> where the last run put it (ForwardMsg delta_path; a chart whose path
         # changes is a new React node in the browser: drawn from scratch) and message hash -> key
         self.paths: dict[str, tuple[int, ...]] = {}
-        self._chart_of: dict[str, str] = {}
+        self._chart_of: dict[str, tuple[str, str]] = {}  # message hash -> (key, spec)
         self.elements: list[str] = []
         self.texts: list[str] = []  # the bodies of the markdown, headings and alerts the run sent
         self.exceptions: list[str] = []
@@ -193,6 +195,7 @@ class Tab:
         t0 = time.perf_counter()
         self.ws.send(msg.SerializeToString())
         self.charts, self.elements, self.exceptions, self.url_bound = [], [], [], set()
+        self.kept = []
         self.texts = []
         self.refs, self.runs = 0, self.runs + 1
         while True:
@@ -203,8 +206,10 @@ class Tab:
                 self.cached[fwd.hash] = self.runs
             if kind == "ref_hash":  # an unchanged element of 10 kB or more: not sent again
                 self.cached[fwd.ref_hash], self.refs = self.runs, self.refs + 1
-                if chart := self._chart_of.get(fwd.ref_hash):
-                    self.paths[chart] = tuple(fwd.metadata.delta_path)
+                if found := self._chart_of.get(fwd.ref_hash):  # the browser's copy is drawn
+                    key, self.specs[key] = found
+                    self.kept.append(key)
+                    self.paths[key] = tuple(fwd.metadata.delta_path)
             elif kind == "page_info_changed":
                 self.query_string = fwd.page_info_changed.query_string
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
@@ -212,7 +217,8 @@ class Tab:
                 new = fwd.delta.new_element
                 if new.WhichOneof("type") == "bidi_component" and chart_of(new.bidi_component):
                     self.paths[self.charts[-1]] = tuple(fwd.metadata.delta_path)
-                    self._chart_of[fwd.hash] = self.charts[-1]
+                    key = self.charts[-1]
+                    self._chart_of[fwd.hash] = (key, self.specs[key])
             elif kind == "script_finished":
                 name = ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
                 if name == "FINISHED_EARLY_FOR_RERUN":

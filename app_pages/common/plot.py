@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import plotly.io as pio
 import streamlit as st
+
+from figures.theme import as_json
 
 NAME = "splitlab_chart"  # tests find the charts by this component name (tests/charts.py)
 _JS = (Path(__file__).with_name("plot.js")).read_text(encoding="utf-8")
@@ -33,6 +34,5 @@ def plotly_lib() -> str:
 def plot(fig: dict, *, key: str, config: dict) -> None:
     """Draw `fig` (a plain-dict spec, numpy arrays allowed) under `key`. The key is the chart's
     identity: the same key on the next rerun redraws the same chart in place."""
-    spec = pio.to_json(fig, validate=False)  # orjson when installed (requirements.txt)
-    data = {"spec": spec, "config": pio.to_json(config, validate=False), "lib": plotly_lib()}
+    data = {"spec": as_json(fig), "config": as_json(config), "lib": plotly_lib()}
     _component()(key=key, data=data)

@@ -149,7 +149,7 @@ LATENCY_PROBE = """() => {
   }
   const obs = new MutationObserver((muts) => {
     if (window.__t_key === null) return;
-    if (muts.some(m => m.target.closest && m.target.closest("%s"))) {
+    if (muts.some(m => m.target.closest && m.target.closest("__CHART__"))) {
       window.__t_last = performance.now();
       if (window.__t_anim === null) window.__t_drawn = window.__t_last;
     }
@@ -161,7 +161,7 @@ LATENCY_PROBE = """() => {
   obs.observe(document.querySelector("[data-testid='stMain']") || document.body,
               {subtree: true, childList: true, characterData: true, attributes: true});
   window.__probe_obs = obs;
-}""" % CHART
+}""".replace("__CHART__", CHART)
 
 
 def slider_to_chart_ms(page, thumb, key: str = "ArrowRight") -> tuple[float, float]:

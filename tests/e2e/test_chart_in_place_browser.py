@@ -13,11 +13,11 @@ pytestmark = pytest.mark.browser
 # Each chart's key (its element's st-key-<key> class), title, draws so far, and whether it is the
 # very <div> marked before the move.
 PLOTS = "[data-testid='splitlabChart'] .js-plotly-plot"
-CHARTS = """() => [...document.querySelectorAll("%s")].map(g => {
+CHARTS = """() => [...document.querySelectorAll("__PLOTS__")].map(g => {
   const host = g.closest('[class*=st-key-]');
   return {key: host.className.match(/st-key-([\\w-]+)/)[1], drawn: g.__drawn || 0,
           marked: g.__mark === 'before', title: g.layout.title.text};
-})""" % PLOTS
+})""".replace("__PLOTS__", PLOTS)
 
 
 def test_a_slider_redraws_its_charts_in_place_once_and_no_other(page, app_url):
