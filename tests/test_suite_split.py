@@ -33,8 +33,8 @@ def test_live_server_tests_share_one_unit_of_work_and_other_modules_one_each():
 def test_two_workers_really_keep_the_live_server_tests_on_one():
     # Two cheap tests of tests/e2e and five of two other modules, run by real xdist workers: the
     # e2e ones must report from the same worker (plain load scheduling deals adjacent tests to
-    # alternate workers). (xdist_group marks, the documented way,
-    # silently grouped nothing under pytest 9: this is the check that would have caught it.)
+    # alternate workers). xdist_group marks, the documented way, silently grouped nothing under
+    # pytest 9: this is the check that would have caught it.
     targets = [
         "tests/e2e/test_dockerfile.py",
         "tests/test_citations.py",
