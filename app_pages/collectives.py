@@ -48,11 +48,14 @@ def main_section(how) -> None:
     st.caption(text.ring_caption(n, 2 * (n - 1)))
     trace = shown(n, elems)
     if trace.states is not None:
-        with st.expander("Check a sum by eye: the inputs and what every GPU ends with"):
+        # lazy (on_change="rerun"): a closed expander costs no grid on a move (issue 18)
+        label = "Check a sum by eye: the inputs and what every GPU ends with"
+        sums = st.expander(label, key="sum_eye", on_change="rerun")
+        if sums.open:
             table, cols = text.sum_by_eye(trace.states[0], trace.outputs[0])
-            st.dataframe(table)
+            sums.dataframe(table)
             if cols < elems:
-                st.caption(f"Elements 0 … {cols - 1} of {elems} shown.")
+                sums.caption(f"Elements 0 … {cols - 1} of {elems} shown.")
     st.download_button(
         "Download the step trace (CSV)",
         lambda t=trace: t.to_frame().to_csv(index=False),

@@ -255,14 +255,29 @@ def test_two_tier_adds_the_nic_columns():
     assert table.loc["all-reduce (ring)", "through the NICs per GPU"] == "125 MB"
 
 
+def opened(at: AppTest) -> AppTest:
+    """Open the lazy "Check a sum by eye" expander (its grid is built only when open)."""
+    at.session_state["sum_eye"] = True
+    return at.run()
+
+
+def test_sum_by_eye_is_built_only_when_opened():
+    at = run()
+    assert not at.dataframe  # closed: no grid sent on a move (issue 18)
+    frame = opened(at).dataframe[0].value  # N = 8 GPUs, 8 elements each: all fit
+    assert list(frame.index) == [f"GPU {r}" for r in range(8)] + ["sum (every GPU)"]
+    assert list(frame.columns) == [f"element {i}" for i in range(8)]
+    assert (frame.iloc[:8].sum() == frame.iloc[8]).all()  # the sum row is the column sums
+
+
 def test_sum_by_eye_at_16_gpus_is_twelve_columns_wide():
-    at = run(n="16")  # 8 elements asked, 16 simulated (one per chunk)
+    at = opened(run(n="16"))  # 8 elements asked, 16 simulated (one per chunk)
     frame = at.dataframe[0].value
     assert list(frame.columns) == [f"element {i}" for i in range(12)]
     assert len(frame) == 17 and frame.index[-1] == "sum (every GPU)"
     assert any("Elements 0 … 11 of 16 shown" in c.value for c in at.caption)
     assert (frame.iloc[:16].sum() == frame.iloc[16]).all()  # the sum row is the column sums
-    at = run(n="4", elems="6")  # 5 columns fit: the GPUs and the sum, one row per element
+    at = opened(run(n="4", elems="6"))  # 5 columns fit: the GPUs and the sum, one per element
     frame = at.dataframe[0].value
     assert list(frame.columns) == ["GPU 0", "GPU 1", "GPU 2", "GPU 3", "sum (every GPU)"]
     assert len(frame) == 6

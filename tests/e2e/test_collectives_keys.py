@@ -117,3 +117,17 @@ def test_arrow_on_a_focused_slider_moves_that_slider_only(page, app_url):
         page.get_by_test_id("stSlider").filter(has_text="Step (0 = inputs)").get_by_role("slider")
     ).to_have_attribute("aria-valuetext", "0")
     assert "step 0 of 16" in _ring_title(page, "ring N=9")
+
+
+def test_sum_by_eye_builds_its_grid_when_opened(page, app_url):
+    """The expander is lazy (issue 18: a closed grid cost every move ~50 ms in the browser):
+    closed, no grid is on the page; a click reruns the ring fragment and the grid appears, with
+    the sum row."""
+    page.goto(f"{app_url}/collectives")
+    wait_for_app_run(page)
+    wait_for_charts(page)
+    assert page.get_by_test_id("stDataFrame").count() == 0
+    page.get_by_text("Check a sum by eye").click()
+    grid = page.get_by_test_id("stDataFrame")
+    expect(grid).to_have_count(1, timeout=15_000)
+    expect(grid).to_be_visible()
