@@ -5,6 +5,7 @@ re-exported here, so pages use `common.slider`, `common.select`… as before.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from app_pages.common.lesson import (  # noqa: F401  (re-exported: pages call co
     takeaway,
     takeaway_slot,
 )
-from app_pages.common.plot import plot
+from app_pages.common.plot import drawn_json, plot
 from app_pages.common.tables import (  # noqa: F401  (re-exported: pages call common.<name>)
     apply_row_click,
     clickable_rows,
@@ -32,6 +33,7 @@ from app_pages.common.tables import (  # noqa: F401  (re-exported: pages call co
     dataframe,
     download,
     show_row_click_note,
+    table,
 )
 from app_pages.common.widgets import NOTICES, number, select, slider, stepper, toggle, url_int  # noqa: F401
 from core.units import ByteSystem
@@ -213,7 +215,14 @@ def chart(fig: Any, *, key: str, height: int | None = None, share: float = 1.0) 
     saves PNG or SVG (sidebar). `key` is the chart's identity: the next rerun's figure under the
     same key is redrawn in place (common/plot.py)."""
     shown = settings()
-    if shown.presenter:  # 1.25× the height, plus any room its legend needs (figures.theme)
+    build = functools.partial(_as_drawn, presenting=shown.presenter, height=height, share=share)
+    spec = drawn_json(fig, (key, shown.presenter, height, share), build)
+    plot(spec, key=key, config=chart_config(shown.image_format, key))
+
+
+def _as_drawn(fig: Any, *, presenting: bool, height: int | None, share: float) -> dict:
+    """The spec `chart` sends: presenter size, height, legend room and datarevision."""
+    if presenting:  # 1.25× the height, plus any room its legend needs (figures.theme)
         fig = presenter(fig, height_px=height)
         height = fig["layout"]["height"]
     if height is not None:  # never mutate the caller's (possibly cached) figure
@@ -223,13 +232,12 @@ def chart(fig: Any, *, key: str, height: int | None = None, share: float = 1.0) 
             fig = fig.to_dict()
             fig["layout"]["height"] = height
     if isinstance(fig, dict):
-        page_px = PRESENT_PX if shown.presenter else PAGE_PX
+        page_px = PRESENT_PX if presenting else PAGE_PX
         width = page_px * share - GAP_PX * (share < 1)  # share: of the page's width
         fig = with_legend_room(fig, int(width))  # Plotly draws it once, not twice
         fig = ready(revised(fig))  # validated by the figure tests, not per rerun; revised: one draw
     # The figures carry their own colours (no Streamlit theme layer is involved).
-    spec = fig if isinstance(fig, dict) else fig.to_dict()
-    plot(spec, key=key, config=chart_config(shown.image_format, key))
+    return fig if isinstance(fig, dict) else fig.to_dict()
 
 
 def metrics(

@@ -6,6 +6,7 @@ app_pages/collectives.py so the page stays within its line budget.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict
 
 import streamlit as st
@@ -17,18 +18,18 @@ from core.hardware import make_cluster
 from figures.collectives import all_to_all as a2a
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@functools.lru_cache(maxsize=32)  # lru_cache, not Streamlit's: common/ring_view.py says why
 def simulated(n: int) -> coll.AllToAllResult:
     """One all-to-all of N × N labelled blocks, moved by the core's pairwise schedule."""
     return coll.all_to_all(a2a.example_blocks(n))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@functools.lru_cache(maxsize=64)
 def drawing(n: int, step: int, height: int) -> dict:
     return a2a.transpose_figure(simulated(n), step, height=height)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@functools.lru_cache(maxsize=32)
 def cost_rows(n, size, bw, alpha, tiers: TwoTier | None, mem: str) -> list[dict]:
     cluster = make_cluster(**asdict(tiers)) if tiers else None
     return a2a.cost_table(a2a.costs(n, size, bw, alpha, cluster), mem)
@@ -60,7 +61,7 @@ def section(n, size, bw, alpha, tiers: TwoTier | None, mem: str) -> None:
         "the arrays the simulator delivered."
     )
     blocks(n)
-    st.table(cost_rows(n, size, bw, alpha, tiers, mem))
+    common.table(cost_rows(n, size, bw, alpha, tiers, mem))
     st.caption(
         "Same per-GPU buffer S on this page's link; busbw = algbw × factor (nccl-tests). Two-tier "
         "(toggle above): all-to-all runs its NVLink and NIC legs at once; all-reduce is the "

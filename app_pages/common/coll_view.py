@@ -6,6 +6,7 @@ fragment guard tests (tests/test_page_collectives.py).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict
 
 import streamlit as st
@@ -23,13 +24,13 @@ NETWORKS = common.same(SCALE_OUT_LINKS)
 ALGS = {name: a.label for name, a in coll.ALGORITHMS.items()}
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@functools.lru_cache(maxsize=16)  # lru_cache, not Streamlit's: common/ring_view.py says why
 def bytes_scan(size, units):
     counts = tuple(2**k for k in range(1, 11))
     return figs.bytes_per_rank_figure(coll.scan_bytes_per_rank(counts, size), byte_system=units)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@functools.lru_cache(maxsize=32)
 def comparison(n, size, bw, alpha, tiers: TwoTier | None, units, bw_units, link_name):
     cluster = make_cluster(**asdict(tiers)) if tiers else None
     kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha)
@@ -74,7 +75,7 @@ def algorithms(n, size, bw, alpha, link_name, mem, bwu) -> None:
         common.chart(versus.versus_figure(*runs, byte_system=mem), key="versus")
         if all(runs):
             table = versus.versus_table(*runs, byte_system=mem)
-            st.table(table)
+            common.table(table)
             names = f"{runs[0].algorithm}_vs_{runs[1].algorithm}"
             common.csv_button(table, f"allreduce_{names}_N{n}.csv")
             st.info(versus.versus_takeaway(*runs, byte_system=mem), icon="⚖️")

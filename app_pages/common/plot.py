@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -31,8 +35,36 @@ def plotly_lib() -> str:
     return found[0].relative_to(static).as_posix()
 
 
-def plot(fig: dict, *, key: str, config: dict) -> None:
-    """Draw `fig` (a plain-dict spec, numpy arrays allowed) under `key`. The key is the chart's
-    identity: the same key on the next rerun redraws the same chart in place."""
-    data = {"spec": as_json(fig), "config": as_json(config), "lib": plotly_lib()}
+# The JSON of a figure object as drawn, per variant (chart key, presenter, height, width): a
+# figure from a process-wide cache (app_pages/common/ring_view.py) is the same object on every
+# rerun, so its legend room, datarevision digest and JSON (~10% of an N move's script thread on
+# /collectives, py-spy, 2026-12-07, docs/load.md) are computed once. An entry holds its figure,
+# so no other object can take that id while the entry lives; figures are never mutated after
+# they are built.
+_DRAWN: OrderedDict[tuple, tuple[Any, str]] = OrderedDict()
+_DRAWN_LOCK = threading.Lock()  # script threads of many sessions share it
+DRAWN_ENTRIES = 128
+
+
+def drawn_json(fig: Any, variant: tuple, build: Callable[[Any], dict]) -> str:
+    """`build(fig)` as the JSON the chart sends, remembered per (figure object, variant)."""
+    key = (id(fig), variant)
+    with _DRAWN_LOCK:
+        hit = _DRAWN.get(key)
+        if hit is not None and hit[0] is fig:
+            _DRAWN.move_to_end(key)
+            return hit[1]
+    text = as_json(build(fig))
+    with _DRAWN_LOCK:
+        _DRAWN[key] = (fig, text)
+        while len(_DRAWN) > DRAWN_ENTRIES:
+            _DRAWN.popitem(last=False)
+    return text
+
+
+def plot(fig: dict | str, *, key: str, config: dict) -> None:
+    """Draw `fig` (a plain-dict spec, numpy arrays allowed, or its JSON) under `key`. The key is
+    the chart's identity: the same key on the next rerun redraws the same chart in place."""
+    spec = fig if isinstance(fig, str) else as_json(fig)
+    data = {"spec": spec, "config": as_json(config), "lib": plotly_lib()}
     _component()(key=key, data=data)

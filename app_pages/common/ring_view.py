@@ -5,6 +5,7 @@ from app_pages/collectives.py so the page stays within its line budget.
 
 from __future__ import annotations
 
+import functools
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 
@@ -30,7 +31,13 @@ class TwoTier:
     nics_per_node: int
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+# functools.lru_cache, not st.cache_data / st.cache_resource, for this page's pure builders: a
+# Streamlit cache hashes every argument with its own hasher on every call (and a cache_data hit
+# unpickles a copy, ~5 ms for a figure); on an N move that was ~10% of the script thread (py-spy
+# against `python -m benchmarks.load`, 2026-12-07, docs/load.md). Every argument here is
+# hashable (numbers, strings, the frozen TwoTier) and no caller mutates a result
+# (common.chart copies before it changes a figure; figures.open_at_step copies what it changes).
+@functools.lru_cache(maxsize=64)
 def run(name, n, size, bw, alpha, tiers: TwoTier | None = None):
     """One algorithm on N × timing_elements(N) small integers: every chunk split evenly, so the
     bytes and times scale exactly to S. Hierarchical: the cluster's node size, else 8 per node."""
@@ -40,16 +47,13 @@ def run(name, n, size, bw, alpha, tiers: TwoTier | None = None):
     return coll.run_algorithm(name, inputs, message_bytes=size, cluster=cluster, **kw)
 
 
-# cache_resource, not cache_data: a cache_data hit unpickles a copy (~5 ms each, several per step:
-# perf on the board, 11:13); these values are never mutated (open_at_step copies what it changes,
-# figures.theme.presenter deep-copies).
-@st.cache_resource(max_entries=64, show_spinner=False)
+@functools.lru_cache(maxsize=64)
 def shown(n, elems):
     """The ring drawn and checked by eye: the learner's few elements per GPU."""
     return coll.ring_all_reduce(coll.example_inputs(n, elems))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@functools.lru_cache(maxsize=64)
 def animation(n, elems, bw, alpha, link_name, size, units, height, zoom=None, compact=False):
     kw = dict(bandwidth_bytes_per_s=bw, latency_s=alpha, link_name=link_name, message_bytes=size)
     timing = run("ring", n, size, bw, alpha).trace
