@@ -42,11 +42,21 @@ MAIN = 0  # delta_path[0]: 0 = main area, 1 = sidebar
 
 
 def free_port() -> int:
-    import socket
+    return free_ports(1)[0]
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+
+def free_ports(count: int) -> list[int]:
+    """`count` different free ports: every socket stays bound until all are chosen (one at a
+    time, the kernel may hand the same port out twice: a replicas run at 13:05 UTC on 2026-12-07
+    started both replicas on one port, and the second exited)."""
+    import socket
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
 
 
 def _proc(pid: int, name: str) -> str:

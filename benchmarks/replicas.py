@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.load import ROOT, Remote, free_port, measure, table
+from benchmarks.load import ROOT, Remote, free_ports, measure, table
 from tests.registry import registered_pages, url_path
 
 
@@ -33,7 +33,7 @@ def main() -> None:
     ap.add_argument("--whole-page", action="store_true", help="as in benchmarks.load")
     args = ap.parse_args()
     prefix = Path(tempfile.mkdtemp(prefix="splitlab-replicas-"))
-    ports = {"PROXY_PORT": free_port(), "APP_PORT_A": free_port(), "APP_PORT_B": free_port()}
+    ports = dict(zip(("PROXY_PORT", "APP_PORT_A", "APP_PORT_B"), free_ports(3), strict=True))
     env = dict(os.environ, PREFIX=str(prefix), PYTHON=sys.executable, **map_str(ports))
     # Output to a file, not a pipe: the replicas and nginx inherit it and outlive the script.
     with open(prefix / "run_replicas.out", "w") as log:

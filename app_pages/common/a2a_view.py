@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from dataclasses import asdict
 
+import pyarrow as pa
 import streamlit as st
 
 from app_pages import common
@@ -30,9 +31,10 @@ def drawing(n: int, step: int, height: int) -> dict:
 
 
 @functools.lru_cache(maxsize=32)
-def cost_rows(n, size, bw, alpha, tiers: TwoTier | None, mem: str) -> list[dict]:
+def cost_rows(n, size, bw, alpha, tiers: TwoTier | None, mem: str) -> pa.Table:
+    """The cost table as the Arrow table st.table sends (built once per inputs: common.table)."""
     cluster = make_cluster(**asdict(tiers)) if tiers else None
-    return a2a.cost_table(a2a.costs(n, size, bw, alpha, cluster), mem)
+    return pa.Table.from_pylist(a2a.cost_table(a2a.costs(n, size, bw, alpha, cluster), mem))
 
 
 def blocks(n: int) -> None:

@@ -63,6 +63,13 @@ def animation(n, elems, bw, alpha, link_name, size, units, height, zoom=None, co
     )  # fmt: skip
 
 
+@functools.lru_cache(maxsize=64)
+def landed(drawn: tuple, step: int) -> dict:
+    """The ring landed at `step` (no glide): one object per inputs, so common.chart sends the JSON
+    it made last time (common/plot.py drawn_json) and the copy open_at_step makes is made once."""
+    return figs.open_at_step(animation(*drawn), step)
+
+
 ZOOM_FROM = 16  # from this N the whole ring's cells are too small to carry their numbers
 
 
@@ -114,15 +121,19 @@ def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.Algorit
             step = common.stepper("Step (0 = inputs)", last, key="step", play=True, stacked=present)
         if not present:
             left, right = st.columns([5, 2])
-        token, zoom = "", zoom_on(n, right)
+        zoom = zoom_on(n, right)
         with common.explain_errors():
             ring = run("ring", n, size, bw, alpha)
             height = PRESENT_HEIGHT if present else 560
-            fig = animation(n, elems, bw, alpha, link_name, size, mem, height, zoom, present)
+            drawn = (n, elems, bw, alpha, link_name, size, mem, height, zoom, present)
             prev = came_from((n, elems, link_name, size, present, zoom), step)
-            token = next_token("ring") if prev is not None else ""
+            if prev is None:  # a jump (a new N, a deep link…): the same chart for the same inputs
+                opened = landed(drawn, step)
+            else:  # a glide from `prev`, under a new token (the trigger animates it once)
+                glide = dict(came_from=prev, token=next_token("ring"))
+                opened = figs.open_at_step(animation(*drawn), step, **glide)
             with left:
-                common.chart(figs.open_at_step(fig, step, came_from=prev, token=token), key="ring")
+                common.chart(opened, key="ring")
             t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
         right.markdown(f"**{figs.step_caption(shown(n, elems), step, zoom)}**")
         if present:  # the slide's ring has no colour bar (figures/collectives/ring.py compact)

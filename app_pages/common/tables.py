@@ -35,16 +35,19 @@ def csv_button(rows: Any, file_name: str, *, where: Any = st) -> None:
     )
 
 
-def table(data: list[dict] | dict[str, list], *, where: Any = st) -> None:
-    """st.table of rows (a list of dicts) or columns (a dict of lists), index hidden, handed over
-    as a pyarrow Table. Given a list or dict, st.table builds two pandas frames of Arrow strings
-    (one only to decide whether to hide the index): ~25% of the script thread's samples on an N
-    move on /collectives (py-spy against benchmarks.load, 2026-12-07); a pyarrow Table goes
-    straight to Arrow bytes."""
+def table(data: Any, *, where: Any = st) -> None:
+    """st.table of rows (a list of dicts), columns (a dict of lists) or a pyarrow Table, index
+    hidden, handed over as a pyarrow Table. Given a list or dict, st.table builds two pandas
+    frames of Arrow strings (one only to decide whether to hide the index): ~25% of the script
+    thread's samples on an N move on /collectives (py-spy against benchmarks.load, 2026-12-07);
+    a pyarrow Table goes straight to Arrow bytes."""
     import pyarrow as pa
 
-    rows = pa.Table.from_pylist(data) if isinstance(data, list) else pa.Table.from_pydict(data)
-    where.table(rows, hide_index=True)
+    if isinstance(data, list):
+        data = pa.Table.from_pylist(data)
+    elif isinstance(data, dict):
+        data = pa.Table.from_pydict(data)
+    where.table(data, hide_index=True)
 
 
 def column_config(columns: dict[str, tuple[str, str | None, str | None]]) -> dict:
