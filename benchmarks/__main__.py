@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from benchmarks.cases import CORE_CASES, PAGE_CASES
+from benchmarks.gauge import machine_gauge_ms
 
 ROOT = Path(__file__).resolve().parents[1]
 # Issue 18's budgets where a case sets none: a page at its defaults (max-settings cases set 1 s).
@@ -199,14 +200,6 @@ def core_table(runs: list[dict]) -> list[str]:
         ok = "✅" if max(got) <= budget_s * 1000 else "❌"
         rows.append(f"| {label} | {_cell(got, None)} | ≤ {budget_s * 1000:,.0f} ms {ok} |")
     return rows
-
-
-def machine_gauge_ms() -> float:
-    """Median ms of a fixed pure-Python loop: this machine's speed varies about 2x by the hour
-    (2026-12-03: the scenarios page's first chart 94-96 ms in one hour, 155-170 ms in another),
-    so each run's table names the speed it was measured at. Lower is a faster hour."""
-    times = [_timed(lambda: sum(i * i for i in range(1_000_000))) for _ in range(5)]
-    return statistics.median(times) * 1000
 
 
 def _timed(fn) -> float:

@@ -32,6 +32,7 @@ from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from benchmarks.gauge import machine_gauge_ms  # noqa: E402
 from tests.registry import registered_pages, url_path  # noqa: E402
 
 DONE = {
@@ -451,7 +452,7 @@ def main() -> None:
     remote = Remote(args.url, args.pid) if args.url else None
     pick = {"want": args.slider, "whole_page": args.whole_page}
     (ROOT / "benchmarks" / "results").mkdir(exist_ok=True)
-    rows = []
+    rows, gauge = [], machine_gauge_ms()
     for n in args.sessions:
         print(f"… {n} sessions on /{args.page}", file=sys.stderr, flush=True)
         rows.append(
@@ -465,7 +466,8 @@ def main() -> None:
         f"Page /{args.page}, slider `{rows[-1]['slider']}` ({how}); "
         f"{where}; "
         f"{os.cpu_count()} cores; load average before the last level {load[0]:.1f}; "
-        f"{args.seconds:.0f} s per level.\n"
+        f"machine gauge {gauge:.0f} ms at the start (benchmarks/gauge.py; lower is a faster "
+        f"hour); {args.seconds:.0f} s per level.\n"
     )
     print(table(rows))
 

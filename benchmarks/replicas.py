@@ -19,6 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks.gauge import machine_gauge_ms
 from benchmarks.load import ROOT, Remote, free_ports, measure, table
 from tests.registry import registered_pages, url_path
 
@@ -56,7 +57,7 @@ def main() -> None:
         url = f"http://127.0.0.1:{ports['PROXY_PORT']}"
         remote = Remote(url, pids[:2])  # the two replicas; the third pid is nginx
         pick = {"want": args.slider, "whole_page": args.whole_page}
-        rows = []
+        rows, gauge = [], machine_gauge_ms()
         for n in args.sessions:
             print(f"… {n} sessions on /{args.page} through nginx", file=sys.stderr, flush=True)
             rows.append(measure(args.page, n, args.seconds, args.max_reruns, [], pick, remote))
@@ -68,6 +69,7 @@ def main() -> None:
             f"Page /{args.page}, slider `{rows[-1]['slider']}` ({how}); nginx in front of two "
             f"replicas (deploy/run_replicas.sh), CPU and memory summed over both; "
             f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at the end; "
+            f"machine gauge {gauge:.0f} ms at the start (benchmarks/gauge.py); "
             f"{args.seconds:.0f} s per level; {upgrades} WebSocket upgrades in nginx's log.\n"
         )
         print(table(rows))
