@@ -20,9 +20,11 @@ def chart_of(proto) -> Chart | None:
     """The chart a BidiComponent proto carries, or None for another component."""
     if proto.component_name != NAME:
         return None
-    data = json.loads(proto.json)
+    # the data is bytes: "<Plotly module path>\n<config JSON>\n<figure JSON>" (plot.js unpack)
+    lib, config, spec = proto.bytes.decode("utf-8").split("\n", 2)
+    assert lib.endswith(".js") and json.loads(config) is not None, lib
     key = proto.id.split("-", 2)[-1]  # "$$ID-<hash>-<key>"
-    return Chart(key=key, spec=data["spec"], config=data["config"])
+    return Chart(key=key, spec=spec, config=config)
 
 
 def charts(at) -> list[Chart]:

@@ -52,3 +52,17 @@ def test_the_memo_keeps_at_most_its_entries():
     assert len(calls) == plot.DRAWN_ENTRIES + 6
     plot.drawn_json(figs[-1], ("k",), build)  # still held
     assert len(calls) == plot.DRAWN_ENTRIES + 6
+
+
+def test_the_payload_is_three_lines_module_config_figure():
+    """plot.js splits the bytes at the first two line breaks: a label holding a line break (JSON
+    escapes it) and non-ASCII text must come back whole."""
+    fig = {"data": [{"type": "bar", "name": "two\nlines · µs", "y": [1.5, 2]}]}
+    config = {"displaylogo": False, "toImageButtonOptions": {"filename": "splitlab-ring"}}
+    payload = plot.pack(plot.as_json(fig), config)
+    assert isinstance(payload, bytes)
+    lib, conf, spec = payload.decode("utf-8").split("\n", 2)
+    assert lib == plot.plotly_lib() and lib.startswith("static/js/PlotlyChart.")
+    assert json.loads(conf) == config
+    assert json.loads(spec) == fig
+    assert plot.pack(plot.as_json(fig), config) == payload  # the same bytes each rerun

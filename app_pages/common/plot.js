@@ -17,7 +17,19 @@ async function plotly(lib) {
   return window.Plotly;
 }
 
-export default function ({ data, parentElement }) {
+const utf8 = new TextDecoder();
+
+// The chart's data is one byte string, "module path \n config JSON \n figure JSON" (plot.py
+// `pack` says why bytes); JSON never holds a raw line break, so the first two split it.
+function unpack(bytes) {
+  const all = utf8.decode(bytes);
+  const a = all.indexOf("\n");
+  const b = all.indexOf("\n", a + 1);
+  return { lib: all.slice(0, a), config: all.slice(a + 1, b), spec: all.slice(b + 1) };
+}
+
+export default function ({ data: bytes, parentElement }) {
+  const data = unpack(bytes);
   let gd = parentElement.querySelector(".splitlab-chart");
   if (!gd) { // <div data-testid="splitlabChart"><div class="splitlab-chart js-plotly-plot">
     const box = document.createElement("div");

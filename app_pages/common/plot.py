@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -62,9 +63,26 @@ def drawn_json(fig: Any, variant: tuple, build: Callable[[Any], dict]) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=256)
+def _head(config_json: str) -> bytes:
+    return f"{plotly_lib()}\n{config_json}\n".encode()
+
+
+def pack(spec: str, config: dict) -> bytes:
+    """The chart's data as one UTF-8 byte string: Plotly's module path, the config's JSON and
+    the figure's JSON, one per line (plot.js `unpack`; JSON has no raw line breaks).
+
+    Bytes, not a dict: Streamlit 1.67 JSON-encodes a dict payload (escaping the whole spec
+    string), then encodes it again, sorted, to hash the component's identity, on every rerun;
+    bytes go into the message as they are and are hashed once (streamlit/streamlit
+    lib/streamlit/components/v2/bidi_component/main.py `_build_bidi_identity_kwargs`). With the
+    config (plain JSON, no arrays) no longer run through Plotly's encoder on each call, that was
+    ~5% of an N move's server time on /collectives (py-spy, 2026-12-07, docs/load.md)."""
+    return _head(json.dumps(config, separators=(",", ":"))) + spec.encode()
+
+
 def plot(fig: dict | str, *, key: str, config: dict) -> None:
     """Draw `fig` (a plain-dict spec, numpy arrays allowed, or its JSON) under `key`. The key is
     the chart's identity: the same key on the next rerun redraws the same chart in place."""
     spec = fig if isinstance(fig, str) else as_json(fig)
-    data = {"spec": spec, "config": as_json(config), "lib": plotly_lib()}
-    _component()(key=key, data=data)
+    _component()(key=key, data=pack(spec, config))
