@@ -37,21 +37,17 @@ def cost_rows(n, size, bw, alpha, tiers: TwoTier | None, mem: str) -> pa.Table:
     return pa.Table.from_pylist(a2a.cost_table(a2a.costs(n, size, bw, alpha, cluster), mem))
 
 
+@st.fragment  # decorated once, at import (ring_view.py `_section` says why)
 def blocks(n: int) -> None:
     """The step control and the before/after blocks, as a fragment of their own."""
-
-    @st.fragment
-    def section() -> None:
-        common.sections.follow_page()  # args from a page run that finished
-        if (st.session_state.get("a2a", common.url_int("a2a")) or 0) > n - 1:  # N shrank
-            st.session_state["a2a"] = n - 1
-        help_ = "Pairwise exchange: at step i GPU r sends its block for GPU r + i (mod N)."
-        step = common.slider("All-to-all step", 0, max(n - 1, 1), 0, key="a2a", help=help_)
-        step = min(step, n - 1)
-        height = 340 if common.settings().presenter else 380
-        common.chart(drawing(n, step, height), key="a2a_blocks")
-
-    section()
+    common.sections.follow_page()  # args from a page run that finished
+    if (st.session_state.get("a2a", common.url_int("a2a")) or 0) > n - 1:  # N shrank
+        st.session_state["a2a"] = n - 1
+    help_ = "Pairwise exchange: at step i GPU r sends its block for GPU r + i (mod N)."
+    step = common.slider("All-to-all step", 0, max(n - 1, 1), 0, key="a2a", help=help_)
+    step = min(step, n - 1)
+    height = 340 if common.settings().presenter else 380
+    common.chart(drawing(n, step, height), key="a2a_blocks")
 
 
 def section(n, size, bw, alpha, tiers: TwoTier | None, mem: str) -> None:

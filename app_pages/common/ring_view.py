@@ -104,42 +104,54 @@ def came_from(view: tuple, step: int) -> int | None:
 def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.AlgorithmRun:
     """The one step control, the ring at that step, its one-line story and the counters, as a
     fragment: a step (press, drag or Play tick) reruns only this section, not the page."""
-    every = PLAY_EVERY_S if playing("step") else None
+    section = _playing_section if playing("step") else _section
+    return section(n, elems, bw, alpha, link_name, size, mem, bwu)
 
-    @st.fragment(run_every=every)
-    def section() -> coll.AlgorithmRun:
-        common.sections.follow_page()  # args from a page run that finished
-        if playing("step") != (every is not None):  # ▶ / ❚❚ pressed: re-arm the timer
-            st.rerun(scope="app")
-        last, present = 2 * (n - 1), common.settings().presenter
-        play_tick("step", last, PLAY_EVERY_S)
-        # Presenting, the step control sits beside the ring, not above it, so the ring starts
-        # right under the takeaway and a 1280×720 slide shows both (issue 14).
-        if present:
-            left, right = st.columns([3, 2])
-        with right if present else nullcontext():
-            step = common.stepper("Step (0 = inputs)", last, key="step", play=True, stacked=present)
-        if not present:
-            left, right = st.columns([5, 2])
-        zoom = zoom_on(n, right)
-        with common.explain_errors():
-            ring = run("ring", n, size, bw, alpha)
-            height = PRESENT_HEIGHT if present else 560
-            drawn = (n, elems, bw, alpha, link_name, size, mem, height, zoom, present)
-            prev = came_from((n, elems, link_name, size, present, zoom), step)
-            if prev is None:  # a jump (a new N, a deep link…): the same chart for the same inputs
-                opened = landed(drawn, step)
-            else:  # a glide from `prev`, under a new token (the trigger animates it once)
-                glide = dict(came_from=prev, token=next_token("ring"))
-                opened = figs.open_at_step(animation(*drawn), step, **glide)
-            with left:
-                common.chart(opened, key="ring")
-            t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
-        right.markdown(f"**{figs.step_caption(shown(n, elems), step, zoom)}**")
-        if present:  # the slide's ring has no colour bar (figures/collectives/ring.py compact)
-            right.caption(text.colour_key(n))
-        for item in text.ring_metrics(ring, step, time_s=t, link_name=link_name, mem=mem, bwu=bwu):
-            right.metric(**item)
-        return ring
 
-    return section()
+def _ring(n, elems, bw, alpha, link_name, size, mem, bwu, *, every) -> coll.AlgorithmRun:
+    common.sections.follow_page()  # args from a page run that finished
+    if playing("step") != (every is not None):  # ▶ / ❚❚ pressed: re-arm the timer
+        st.rerun(scope="app")
+    last, present = 2 * (n - 1), common.settings().presenter
+    play_tick("step", last, PLAY_EVERY_S)
+    # Presenting, the step control sits beside the ring, not above it, so the ring starts
+    # right under the takeaway and a 1280×720 slide shows both (issue 14).
+    if present:
+        left, right = st.columns([3, 2])
+    with right if present else nullcontext():
+        step = common.stepper("Step (0 = inputs)", last, key="step", play=True, stacked=present)
+    if not present:
+        left, right = st.columns([5, 2])
+    zoom = zoom_on(n, right)
+    with common.explain_errors():
+        ring = run("ring", n, size, bw, alpha)
+        height = PRESENT_HEIGHT if present else 560
+        drawn = (n, elems, bw, alpha, link_name, size, mem, height, zoom, present)
+        prev = came_from((n, elems, link_name, size, present, zoom), step)
+        if prev is None:  # a jump (a new N, a deep link…): the same chart for the same inputs
+            opened = landed(drawn, step)
+        else:  # a glide from `prev`, under a new token (the trigger animates it once)
+            glide = dict(came_from=prev, token=next_token("ring"))
+            opened = figs.open_at_step(animation(*drawn), step, **glide)
+        with left:
+            common.chart(opened, key="ring")
+        t = coll.all_reduce_time_s("ring", n, size, bw, alpha)
+    right.markdown(f"**{figs.step_caption(shown(n, elems), step, zoom)}**")
+    if present:  # the slide's ring has no colour bar (figures/collectives/ring.py compact)
+        right.caption(text.colour_key(n))
+    for item in text.ring_metrics(ring, step, time_s=t, link_name=link_name, mem=mem, bwu=bwu):
+        right.metric(**item)
+    return ring
+
+
+# Decorated once, at import (not on every page run: ~2% of an N move's server time, py-spy
+# 2026-12-07): the section as a fragment, and the same section re-run every PLAY_EVERY_S while
+# ▶ Play is on. A fragment rerun calls it with the arguments of the page run that drew it.
+@st.fragment
+def _section(*args) -> coll.AlgorithmRun:
+    return _ring(*args, every=None)
+
+
+@st.fragment(run_every=PLAY_EVERY_S)
+def _playing_section(*args) -> coll.AlgorithmRun:
+    return _ring(*args, every=PLAY_EVERY_S)
