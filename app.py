@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import common
-from app_pages.common import home
+from app_pages.common import heap, home
 from app_pages.common.presenter_css import PRESENTER_CSS
 
 _PRESENTING = str(st.query_params.get("present", "")).lower() == "true"
@@ -122,6 +122,7 @@ if common.sidebar_settings().presenter:
     st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
 try:
     nav.run()
+    heap.settle(nav.url_path)  # the first whole run of each page: freeze the long-lived heap
 except Exception as err:  # last line of defence: never show a traceback to a learner
     st.error(
         f"Something went wrong on this page ({type(err).__name__}: {err}). Reset the controls "
