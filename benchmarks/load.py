@@ -241,7 +241,9 @@ class Session:
                 el = fwd.delta.new_element
                 # a ref_hash is an unchanged element of 10 kB or more: in practice, a chart
                 et = "bidi_component" if kind == "ref_hash" else el.WhichOneof("type")
-                if et == "bidi_component":
+                # st.plotly_chart too: the app drew its charts with it before 2026-12-04, and a
+                # same-hour A/B drives an old commit's server with this driver (docs/load.md)
+                if et in ("bidi_component", "plotly_chart"):
                     self.charts += 1
                 elif et == "exception":
                     self.exceptions += 1
