@@ -85,7 +85,7 @@ def threads(pid: int) -> int:
 class App:
     """One `streamlit run app.py` on 127.0.0.1 with the repo's .streamlit/config.toml."""
 
-    def __init__(self, extra: list[str]):
+    def __init__(self, extra: list[str], cwd: Path = ROOT, env: dict | None = None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         results = ROOT / "benchmarks" / "results"  # git-ignored: absent on a fresh clone
@@ -106,7 +106,8 @@ class App:
                 "true",
                 *extra,
             ],
-            cwd=ROOT,
+            cwd=cwd,
+            env=env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )

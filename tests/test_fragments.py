@@ -50,6 +50,24 @@ def test_n_reruns_the_sections_it_feeds_not_the_page(app):
     assert calls[RING] >= 1  # once for the chart, plus the animation's own build on a cache miss
     assert "ring" in tab.charts and len(tab.charts) > 1
     assert {"n", "step"} <= tab.url_bound  # the nested ring fragment's bound slider too
+    # the algorithms' fragment follows N (its on_change reruns both); bytes per GPU, which N
+    # does not feed, is not rebuilt nor re-sent
+    assert {"by_n", "by_size", "a2a_blocks"} <= set(tab.charts) and "bytes" not in tab.charts
+    assert calls["app_pages.common.coll_view:bytes_scan"] == 0
+
+
+def test_s_reruns_the_bytes_section_too(app):
+    tab = app.open("collectives")
+    kind, _, proto = tab.widgets["size"]
+    assert kind == "selectbox"
+    before = tab.specs["bytes"]
+    with app.counting() as calls:
+        tab.move("size", list(proto.options).index("8 GB"))
+    assert tab.fragment_run and not tab.exceptions
+    assert calls[PAGE] == 0 and calls["app_pages.common.coll_view:bytes_scan"] == 1
+    assert "bytes" in tab.charts  # re-sent; an unchanged chart (the ring) comes as a reference
+    assert {"ring", "bytes", "by_n", "a2a_blocks"} <= set(tab.charts) | set(tab.kept)
+    assert tab.specs["bytes"] != before  # 8 GB per GPU: other bytes on the y axis
 
 
 def test_a_sidebar_setting_reruns_the_whole_page(app):

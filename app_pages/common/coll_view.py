@@ -7,7 +7,7 @@ fragment guard tests (tests/test_page_collectives.py).
 from __future__ import annotations
 
 import functools
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 import streamlit as st
 
@@ -16,7 +16,7 @@ from app_pages.common import a2a_view
 from app_pages.common.fold import cells
 from app_pages.common.ring_view import TwoTier, run
 from core import collectives as coll
-from core.hardware import SCALE_OUT_LINKS, make_cluster
+from core.hardware import LINK_PRESETS, SCALE_OUT_LINKS, make_cluster
 from figures import collectives as figs
 from figures.collectives import compare as versus
 
@@ -43,11 +43,30 @@ def comparison(n, size, bw, alpha, tiers: TwoTier | None, units, bw_units, link_
     )
 
 
-@st.fragment
-def algorithms(n, size, bw, alpha, link_name, mem, bwu) -> None:
-    """Which algorithm, A vs B and all-to-all: their toggles and sliders rerun only this
-    fragment (the all-to-all step only its own, inside it)."""
-    common.sections.follow_page()  # args from a page run that finished
+@dataclass(frozen=True, kw_only=True)
+class Inputs:
+    """What the page's controls (its first fragment) hand the sections below: shared through the
+    session (common.sections.share), as a fragment rerun does not pass arguments along."""
+
+    n: int = 8
+    size: float = 1e9
+    link_name: str = "NVLink 4"
+    alpha_s: float = LINK_PRESETS["NVLink 4"].latency_s
+
+    @property
+    def bw(self) -> float:
+        return LINK_PRESETS[self.link_name].bandwidth_bytes_per_s
+
+
+@st.fragment(key="coll_alg")
+def algorithms() -> None:
+    """Which algorithm, A vs B and all-to-all: a fragment of its own beside the controls' (N, S,
+    the link and α rerun both); its toggles and sliders rerun only it (the all-to-all step only
+    its own fragment, inside it)."""
+    common.sections.follow_page()  # values from a page run that finished
+    got, shown = common.sections.shared("coll", Inputs()), common.settings()
+    n, size, bw, alpha, link_name = got.n, got.size, got.bw, got.alpha_s, got.link_name
+    mem, bwu = shown.memory_units.value, shown.bandwidth_units.value
     st.subheader("Which algorithm, when: latency vs bandwidth")
     (k1, k2, k3, k4), tiers = cells(4), None
     if common.toggle("Two-tier cluster (nodes × GPUs)", False, key="tier", where=k1):

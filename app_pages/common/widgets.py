@@ -99,6 +99,7 @@ def number(
     fmt: str | None = None,
     help: str | None = None,
     where: Any = st,
+    on_change: Any = None,
 ) -> Any:
     """A URL-bound number input with the same fallback rule as `slider`."""
     raw = _raw(key)
@@ -120,6 +121,7 @@ def number(
         key=key,
         help=help,
         bind=_BIND,
+        on_change=on_change,
     )
     if whole and value is not None:
         value = int(round(value))
