@@ -206,7 +206,10 @@ class Session:
             ok = not self.slider_id or bool(fragment_id and not self.fragment_id)
         if not ok:
             return
-        self.slider_id, self.fragment_id = s.id, fragment_id
+        # --whole-page sends no fragment id, also with --slider (a slider whose on_change reruns
+        # fragments by key, N on /collectives, turns even such a run into those fragments' run:
+        # name one without, e.g. --whole-page --slider elems)
+        self.slider_id, self.fragment_id = s.id, "" if self.whole_page else fragment_id
         step = s.step or 1
         n = int(min((s.max - s.min) / step, 7))  # a handful of values: caches warm up
         self.values = [s.min + step * i for i in range(1, n + 1)]
@@ -435,8 +438,9 @@ def main() -> None:
     ap.add_argument(
         "--whole-page",
         action="store_true",
-        help="move the first main-area slider and rerun the whole page each time (sent without "
-        "its fragment's id: the baseline from before fragments)",
+        help="move the first main-area slider (or --slider's) and rerun the whole page each time "
+        "(sent without its fragment's id: the baseline from before fragments); on /collectives "
+        "name --slider elems, as N's on_change reruns its fragments by key",
     )
     ap.add_argument(
         "--url",
