@@ -1,8 +1,9 @@
 """Collectives: a real ring all-reduce you can watch, and why the ring scales.
 
-N, S, the link and the simulated elements feed every section down to the algorithms, so those
-sections are one `st.fragment` (issue 18): a move reruns them and writes the "How this is
-computed" lines into a slot in the page's tail; the title, takeaway and self-checks stay put
+Three keyed `st.fragment`s (issue 18): the controls with the ring, bytes per GPU, and the
+algorithms. A control reruns the fragments it feeds, by key (`ALG`, `ALL`), so an N move leaves
+the bytes chart alone; the controls' fragment writes the "How this is computed" lines into a
+slot in the page's tail, and the title, takeaway and self-checks stay put
 (app_pages/common/sections.py)."""
 
 from __future__ import annotations

@@ -109,6 +109,7 @@ def ring_section(n, elems, bw, alpha, link_name, size, mem, bwu) -> coll.Algorit
 
 
 def _ring(n, elems, bw, alpha, link_name, size, mem, bwu, *, every) -> coll.AlgorithmRun:
+    """The section's body; `every` is the Play timer of the fragment running it (None: off)."""
     common.sections.follow_page()  # args from a page run that finished
     if playing("step") != (every is not None):  # ▶ / ❚❚ pressed: re-arm the timer
         st.rerun(scope="app")
