@@ -42,20 +42,21 @@ def plotly_lib() -> str:
 # /collectives, py-spy, 2026-12-07, docs/load.md) are computed once. An entry holds its figure,
 # so no other object can take that id while the entry lives; figures are never mutated after
 # they are built.
-_DRAWN: OrderedDict[tuple, tuple[Any, str]] = OrderedDict()
+_DRAWN: OrderedDict[tuple, tuple[Any, bytes]] = OrderedDict()
 _DRAWN_LOCK = threading.Lock()  # script threads of many sessions share it
 DRAWN_ENTRIES = 128
 
 
-def drawn_json(fig: Any, variant: tuple, build: Callable[[Any], dict]) -> str:
-    """`build(fig)` as the JSON the chart sends, remembered per (figure object, variant)."""
+def drawn_json(fig: Any, variant: tuple, build: Callable[[Any], dict]) -> bytes:
+    """`build(fig)` as the UTF-8 JSON the chart sends, remembered per (figure object, variant):
+    kept encoded, so a rerun that draws a remembered figure only joins bytes (`pack`)."""
     key = (id(fig), variant)
     with _DRAWN_LOCK:
         hit = _DRAWN.get(key)
         if hit is not None and hit[0] is fig:
             _DRAWN.move_to_end(key)
             return hit[1]
-    text = as_json(build(fig))
+    text = as_json(build(fig)).encode()
     with _DRAWN_LOCK:
         _DRAWN[key] = (fig, text)
         while len(_DRAWN) > DRAWN_ENTRIES:
@@ -68,7 +69,7 @@ def _head(config_json: str) -> bytes:
     return f"{plotly_lib()}\n{config_json}\n".encode()
 
 
-def pack(spec: str, config: dict) -> bytes:
+def pack(spec: str | bytes, config: dict) -> bytes:
     """The chart's data as one UTF-8 byte string: Plotly's module path, the config's JSON and
     the figure's JSON, one per line (plot.js `unpack`; JSON has no raw line breaks).
 
@@ -78,11 +79,12 @@ def pack(spec: str, config: dict) -> bytes:
     lib/streamlit/components/v2/bidi_component/main.py `_build_bidi_identity_kwargs`). With the
     config (plain JSON, no arrays) no longer run through Plotly's encoder on each call, that was
     ~5% of an N move's server time on /collectives (py-spy, 2026-12-07, docs/load.md)."""
-    return _head(json.dumps(config, separators=(",", ":"))) + spec.encode()
+    body = spec if isinstance(spec, bytes) else spec.encode()
+    return _head(json.dumps(config, separators=(",", ":"))) + body
 
 
-def plot(fig: dict | str, *, key: str, config: dict) -> None:
+def plot(fig: dict | str | bytes, *, key: str, config: dict) -> None:
     """Draw `fig` (a plain-dict spec, numpy arrays allowed, or its JSON) under `key`. The key is
     the chart's identity: the same key on the next rerun redraws the same chart in place."""
-    spec = fig if isinstance(fig, str) else as_json(fig)
+    spec = fig if isinstance(fig, str | bytes) else as_json(fig)
     _component()(key=key, data=pack(spec, config))
